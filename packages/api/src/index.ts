@@ -1,0 +1,3 @@
+export { type ApiOptions, buildApi } from './app.ts';
+export { generateAdminToken } from './auth.ts';
+export type { ApiConfig, Dispatcher } from './context.ts';

@@ -1,0 +1,26 @@
+/**
+ * The compliance audit: the most requests in any sliding window of one period.
+ * Windows are [tᵢ, tᵢ + windowMs) anchored at every request, so the answer is exact
+ * (the worst window always starts at some request). Two pointers over sorted times.
+ */
+
+export function maxInAnyWindow(sortedTimes: readonly number[], windowMs: number): number {
+  let worst = 0;
+  let lo = 0;
+  for (let hi = 0; hi < sortedTimes.length; hi++) {
+    const t = sortedTimes[hi] as number;
+    while ((sortedTimes[lo] as number) <= t - windowMs) lo++;
+    worst = Math.max(worst, hi - lo + 1);
+  }
+  return worst;
+}
+
+/** Requests per whole second, from `fromMs` (inclusive) for `seconds` buckets. */
+export function perSecond(sortedTimes: readonly number[], fromMs: number, seconds: number): number[] {
+  const buckets = new Array<number>(seconds).fill(0);
+  for (const t of sortedTimes) {
+    const i = Math.floor((t - fromMs) / 1_000);
+    if (i >= 0 && i < seconds) buckets[i] = (buckets[i] as number) + 1;
+  }
+  return buckets;
+}

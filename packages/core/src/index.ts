@@ -1,0 +1,33 @@
+export { maxInAnyWindow, perSecond } from './audit.ts';
+export {
+  canTransition,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  type DeliveryTransition,
+  isFinal,
+  sourcesOf,
+  transition,
+} from './delivery-state.ts';
+export { EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
+export { hasPrefix, type IdPrefix, newId } from './ids.ts';
+export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
+export { PERIOD_MS, PERIODS, type Period, type RateLimit, type RatePlan, ratePlan } from './rate-plan.ts';
+export {
+  BACKOFF_MULTIPLIER,
+  backoffCeilingMs,
+  DEFAULT_RETRY_POLICY,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  type RetryPolicy,
+  retryDelayMs,
+} from './retry.ts';
+export { type SendHandle, SendWindow, type SendWindowOptions } from './send-window.ts';
+export { generateSecret, isValidSecret, type SignInput, signatureHeader, signOne } from './signature.ts';
+export {
+  decideTick,
+  MIN_TICK_GAP_MS,
+  nextTickAt,
+  type TickDecision,
+  type TickInput,
+  type TickLimit,
+} from './tick.ts';

@@ -1,0 +1,120 @@
+/**
+ * The sender's record of recent requests to one destination, for the trailing-window
+ * term of the tick arithmetic (DESIGN I2: the limit holds in every sliding window,
+ * judged at the receiver).
+ *
+ * A request counts against the window from when it starts until it can no longer share a
+ * window with any later request at the receiver. The receiver sees it at some moment
+ * between its start and its response, so a request occupies the window until
+ *
+ *     min(finishedAt, startedAt + arrivalBoundMs) + periodMs + marginMs
+ *
+ * `finishedAt` (the response arrived) is a hard bound on the arrival: with it the limit
+ * holds at the receiver whatever the scheduling delays on either side. For a slow receiver
+ * we stop waiting for the response after `arrivalBoundMs` and assume the request arrived by
+ * then, so a receiver that takes seconds to answer still gets its full rate. While a request
+ * is in flight, its end is not known: it counts until that bound.
+ *
+ * Pure data: every method takes the time; nothing here reads a clock.
+ */
+
+export interface SendWindowOptions {
+  periodMs: number;
+  /** Added to every occupancy: clock rounding between sender and receiver. */
+  marginMs: number;
+  /** Longest time assumed between a request's start and its arrival. */
+  arrivalBoundMs: number;
+}
+
+export interface SendHandle {
+  startedAt: number;
+  finishedAt: number | undefined;
+}
+
+export class SendWindow {
+  /** Sends in start order; the front is pruned once it cannot count any more. */
+  private sends: SendHandle[] = [];
+  private head = 0;
+  options: SendWindowOptions;
+
+  constructor(options: SendWindowOptions) {
+    this.options = options;
+  }
+
+  /** Records a request that starts at `at`; call `finish(handle, t)` when its response arrives. */
+  start(at: number): SendHandle {
+    const handle: SendHandle = { startedAt: at, finishedAt: undefined };
+    this.sends.push(handle);
+    return handle;
+  }
+
+  finish(handle: SendHandle, at: number): void {
+    handle.finishedAt = at;
+  }
+
+  /** When this send stops counting against the window. */
+  occupiedUntil(send: SendHandle): number {
+    const { periodMs, marginMs, arrivalBoundMs } = this.options;
+    const bound = send.startedAt + arrivalBoundMs;
+    const arrivedBy = send.finishedAt === undefined ? bound : Math.min(send.finishedAt, bound);
+    return arrivedBy + periodMs + marginMs;
+  }
+
+  /** Requests that count against the window at `now`. */
+  count(now: number): number {
+    this.prune(now);
+    let n = 0;
+    for (let i = this.head; i < this.sends.length; i++) {
+      if (this.occupiedUntil(this.sends[i] as SendHandle) > now) n++;
+    }
+    return n;
+  }
+
+  /**
+   * The earliest moment ≥ now at which at most `maxCount` requests count against the
+   * window, so that a tick then may start `limit − maxCount` more. A scheduling hint, not a
+   * guard: requests in flight are assumed to finish now and `queued` requests (published, not
+   * started) to start now, the soonest either can leave the window. When they take longer,
+   * the tick then finds no room and asks again; `count` is what keeps the limit.
+   */
+  roomAt(now: number, maxCount: number, queued = 0): number {
+    this.prune(now);
+    const { periodMs, marginMs, arrivalBoundMs } = this.options;
+    const ends: number[] = [];
+    for (let i = this.head; i < this.sends.length; i++) {
+      const send = this.sends[i] as SendHandle;
+      const arrivedBy = Math.min(send.finishedAt ?? now, send.startedAt + arrivalBoundMs);
+      const end = arrivedBy + periodMs + marginMs;
+      if (end > now) ends.push(end);
+    }
+    for (let i = 0; i < queued; i++) ends.push(now + periodMs + marginMs);
+    const excess = ends.length - Math.max(0, maxCount);
+    if (excess <= 0) return now;
+    ends.sort((a, b) => a - b);
+    return ends[excess - 1] as number;
+  }
+
+  /** Cheap check: surely room for one more at `now` (no scan). */
+  surelyRoom(now: number, limit: number, queued: number): boolean {
+    this.prune(now);
+    return this.size + queued < limit;
+  }
+
+  /** Sends that may still count; for tests and memory accounting. */
+  get size(): number {
+    return this.sends.length - this.head;
+  }
+
+  private prune(now: number): void {
+    const { periodMs, marginMs, arrivalBoundMs } = this.options;
+    // A send's occupancy never outlasts startedAt + arrivalBound + period + margin.
+    const horizon = now - (arrivalBoundMs + periodMs + marginMs);
+    while (this.head < this.sends.length && (this.sends[this.head] as SendHandle).startedAt <= horizon) {
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.sends.length) {
+      this.sends = this.sends.slice(this.head);
+      this.head = 0;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * One HTTP attempt of one delivery (DESIGN flow 3), the same code in both shapes.
+ * undici with one shared keep-alive Agent; redirects are not followed (undici's `request`
+ * never follows them without an interceptor); the response body is read up to a cap and an
+ * excerpt kept; every failure is typed by a stable code.
+ */
+
+import { type AttemptResult, signatureHeader } from '@sluice/core';
+import { Agent, errors, request } from 'undici';
+import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
+
+export const USER_AGENT = 'Sluice/0.1.0';
+const EXCERPT_BYTES = 1_024;
+const READ_CAP_BYTES = 64 * 1_024;
+
+export interface DeliveryRequest {
+  url: string;
+  eventId: string;
+  eventType: string;
+  body: string;
+  secrets: readonly string[];
+  timeoutMs: number;
+}
+
+export interface AttemptReport {
+  result: AttemptResult;
+  responseExcerpt: string | null;
+}
+
+export interface DelivererOptions {
+  allowPrivateNetworks: boolean;
+  lookup?: LookupFunction | undefined;
+  /** Most open connections per origin. */
+  connections?: number;
+}
+
+export class Deliverer {
+  readonly agent: Agent;
+  private readonly allowPrivate: boolean;
+
+  constructor(options: DelivererOptions) {
+    this.allowPrivate = options.allowPrivateNetworks;
+    this.agent = new Agent({
+      connections: options.connections ?? 256,
+      keepAliveTimeout: 30_000,
+      connect: { lookup: guardedLookup(options.allowPrivateNetworks, options.lookup) },
+    });
+  }
+
+  async attempt(req: DeliveryRequest, nowSeconds: number): Promise<AttemptReport> {
+    const url = new URL(req.url);
+    const refused = checkUrlHost(url, this.allowPrivate);
+    if (refused)
+      return {
+        result: { kind: 'error', code: NOT_ALLOWED, message: refused.message },
+        responseExcerpt: null,
+      };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': req.eventId,
+      'webhook-timestamp': String(nowSeconds),
+      'webhook-event-type': req.eventType,
+      'webhook-signature': signatureHeader(req.secrets, {
+        id: req.eventId,
+        timestamp: nowSeconds,
+        body: req.body,
+      }),
+    };
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers,
+        body: req.body,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+        signal: AbortSignal.timeout(req.timeoutMs),
+      });
+      const excerpt = await readExcerpt(res.body);
+      const retryAfter = res.headers['retry-after'];
+      return {
+        result: {
+          kind: 'response',
+          statusCode: res.statusCode,
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        },
+        responseExcerpt: excerpt,
+      };
+    } catch (err) {
+      return { result: { kind: 'error', ...describeError(err) }, responseExcerpt: null };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of body) {
+    if (read < EXCERPT_BYTES) chunks.push(chunk);
+    read += chunk.length;
+    if (read > READ_CAP_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  if (read === 0) return null;
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+}
+
+/** A stable code and a message for a failed request: ours, undici's `UND_ERR_*`, or node's `E*`. */
+export function describeError(err: unknown): { code: string; message: string } {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === NOT_ALLOWED) return { code, message: e.message };
+    if (
+      e.name === 'TimeoutError' ||
+      e instanceof errors.HeadersTimeoutError ||
+      e instanceof errors.BodyTimeoutError
+    ) {
+      return { code: 'timeout', message: e.message };
+    }
+    if (typeof code === 'string') return { code, message: e.message };
+  }
+  return { code: 'request_failed', message: err instanceof Error ? err.message : String(err) };
+}

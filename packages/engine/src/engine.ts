@@ -1,0 +1,196 @@
+/**
+ * The single box's delivery engine: the schedule, the rate limiter's ticks, the in-process
+ * delivery queue and its workers, the sweeper, over one Store. The API tells it about new
+ * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
+ */
+
+import { PERIOD_MS, ratePlan } from '@sluice/core';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { Deliverer } from './deliver.ts';
+import { DestinationCache } from './destinations.ts';
+import { createTick } from './limiter.ts';
+import { LocalQueue } from './local-queue.ts';
+import { MemorySchedule } from './memory-schedule.ts';
+import { EngineMetrics } from './metrics.ts';
+import { Pacer } from './pacer.ts';
+import type { LookupFunction } from './ssrf.ts';
+import type { Store } from './store.ts';
+import { Sweeper } from './sweeper.ts';
+
+export interface EngineOptions {
+  store: Store;
+  logger: Logger;
+  registry: Registry;
+  allowPrivateNetworks: boolean;
+  lookup?: LookupFunction | undefined;
+  /** Most requests in flight at once, over all destinations. */
+  deliveryConcurrency: number;
+  /** Added to each send's occupancy of the window (clock rounding). */
+  windowMarginMs: number;
+  /** Longest time assumed between a request's start and its arrival. */
+  arrivalBoundMs: number;
+  sweepIntervalMs: number;
+  /** A claimed delivery that nothing in the process holds returns to pending after this. */
+  leaseMs: number;
+  completionFlushMs: number;
+  clock?: () => number;
+  random?: () => number;
+}
+
+export interface RuntimeStats {
+  queued: number;
+  inFlight: number;
+  scheduled: boolean;
+}
+
+export class Engine {
+  readonly destinations: DestinationCache;
+  readonly metrics: EngineMetrics;
+  private readonly store: Store;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly pacer: Pacer;
+  private readonly deliverer: Deliverer;
+  private readonly queue: LocalQueue;
+  private readonly schedule: MemorySchedule;
+  private readonly sweeper: Sweeper;
+
+  constructor(options: EngineOptions) {
+    const { store, logger } = options;
+    const clock = options.clock ?? Date.now;
+    this.store = store;
+    this.logger = logger;
+    this.clock = clock;
+    this.destinations = new DestinationCache(store);
+    this.pacer = new Pacer({ marginMs: options.windowMarginMs, arrivalBoundMs: options.arrivalBoundMs });
+    this.metrics = new EngineMetrics(options.registry, () => ({
+      ...this.pacer.totals(),
+      scheduled: this.schedule.size,
+    }));
+    this.deliverer = new Deliverer({
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      lookup: options.lookup,
+    });
+    this.queue = new LocalQueue({
+      store,
+      destinations: this.destinations,
+      pacer: this.pacer,
+      deliverer: this.deliverer,
+      metrics: this.metrics,
+      logger,
+      clock,
+      random: options.random ?? Math.random,
+      concurrency: options.deliveryConcurrency,
+      flushMs: options.completionFlushMs,
+      onSettled: (destination, outcome) => {
+        if (outcome.disableDestination) {
+          logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
+          void this.destinations.refresh(destination.id);
+        } else if (outcome.nextAttemptAt !== null) {
+          this.schedule.wake(destination.id, outcome.nextAttemptAt);
+        }
+        // A finished request frees a concurrency slot.
+        if (destination.maxConcurrency !== null) this.wake(destination.id);
+      },
+    });
+    this.schedule = new MemorySchedule({
+      clock,
+      tick: createTick({
+        store,
+        destinations: this.destinations,
+        pacer: this.pacer,
+        publisher: this.queue,
+        metrics: this.metrics,
+        clock,
+      }),
+      onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
+    });
+    this.sweeper = new Sweeper(
+      {
+        store,
+        schedule: this.schedule,
+        pacer: this.pacer,
+        live: this.queue.live,
+        logger,
+        clock,
+        leaseMs: options.leaseMs,
+      },
+      options.sweepIntervalMs,
+    );
+  }
+
+  /**
+   * Recovers from whatever the last process left: deliveries it had claimed go back to
+   * pending and count as sent now (they may have reached the receiver); recent attempts
+   * refill the send windows; every destination with pending work is scheduled.
+   */
+  async start(): Promise<void> {
+    const now = this.clock();
+    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now);
+    const longest = PERIOD_MS.hour + 60_000;
+    for (const attempt of await this.store.recentAttempts(now - longest)) {
+      const pace = await this.paceOf(attempt.destinationId);
+      pace?.window.finish(pace.window.start(attempt.startedAt), attempt.finishedAt);
+    }
+    for (const [destinationId, count] of requeued) {
+      const pace = await this.paceOf(destinationId);
+      for (let i = 0; i < count; i++) pace?.window.finish(pace.window.start(now), now);
+    }
+    const pending = await this.store.pendingDestinations();
+    for (const { destinationId, nextPendingAt } of pending) this.schedule.wake(destinationId, nextPendingAt);
+    this.sweeper.start();
+    const requeuedCount = [...requeued.values()].reduce((a, b) => a + b, 0);
+    this.logger.info({ scheduled: pending.length, requeued: requeuedCount }, 'engine started');
+  }
+
+  private async paceOf(destinationId: string) {
+    const destination = await this.destinations.get(destinationId);
+    return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
+  }
+
+  /**
+   * New work for a destination was committed (an event, a retry, a resume): schedule a tick
+   * no later than the earliest moment it has room, so an event under the limit goes out at
+   * once and a full window is not re-ticked on every event.
+   */
+  wake(destinationId: string): void {
+    const now = this.clock();
+    const pace = this.pacer.peek(destinationId);
+    const destination = this.destinations.peek(destinationId);
+    if (pace === undefined || destination === undefined) {
+      this.schedule.wake(destinationId, now);
+      return;
+    }
+    if (this.schedule.isScheduled(destinationId) && !pace.roomForMore) return;
+    const plan = ratePlan(destination.rateLimit);
+    this.schedule.wake(destinationId, pace.roomAt(now, plan.limit));
+  }
+
+  /** A destination was changed: the next tick reads the new settings, and runs at once. */
+  async destinationChanged(destinationId: string): Promise<void> {
+    const destination = await this.destinations.refresh(destinationId);
+    if (destination?.state === 'active') this.schedule.wake(destinationId, this.clock());
+  }
+
+  isScheduled(destinationId: string): boolean {
+    return this.schedule.isScheduled(destinationId);
+  }
+
+  runtimeStats(destinationId: string): RuntimeStats {
+    const pace = this.pacer.peek(destinationId);
+    return {
+      queued: pace?.queued ?? 0,
+      inFlight: pace?.inFlight ?? 0,
+      scheduled: this.schedule.isScheduled(destinationId),
+    };
+  }
+
+  /** Stops ticking, finishes the requests in flight, writes their outcomes. */
+  async stop(): Promise<void> {
+    await this.sweeper.stop();
+    await this.schedule.stop();
+    await this.queue.stop();
+    await this.deliverer.close();
+  }
+}

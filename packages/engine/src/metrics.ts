@@ -1,0 +1,79 @@
+/**
+ * Prometheus metrics (prom-client), in base units, with no per-destination or per-tenant
+ * label. Each engine registers on its own Registry, so several can share a process (tests).
+ */
+
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
+
+export class EngineMetrics {
+  readonly registry: Registry;
+  readonly deliveries: Counter<'outcome'>;
+  readonly attemptDuration: Histogram<'result'>;
+  readonly deliveryLatency: Histogram;
+  readonly ticks: Counter<'result'>;
+  readonly tickLag: Histogram;
+  readonly queueDepth: Gauge;
+  readonly inFlight: Gauge;
+  readonly scheduled: Gauge;
+
+  constructor(registry: Registry, sample: () => { queued: number; inFlight: number; scheduled: number }) {
+    this.registry = registry;
+    const registers = [registry];
+    this.deliveries = new Counter({
+      name: 'sluice_deliveries_total',
+      help: 'Attempts by outcome: delivered, retry, dead, disabled.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: 'sluice_attempt_duration_seconds',
+      help: 'Duration of one HTTP attempt.',
+      labelNames: ['result'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.deliveryLatency = new Histogram({
+      name: 'sluice_delivery_latency_seconds',
+      help: 'From event accepted to its delivery (2xx).',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60, 300, 3600],
+      registers,
+    });
+    this.ticks = new Counter({
+      name: 'sluice_ticks_total',
+      help: 'Rate-limiter ticks by result: published, short_circuit, idle, inactive.',
+      labelNames: ['result'],
+      registers,
+    });
+    this.tickLag = new Histogram({
+      name: 'sluice_tick_lag_seconds',
+      help: 'How late a tick ran after it was due.',
+      buckets: [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.queueDepth = new Gauge({
+      name: 'sluice_delivery_queue_depth',
+      help: 'Deliveries published to the delivery queue whose request has not started.',
+      registers,
+      collect() {
+        this.set(sample().queued);
+      },
+    });
+    this.inFlight = new Gauge({
+      name: 'sluice_deliveries_in_flight',
+      help: 'Requests started and not finished.',
+      registers,
+      collect() {
+        this.set(sample().inFlight);
+      },
+    });
+    this.scheduled = new Gauge({
+      name: 'sluice_scheduled_destinations',
+      help: 'Destinations with an entry in the schedule (they have work).',
+      registers,
+      collect() {
+        this.set(sample().scheduled);
+      },
+    });
+    collectDefaultMetrics({ register: registry });
+  }
+}

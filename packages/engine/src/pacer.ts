@@ -1,0 +1,83 @@
+/**
+ * Per-destination pacing state of the single box: the send window and the counters of the
+ * tick arithmetic. The distributed shape keeps the same numbers in Redis.
+ *
+ * - queued: published to the delivery queue, request not yet started (`stillInQueue`);
+ * - inFlight: request started, response not yet in;
+ * - window: every request that still counts against the trailing window.
+ *
+ * Counters may over-count (that only slows a destination), never under-count: `queued` is
+ * raised before publishing, moved to `inFlight` when the request starts.
+ */
+
+import { SendWindow } from '@sluice/core';
+
+export interface PacerOptions {
+  marginMs: number;
+  arrivalBoundMs: number;
+}
+
+export class DestinationPace {
+  readonly window: SendWindow;
+  queued = 0;
+  inFlight = 0;
+  /** The last tick was allowed more than was due: new work may go out before the next tick. */
+  roomForMore = true;
+
+  constructor(periodMs: number, options: PacerOptions) {
+    this.window = new SendWindow({ periodMs, ...options });
+  }
+
+  setPeriod(periodMs: number): void {
+    this.window.options.periodMs = periodMs;
+  }
+
+  /** The earliest moment a tick could publish one more. */
+  roomAt(now: number, limit: number): number {
+    if (this.window.surelyRoom(now, limit, this.queued)) return now;
+    return this.window.roomAt(now, limit - 1, this.queued);
+  }
+
+  idle(now: number): boolean {
+    return this.queued === 0 && this.inFlight === 0 && this.window.count(now) === 0;
+  }
+}
+
+export class Pacer {
+  private readonly paces = new Map<string, DestinationPace>();
+  private readonly options: PacerOptions;
+
+  constructor(options: PacerOptions) {
+    this.options = options;
+  }
+
+  of(destinationId: string, periodMs: number): DestinationPace {
+    let pace = this.paces.get(destinationId);
+    if (pace === undefined) {
+      pace = new DestinationPace(periodMs, this.options);
+      this.paces.set(destinationId, pace);
+    } else {
+      pace.setPeriod(periodMs);
+    }
+    return pace;
+  }
+
+  peek(destinationId: string): DestinationPace | undefined {
+    return this.paces.get(destinationId);
+  }
+
+  /** Forgets destinations with nothing queued, in flight or in their window. */
+  collect(now: number, keep: (destinationId: string) => boolean): void {
+    for (const [id, pace] of this.paces) if (!keep(id) && pace.idle(now)) this.paces.delete(id);
+  }
+
+  totals(): { queued: number; inFlight: number } {
+    let queued = 0;
+    let inFlight = 0;
+    for (const pace of this.paces.values()) {
+      queued += pace.queued;
+      inFlight += pace.inFlight;
+    }
+    return { queued, inFlight };
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The SSRF guard (DESIGN "Contracts with the outside"): a destination may only reach public
+ * unicast addresses, unless private networks are allowed (local development, tests).
+ *
+ * - A literal address in a URL is refused at creation (`checkUrlHost`).
+ * - A hostname is checked after resolution, at connect time, on every address returned:
+ *   undici hands our `lookup` to `net.connect`, which asks it for all addresses
+ *   (autoSelectFamily), so DNS rebinding between creation and delivery does not help.
+ * - IP-literal hosts skip `lookup`; the delivery checks them itself (`checkUrlHost`).
+ * - IPv4-mapped IPv6 (`::ffff:10.0.0.1`) is unwrapped before the check.
+ */
+
+import dns, { type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export const NOT_ALLOWED = 'destination_not_allowed';
+
+export type LookupFunction = (
+  hostname: string,
+  options: dns.LookupOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+) => void;
+
+export class DestinationNotAllowedError extends Error {
+  readonly code = NOT_ALLOWED;
+  readonly address: string;
+  constructor(host: string, address: string) {
+    super(`${host} resolves to ${address}, which is not a public address`);
+    this.name = 'DestinationNotAllowedError';
+    this.address = address;
+  }
+}
+
+/** True for anything but a public unicast address: loopback, private, link-local (cloud
+ * metadata), unique-local, CGNAT, multicast, reserved, unspecified. */
+export function isForbiddenAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() !== 'unicast';
+}
+
+/** The address of an IP-literal URL host (brackets stripped), or undefined for a hostname. */
+export function literalAddress(hostname: string): string | undefined {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return isIP(bare) ? bare : undefined;
+}
+
+/** Refuses a URL whose host is a literal forbidden address. Hostnames pass (checked at connect). */
+export function checkUrlHost(url: URL, allowPrivate: boolean): DestinationNotAllowedError | undefined {
+  if (allowPrivate) return undefined;
+  const literal = literalAddress(url.hostname);
+  if (literal !== undefined && isForbiddenAddress(literal))
+    return new DestinationNotAllowedError(url.hostname, literal);
+  if (url.hostname === 'localhost' || url.hostname.endsWith('.localhost')) {
+    return new DestinationNotAllowedError(url.hostname, '127.0.0.1');
+  }
+  return undefined;
+}
+
+/** A `lookup` for `net.connect` that refuses forbidden addresses before any connection. */
+export function guardedLookup(
+  allowPrivate: boolean,
+  base: LookupFunction = dns.lookup as LookupFunction,
+): LookupFunction {
+  if (allowPrivate) return base;
+  return (hostname, options, callback) => {
+    base(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      const list = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      const bad = list.find(isForbiddenAddress);
+      if (bad !== undefined) return callback(new DestinationNotAllowedError(hostname, bad), address, family);
+      callback(null, address, family);
+    });
+  };
+}

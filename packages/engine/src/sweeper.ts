@@ -1,0 +1,71 @@
+/**
+ * The sweeper (DESIGN flow 5): the store is the truth, the schedule a cache of it.
+ * Periodically it
+ *   - re-wakes active destinations that have pending deliveries but no schedule entry
+ *     (a wake that was lost, or never made);
+ *   - returns deliveries left `queued`/`delivering` past their lease to `pending`
+ *     (nothing in this process holds them: a crash, a bug) and wakes their destinations;
+ *   - forgets the pacing state of idle destinations.
+ */
+
+import type { Logger } from 'pino';
+import type { MemorySchedule } from './memory-schedule.ts';
+import type { Pacer } from './pacer.ts';
+import type { Store } from './store.ts';
+
+export interface SweeperDeps {
+  store: Store;
+  schedule: MemorySchedule;
+  pacer: Pacer;
+  live: ReadonlySet<string>;
+  logger: Logger;
+  clock: () => number;
+  leaseMs: number;
+}
+
+export async function sweep(deps: SweeperDeps): Promise<{ rewoken: number; requeued: number }> {
+  const { store, schedule, pacer, live, clock, leaseMs } = deps;
+  let rewoken = 0;
+  for (const { destinationId, nextPendingAt } of await store.pendingDestinations()) {
+    if (schedule.isScheduled(destinationId)) continue;
+    schedule.wake(destinationId, nextPendingAt);
+    rewoken++;
+  }
+  const now = clock();
+  const requeued = await store.requeue(now - leaseMs, live, now);
+  let count = 0;
+  for (const [destinationId, n] of requeued) {
+    schedule.wake(destinationId, now);
+    count += n;
+  }
+  pacer.collect(now, (id) => schedule.isScheduled(id));
+  if (rewoken > 0 || count > 0)
+    deps.logger.warn({ rewoken, requeued: count }, 'sweeper repaired the schedule');
+  return { rewoken, requeued: count };
+}
+
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private readonly deps: SweeperDeps;
+  private readonly intervalMs: number;
+
+  constructor(deps: SweeperDeps, intervalMs: number) {
+    this.deps = deps;
+    this.intervalMs = intervalMs;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = sweep(this.deps).catch((err: unknown) =>
+        this.deps.logger.error({ err }, 'sweep failed'),
+      );
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

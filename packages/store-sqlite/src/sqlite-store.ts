@@ -1,0 +1,380 @@
+/**
+ * The single-box Store on `node:sqlite` (DESIGN: one process, one file).
+ *
+ * node:sqlite is synchronous: every method runs to completion without yielding, so each is
+ * atomic with respect to the rest of the process. Writes that must go together run in one
+ * `BEGIN IMMEDIATE` transaction; accepting events commits before the method returns, which
+ * is before the API answers 202. WAL lets readers (the API) go on during a write.
+ */
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { newId } from '@sluice/core';
+import type {
+  AcceptResult,
+  Attempt,
+  ClaimedDelivery,
+  CompletedAttempt,
+  Delivery,
+  Destination,
+  DestinationCounts,
+  DestinationPatch,
+  DestinationWork,
+  NewDestination,
+  NewEvent,
+  Store,
+  Tenant,
+} from '@sluice/engine';
+import { migrate } from './migrate.ts';
+import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
+
+export type Synchronous = 'full' | 'normal';
+
+export interface SqliteStoreOptions {
+  /** `full` survives power loss; `normal` (WAL) survives a crash of the process. */
+  synchronous?: Synchronous;
+}
+
+type Row = Record<string, unknown>;
+
+export class SqliteStore implements Store {
+  readonly db: DatabaseSync;
+  private readonly cache = new Map<string, StatementSync>();
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new DatabaseSync(path, { timeout: 5_000 });
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    this.db.exec('PRAGMA foreign_keys = ON');
+    migrate(this.db);
+  }
+
+  private sql(text: string): StatementSync {
+    let stmt = this.cache.get(text);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(text);
+      this.cache.set(text, stmt);
+    }
+    return stmt;
+  }
+
+  private tx<T>(fn: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async createTenant(tenant: Tenant, apiKeyHash: string): Promise<void> {
+    this.sql('INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?)').run(
+      tenant.id,
+      tenant.name,
+      apiKeyHash,
+      tenant.createdAt,
+    );
+  }
+
+  async getTenant(id: string): Promise<Tenant | undefined> {
+    const r = this.sql('SELECT id, name, created_at FROM tenants WHERE id = ?').get(id);
+    return r && { id: r.id as string, name: r.name as string, createdAt: r.created_at as number };
+  }
+
+  async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
+    const r = this.sql('SELECT id, name, created_at FROM tenants WHERE api_key_hash = ?').get(hash);
+    return r && { id: r.id as string, name: r.name as string, createdAt: r.created_at as number };
+  }
+
+  async createDestination(input: NewDestination, now: number): Promise<Destination> {
+    const destination: Destination = {
+      ...input,
+      state: 'active',
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.sql(
+      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency, event_types,
+         retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, secrets, state,
+         disabled_reason, created_at, updated_at)
+       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency, $event_types,
+         $retry_max_attempts, $retry_initial_delay_ms, $retry_max_delay_ms, $timeout_ms, $secrets, $state,
+         $disabled_reason, $created_at, $updated_at)`,
+    ).run(destinationParams(destination));
+    return destination;
+  }
+
+  async getDestination(id: string): Promise<Destination | undefined> {
+    const r = this.sql('SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL').get(id);
+    return r && destinationFromRow(r);
+  }
+
+  async updateDestination(
+    id: string,
+    patch: DestinationPatch,
+    now: number,
+  ): Promise<Destination | undefined> {
+    return this.tx(() => {
+      const r = this.sql('SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL').get(id);
+      if (!r) return undefined;
+      const next: Destination = { ...destinationFromRow(r), ...patch, updatedAt: now };
+      this.sql(
+        `UPDATE destinations SET name = $name, url = $url, rate_limit = $rate_limit, rate_period = $rate_period,
+           max_concurrency = $max_concurrency, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
+           retry_initial_delay_ms = $retry_initial_delay_ms, retry_max_delay_ms = $retry_max_delay_ms,
+           timeout_ms = $timeout_ms, secrets = $secrets, state = $state, disabled_reason = $disabled_reason,
+           updated_at = $updated_at
+         WHERE id = $id`,
+      ).run(omit(destinationParams(next), 'tenant_id', 'created_at'));
+      return next;
+    });
+  }
+
+  async deleteDestination(id: string, now: number): Promise<boolean> {
+    return this.tx(() => {
+      const { changes } = this.sql(
+        'UPDATE destinations SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL',
+      ).run(now, now, id);
+      if (changes === 0) return false;
+      this.sql(
+        `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
+         WHERE destination_id = ? AND status IN ('pending', 'queued', 'delivering')`,
+      ).run(now, id);
+      return true;
+    });
+  }
+
+  async listDestinations(tenantId: string): Promise<Destination[]> {
+    return this.sql('SELECT * FROM destinations WHERE tenant_id = ? AND deleted_at IS NULL ORDER BY id')
+      .all(tenantId)
+      .map(destinationFromRow);
+  }
+
+  async acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
+    return this.tx(() => events.map((event) => this.acceptOne(tenantId, event, now)));
+  }
+
+  private acceptOne(tenantId: string, event: NewEvent, now: number): AcceptResult {
+    if (event.idempotencyKey !== null) {
+      const first = this.sql('SELECT id FROM events WHERE tenant_id = ? AND idempotency_key = ?').get(
+        tenantId,
+        event.idempotencyKey,
+      );
+      if (first) {
+        const eventId = first.id as string;
+        const deliveries = this.sql(
+          'SELECT id, destination_id FROM deliveries WHERE event_id = ? ORDER BY rowid',
+        )
+          .all(eventId)
+          .map((r) => ({ id: r.id as string, destinationId: r.destination_id as string }));
+        return { event: { id: eventId, deliveries }, replayed: true };
+      }
+    }
+    const id = newId('evt');
+    this.sql(
+      'INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(id, tenantId, event.type, event.payload, event.idempotencyKey, now);
+    const insert = this.sql(
+      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, next_attempt_at,
+         created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    );
+    const deliveries = event.destinationIds.map((destinationId) => {
+      const deliveryId = newId('dlv');
+      insert.run(deliveryId, id, destinationId, tenantId, now, now, now);
+      return { id: deliveryId, destinationId };
+    });
+    return { event: { id, deliveries }, replayed: false };
+  }
+
+  async getDelivery(id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined> {
+    const r = this.sql('SELECT * FROM deliveries WHERE id = ?').get(id);
+    if (!r) return undefined;
+    const attempts = this.sql('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY attempt')
+      .all(id)
+      .map(attemptFromRow);
+    return { delivery: deliveryFromRow(r), attempts };
+  }
+
+  async claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]> {
+    if (max <= 0) return [];
+    return this.tx(() => {
+      const rows = this.sql(
+        `SELECT d.id, d.event_id, d.attempts, e.type, e.payload, e.created_at
+         FROM deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+         ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+      ).all(destinationId, now, max);
+      if (rows.length === 0) return [];
+      this.sql(
+        `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?
+         WHERE id IN (SELECT value FROM json_each(?))`,
+      ).run(now, now, JSON.stringify(rows.map((r) => r.id)));
+      return rows.map((r) => ({
+        id: r.id as string,
+        eventId: r.event_id as string,
+        destinationId,
+        eventType: r.type as string,
+        payload: r.payload as string,
+        attempts: r.attempts as number,
+        eventCreatedAt: r.created_at as number,
+      }));
+    });
+  }
+
+  async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {
+    if (completed.length === 0) return;
+    const insert = this.sql(
+      `INSERT INTO attempts (id, delivery_id, destination_id, attempt, started_at, finished_at, status_code,
+         error_code, error_message, response_excerpt)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const update = this.sql(
+      `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, claimed_at = NULL,
+         updated_at = ?
+       WHERE id = ? AND status IN ('queued', 'delivering')`,
+    );
+    const disable = this.sql(
+      `UPDATE destinations SET state = 'disabled', disabled_reason = ?, updated_at = ?
+       WHERE id = ? AND state = 'active'`,
+    );
+    this.tx(() => {
+      for (const { attempt: a, status, nextAttemptAt, disableDestination } of completed) {
+        insert.run(
+          a.id,
+          a.deliveryId,
+          a.destinationId,
+          a.attempt,
+          a.startedAt,
+          a.finishedAt,
+          a.statusCode,
+          a.errorCode,
+          a.errorMessage,
+          a.responseExcerpt,
+        );
+        const error = a.errorCode ?? (status === 'delivered' ? null : `http_${a.statusCode}`);
+        update.run(status, a.attempt, nextAttemptAt, error, now, a.deliveryId);
+        if (disableDestination) disable.run('gone', now, a.destinationId);
+      }
+    });
+  }
+
+  async destinationWork(destinationId: string): Promise<DestinationWork> {
+    const pending = this.sql(
+      `SELECT next_attempt_at FROM deliveries WHERE destination_id = ? AND status = 'pending'
+       ORDER BY next_attempt_at LIMIT 1`,
+    ).get(destinationId);
+    const claimed = this.sql(
+      `SELECT count(*) AS n FROM deliveries WHERE destination_id = ? AND status IN ('queued', 'delivering')`,
+    ).get(destinationId) as Row;
+    return {
+      nextPendingAt: pending ? (pending.next_attempt_at as number) : null,
+      inQueue: claimed.n as number,
+    };
+  }
+
+  async pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]> {
+    return this.sql(
+      `SELECT t.id AS destination_id,
+         (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending')
+           AS next_pending_at
+       FROM destinations t WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+    )
+      .all()
+      .filter((r) => r.next_pending_at !== null)
+      .map((r) => ({
+        destinationId: r.destination_id as string,
+        nextPendingAt: r.next_pending_at as number,
+      }));
+  }
+
+  async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
+    return this.tx(() => {
+      const rows = this.sql(
+        `SELECT id, destination_id FROM deliveries
+         WHERE status IN ('queued', 'delivering') AND claimed_at < ?`,
+      ).all(claimedBefore);
+      const perDestination = new Map<string, number>();
+      const ids: string[] = [];
+      for (const r of rows) {
+        if (keep.has(r.id as string)) continue;
+        ids.push(r.id as string);
+        const d = r.destination_id as string;
+        perDestination.set(d, (perDestination.get(d) ?? 0) + 1);
+      }
+      if (ids.length > 0) {
+        this.sql(
+          `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?
+           WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('queued', 'delivering')`,
+        ).run(now, now, JSON.stringify(ids));
+      }
+      return perDestination;
+    });
+  }
+
+  async recentAttempts(
+    since: number,
+  ): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]> {
+    return this.sql(
+      'SELECT destination_id, started_at, finished_at FROM attempts WHERE started_at >= ? ORDER BY started_at',
+    )
+      .all(since)
+      .map((r) => ({
+        destinationId: r.destination_id as string,
+        startedAt: r.started_at as number,
+        finishedAt: r.finished_at as number,
+      }));
+  }
+
+  async countsFor(destinationId: string, since: number, _now: number): Promise<DestinationCounts> {
+    const pending = this.sql(
+      `SELECT count(*) AS n, min(created_at) AS oldest FROM deliveries
+       WHERE destination_id = ? AND status = 'pending'`,
+    ).get(destinationId) as Row;
+    const claimed = this.sql(
+      `SELECT count(*) AS n FROM deliveries WHERE destination_id = ? AND status IN ('queued', 'delivering')`,
+    ).get(destinationId) as Row;
+    const settled = this.sql(
+      `SELECT status, count(*) AS n FROM deliveries
+       WHERE destination_id = ? AND status IN ('delivered', 'dead') AND updated_at >= ? GROUP BY status`,
+    ).all(destinationId, since);
+    const settledCount = (status: string): number =>
+      (settled.find((r) => r.status === status)?.n as number) ?? 0;
+    return {
+      pending: pending.n as number,
+      inQueue: claimed.n as number,
+      oldestPendingAt: (pending.oldest as number | null) ?? null,
+      delivered: settledCount('delivered'),
+      dead: settledCount('dead'),
+    };
+  }
+
+  async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
+    return this.sql(
+      `SELECT started_at FROM attempts WHERE destination_id = ? AND started_at >= ? AND started_at < ?
+       ORDER BY started_at`,
+    )
+      .all(destinationId, from, to)
+      .map((r) => r.started_at as number);
+  }
+
+  async ping(): Promise<void> {
+    this.sql('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+function omit<V>(obj: Record<string, V>, ...keys: string[]): Record<string, V> {
+  const copy = { ...obj };
+  for (const key of keys) delete copy[key];
+  return copy;
+}
