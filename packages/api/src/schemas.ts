@@ -92,6 +92,10 @@ export const eventSchema = z
     message: 'give destinationId or destinationIds, not both',
   });
 
+export const MAX_BATCH_EVENTS = 1_000;
+
+export const batchSchema = z.strictObject({ events: z.array(eventSchema).min(1).max(MAX_BATCH_EVENTS) });
+
 export const createTenantSchema = z.strictObject({ name: z.string().min(1).max(200) });
 
 export const statsQuerySchema = z.strictObject({

@@ -18,7 +18,8 @@ function mulberry32(seed: number): () => number {
 
 /** Reference occupancy, written from the module's doc comment. */
 function occupiedUntil(s: SendHandle, o: SendWindowOptions): number {
-  const arrivedBy = Math.min(s.finishedAt ?? Number.POSITIVE_INFINITY, s.startedAt + o.arrivalBoundMs);
+  const bound = s.writtenAt === undefined ? Number.POSITIVE_INFINITY : s.writtenAt + o.arrivalBoundMs;
+  const arrivedBy = Math.min(s.finishedAt ?? Number.POSITIVE_INFINITY, bound);
   return arrivedBy + o.periodMs + o.marginMs;
 }
 
@@ -29,9 +30,18 @@ describe('SendWindow.count', () => {
     assert.equal(w.roomAt(0, 0), 0);
   });
 
-  it('counts an in-flight send until startedAt + arrivalBound + period + margin', () => {
+  it('counts an in-flight send with no write time until it finishes', () => {
     const w = new SendWindow(OPTIONS);
-    w.start(100);
+    const h = w.start(100);
+    assert.equal(w.count(100_000), 1, 'nothing bounds its arrival yet');
+    w.finish(h, 100_001);
+    assert.equal(w.count(100_001 + 1_024), 1);
+    assert.equal(w.count(100_001 + 1_025), 0);
+  });
+
+  it('counts an in-flight written send until writtenAt + arrivalBound + period + margin', () => {
+    const w = new SendWindow(OPTIONS);
+    w.written(w.start(90), 100);
     const end = 100 + 500 + 1_000 + 25;
     assert.equal(w.count(100), 1);
     assert.equal(w.count(end - 1), 1);
@@ -47,9 +57,10 @@ describe('SendWindow.count', () => {
     assert.equal(w.count(1_155), 0);
   });
 
-  it('caps a slow response at the arrival bound', () => {
+  it('caps a slow response at the arrival bound, from the write', () => {
     const w = new SendWindow(OPTIONS);
-    const h = w.start(100);
+    const h = w.start(40);
+    w.written(h, 100);
     w.finish(h, 10_000);
     assert.equal(w.occupiedUntil(h), 100 + 500 + 1_025);
     assert.equal(w.count(1_624), 1);
@@ -73,7 +84,10 @@ describe('SendWindow.count', () => {
         now += Math.floor(random() * 20);
         const h = w.start(now);
         all.push(h);
-        if (random() < 0.9) w.finish(h, now + 1 + Math.floor(random() * 900));
+        // Every request ends, by its response or its timeout; one still in flight was written.
+        const finishes = random() < 0.9;
+        if (!finishes || random() < 0.8) w.written(h, now + Math.floor(random() * 30));
+        if (finishes) w.finish(h, now + 31 + Math.floor(random() * 900));
         if (i % 7 === 0) {
           const expected = all.filter((s) => occupiedUntil(s, OPTIONS) > now).length;
           assert.equal(w.count(now), expected, `seed ${seed} at ${now}`);
@@ -120,6 +134,7 @@ describe('SendWindow.roomAt', () => {
   it('is a hint: assumes an in-flight send finishes now (capped at its bound), a queued one starts now', () => {
     const w = new SendWindow(OPTIONS);
     const h = w.start(0);
+    w.written(h, 0);
     assert.equal(w.count(1_524), 1, 'count still holds an in-flight send to its bound');
     assert.equal(w.roomAt(10, 0), 10 + 1_025);
     assert.equal(w.roomAt(700, 0), 500 + 1_025, 'never later than the arrival bound');
@@ -158,7 +173,9 @@ describe('SendWindow.roomAt', () => {
       let t = 0;
       for (let i = Math.floor(random() * 12); i > 0; i--) {
         t += Math.floor(random() * 200);
-        all.push(w.start(t));
+        const h = w.start(t);
+        if (random() < 0.7) w.written(h, t);
+        all.push(h);
       }
       const now = t + Math.floor(random() * 300);
       for (const h of all)
@@ -191,7 +208,7 @@ describe('SendWindow.surelyRoom', () => {
     const w = new SendWindow(OPTIONS);
     assert.equal(w.surelyRoom(0, 1, 0), true);
     assert.equal(w.surelyRoom(0, 1, 1), false);
-    w.start(0);
+    w.written(w.start(0), 0);
     assert.equal(w.surelyRoom(0, 2, 0), true);
     assert.equal(w.surelyRoom(0, 1, 0), false);
     assert.equal(w.surelyRoom(1_525, 1, 0), true, 'pruned once it cannot count');

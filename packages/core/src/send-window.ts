@@ -1,19 +1,21 @@
 /**
  * The sender's record of recent requests to one destination, for the trailing-window
  * term of the tick arithmetic (DESIGN I2: the limit holds in every sliding window,
- * judged at the receiver).
+ * judged at the receiver). docs/adr/0001-send-window.md.
  *
  * A request counts against the window from when it starts until it can no longer share a
  * window with any later request at the receiver. The receiver sees it at some moment
  * between its start and its response, so a request occupies the window until
  *
- *     min(finishedAt, startedAt + arrivalBoundMs) + periodMs + marginMs
+ *     min(finishedAt, writtenAt + arrivalBoundMs) + periodMs + marginMs
  *
  * `finishedAt` (the response arrived) is a hard bound on the arrival: with it the limit
  * holds at the receiver whatever the scheduling delays on either side. For a slow receiver
- * we stop waiting for the response after `arrivalBoundMs` and assume the request arrived by
- * then, so a receiver that takes seconds to answer still gets its full rate. While a request
- * is in flight, its end is not known: it counts until that bound.
+ * we stop waiting for the response `arrivalBoundMs` after the request was written to the
+ * socket (`writtenAt`: our own event loop's delays are not in it) and assume it arrived by
+ * then, so a receiver that takes seconds to answer still gets its full rate. When the write
+ * time is not known, only the response bounds the arrival; `count` holds a request in
+ * flight until one of the two bounds is known.
  *
  * Pure data: every method takes the time; nothing here reads a clock.
  */
@@ -28,6 +30,8 @@ export interface SendWindowOptions {
 
 export interface SendHandle {
   startedAt: number;
+  /** When the request was fully written to the socket, if known. */
+  writtenAt: number | undefined;
   finishedAt: number | undefined;
 }
 
@@ -43,21 +47,25 @@ export class SendWindow {
 
   /** Records a request that starts at `at`; call `finish(handle, t)` when its response arrives. */
   start(at: number): SendHandle {
-    const handle: SendHandle = { startedAt: at, finishedAt: undefined };
+    const handle: SendHandle = { startedAt: at, writtenAt: undefined, finishedAt: undefined };
     this.sends.push(handle);
     return handle;
+  }
+
+  /** The request is on the socket: from now on it arrives within `arrivalBoundMs`. */
+  written(handle: SendHandle, at: number): void {
+    handle.writtenAt = at;
   }
 
   finish(handle: SendHandle, at: number): void {
     handle.finishedAt = at;
   }
 
-  /** When this send stops counting against the window. */
+  /** When this send stops counting against the window (Infinity: not known yet). */
   occupiedUntil(send: SendHandle): number {
     const { periodMs, marginMs, arrivalBoundMs } = this.options;
-    const bound = send.startedAt + arrivalBoundMs;
-    const arrivedBy = send.finishedAt === undefined ? bound : Math.min(send.finishedAt, bound);
-    return arrivedBy + periodMs + marginMs;
+    const bound = send.writtenAt === undefined ? Number.POSITIVE_INFINITY : send.writtenAt + arrivalBoundMs;
+    return Math.min(send.finishedAt ?? Number.POSITIVE_INFINITY, bound) + periodMs + marginMs;
   }
 
   /** Requests that count against the window at `now`. */
@@ -83,7 +91,8 @@ export class SendWindow {
     const ends: number[] = [];
     for (let i = this.head; i < this.sends.length; i++) {
       const send = this.sends[i] as SendHandle;
-      const arrivedBy = Math.min(send.finishedAt ?? now, send.startedAt + arrivalBoundMs);
+      const bound = send.writtenAt === undefined ? Number.POSITIVE_INFINITY : send.writtenAt + arrivalBoundMs;
+      const arrivedBy = Math.min(send.finishedAt ?? now, bound);
       const end = arrivedBy + periodMs + marginMs;
       if (end > now) ends.push(end);
     }
@@ -105,11 +114,9 @@ export class SendWindow {
     return this.sends.length - this.head;
   }
 
+  /** Drops sends from the front that no longer count; stops at one still counting. */
   private prune(now: number): void {
-    const { periodMs, marginMs, arrivalBoundMs } = this.options;
-    // A send's occupancy never outlasts startedAt + arrivalBound + period + margin.
-    const horizon = now - (arrivalBoundMs + periodMs + marginMs);
-    while (this.head < this.sends.length && (this.sends[this.head] as SendHandle).startedAt <= horizon) {
+    while (this.head < this.sends.length && this.occupiedUntil(this.sends[this.head] as SendHandle) <= now) {
       this.head++;
     }
     if (this.head > 1024 && this.head * 2 > this.sends.length) {

@@ -5,6 +5,7 @@
  * excerpt kept; every failure is typed by a stable code.
  */
 
+import diagnostics from 'node:diagnostics_channel';
 import { type AttemptResult, signatureHeader } from '@sluice/core';
 import { Agent, errors, request } from 'undici';
 import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
@@ -12,6 +13,33 @@ import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from '.
 export const USER_AGENT = 'Sluice/0.1.0';
 const EXCERPT_BYTES = 1_024;
 const READ_CAP_BYTES = 64 * 1_024;
+
+/*
+ * When a request is fully written to its socket (the send window bounds its arrival from
+ * then on: docs/adr/0001-send-window.md). undici announces each request it creates on
+ * `undici:request:create` and its last byte written on `undici:request:bodySent`. A request
+ * is created inside the `request()` call when a connection is free; `claimNext` is set
+ * around that call so the request is tied to its callback. A request created later (it
+ * waited for a connection) is not tied to any: its arrival is then bounded by its response.
+ */
+const onWritten = new WeakMap<object, () => void>();
+let claimNext: (() => void) | undefined;
+let subscribed = false;
+
+function subscribeOnce(): void {
+  if (subscribed) return;
+  subscribed = true;
+  diagnostics.subscribe('undici:request:create', (message) => {
+    if (claimNext === undefined) return;
+    onWritten.set((message as { request: object }).request, claimNext);
+    claimNext = undefined;
+  });
+  diagnostics.subscribe('undici:request:bodySent', (message) => {
+    const { request } = message as { request: object };
+    onWritten.get(request)?.();
+    onWritten.delete(request);
+  });
+}
 
 export interface DeliveryRequest {
   url: string;
@@ -30,7 +58,7 @@ export interface AttemptReport {
 export interface DelivererOptions {
   allowPrivateNetworks: boolean;
   lookup?: LookupFunction | undefined;
-  /** Most open connections per origin. */
+  /** Most open connections per origin: at least the most requests in flight at once. */
   connections?: number;
 }
 
@@ -40,6 +68,7 @@ export class Deliverer {
 
   constructor(options: DelivererOptions) {
     this.allowPrivate = options.allowPrivateNetworks;
+    subscribeOnce();
     this.agent = new Agent({
       connections: options.connections ?? 256,
       keepAliveTimeout: 30_000,
@@ -47,7 +76,8 @@ export class Deliverer {
     });
   }
 
-  async attempt(req: DeliveryRequest, nowSeconds: number): Promise<AttemptReport> {
+  /** One attempt; `written` is called when the request is on the socket, if that is known. */
+  async attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
     const url = new URL(req.url);
     const refused = checkUrlHost(url, this.allowPrivate);
     if (refused)
@@ -68,7 +98,8 @@ export class Deliverer {
       }),
     };
     try {
-      const res = await request(url, {
+      claimNext = written;
+      const pending = request(url, {
         method: 'POST',
         dispatcher: this.agent,
         headers,
@@ -77,6 +108,8 @@ export class Deliverer {
         bodyTimeout: req.timeoutMs,
         signal: AbortSignal.timeout(req.timeoutMs),
       });
+      claimNext = undefined;
+      const res = await pending;
       const excerpt = await readExcerpt(res.body);
       const retryAfter = res.headers['retry-after'];
       return {
@@ -88,6 +121,7 @@ export class Deliverer {
         responseExcerpt: excerpt,
       };
     } catch (err) {
+      claimNext = undefined;
       return { result: { kind: 'error', ...describeError(err) }, responseExcerpt: null };
     }
   }

@@ -118,6 +118,7 @@ export class LocalQueue implements Publisher {
           timeoutMs: destination.timeoutMs,
         },
         Math.floor(startedAt / 1_000),
+        () => pace.window.written(handle, clock()),
       );
     } finally {
       finishedAt = clock();

@@ -3,7 +3,7 @@ import type { NewEvent } from '@sluice/engine';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { type EventInput, eventSchema } from '../schemas.ts';
+import { batchSchema, type EventInput, eventSchema } from '../schemas.ts';
 import { parse } from '../validate.ts';
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -35,19 +35,57 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return { type: input.type, payload, idempotencyKey: input.idempotencyKey ?? null, destinationIds };
   };
 
-  app.post('/v1/events', async (request, reply) => {
+  const tenantFor = async (request: Parameters<typeof auth.tenantOf>[0]): Promise<string> => {
     const { tenantId } = await auth.tenantOf(request);
-    const input = parse(eventSchema, request.body);
     if (tenantId === undefined) {
       throw new ApiError(400, 'validation_failed', 'the admin token must name the tenant: ?tenantId=', [
         { path: 'tenantId', message: 'required with the admin token' },
       ]);
     }
-    const event = await prepare(tenantId, input);
-    const [result] = await store.acceptEvents(tenantId, [event], clock());
-    if (!result) throw new Error('store accepted no event');
-    // Committed: only now wake the destinations (DESIGN flow 1).
-    for (const { destinationId } of result.event.deliveries) dispatcher.wake(destinationId);
-    return reply.status(202).send(result.event);
+    return tenantId;
+  };
+
+  /** One transaction for all the events; after commit, wake their destinations (DESIGN flow 1). */
+  const accept = async (tenantId: string, events: NewEvent[]) => {
+    const results = await store.acceptEvents(tenantId, events, clock());
+    const woken = new Set<string>();
+    for (const { event } of results)
+      for (const { destinationId } of event.deliveries) woken.add(destinationId);
+    for (const destinationId of woken) dispatcher.wake(destinationId);
+    return results.map((r) => r.event);
+  };
+
+  app.post('/v1/events', async (request, reply) => {
+    const tenantId = await tenantFor(request);
+    const input = parse(eventSchema, request.body);
+    const [event] = await accept(tenantId, [await prepare(tenantId, input)]);
+    return reply.status(202).send(event);
   });
+
+  app.post('/v1/events/batch', async (request, reply) => {
+    const tenantId = await tenantFor(request);
+    const { events: inputs } = parse(batchSchema, request.body);
+    const events: NewEvent[] = [];
+    for (const [index, input] of inputs.entries()) {
+      try {
+        events.push(await prepare(tenantId, input));
+      } catch (err) {
+        if (err instanceof ApiError) {
+          throw new ApiError(err.status, err.code, `events.${index}: ${err.message}`, {
+            index,
+            ...asObject(err.details),
+          });
+        }
+        throw err;
+      }
+    }
+    return reply.status(202).send({ data: await accept(tenantId, events) });
+  });
+}
+
+function asObject(details: unknown): Record<string, unknown> {
+  if (details === null || details === undefined) return {};
+  return typeof details === 'object' && !Array.isArray(details)
+    ? (details as Record<string, unknown>)
+    : { details };
 }
