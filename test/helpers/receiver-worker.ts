@@ -1,0 +1,104 @@
+/**
+ * The receiver's HTTP server, in a worker thread of its own so that its arrival times are
+ * not skewed by whatever blocks the test's main thread (where an in-process Sluice runs):
+ * a real destination is another machine. It reports every request to the main thread
+ * (`receiver.ts`) and takes its per-path behaviour from there. Protocol in `receiver.ts`.
+ */
+
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parentPort } from 'node:worker_threads';
+import type { Command, Reply, Report } from './receiver.ts';
+
+interface Behaviour {
+  script: Reply[];
+  status: number;
+  delayMs: number;
+}
+
+const port = parentPort!;
+const send = (report: Report) => port.postMessage(report);
+const routes = new Map<string, Behaviour>();
+const timers = new Set<NodeJS.Timeout>();
+let count = 0;
+
+function route(path: string): Behaviour {
+  let r = routes.get(path);
+  if (r === undefined) {
+    r = { script: [], status: 200, delayMs: 0 };
+    routes.set(path, r);
+  }
+  return r;
+}
+
+function next(path: string): {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  delayMs: number;
+} {
+  const r = route(path);
+  const reply = r.script.shift();
+  if (reply === undefined) return { status: r.status, headers: {}, body: '', delayMs: r.delayMs };
+  if (typeof reply === 'number') return { status: reply, headers: {}, body: '', delayMs: r.delayMs };
+  return {
+    status: reply.status,
+    headers: reply.headers ?? {},
+    body: reply.body ?? '',
+    delayMs: reply.delayMs ?? r.delayMs,
+  };
+}
+
+const server = createServer({ keepAliveTimeout: 60_000 });
+server.on('request', (req, res) => {
+  // Headers are parsed: this is the arrival (DESIGN "How we measure").
+  const at = performance.timeOrigin + performance.now();
+  const i = count++;
+  const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+  send({ kind: 'arrival', i, at, method: req.method ?? '', path, headers: req.headers });
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    send({ kind: 'body', i, body: Buffer.concat(chunks).toString('utf8') });
+    const reply = next(path);
+    const answer = () => {
+      if (res.destroyed) return;
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+      res.end(reply.body);
+      send({ kind: 'status', i, status: reply.status });
+    };
+    if (reply.delayMs <= 0) return answer();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      answer();
+    }, reply.delayMs);
+    timers.add(timer);
+  });
+});
+
+port.on('message', (cmd: Command) => {
+  switch (cmd.kind) {
+    case 'script':
+      route(cmd.path).script.push(...cmd.replies);
+      break;
+    case 'default':
+      route(cmd.path).status = cmd.status;
+      break;
+    case 'delay':
+      route(cmd.path).delayMs = cmd.delayMs;
+      break;
+    case 'close':
+      for (const timer of timers) clearTimeout(timer);
+      server.close(() => {
+        send({ kind: 'ack', seq: cmd.seq });
+        port.close();
+      });
+      server.closeAllConnections();
+      return;
+  }
+  send({ kind: 'ack', seq: cmd.seq });
+});
+
+server.listen(0, '127.0.0.1', () =>
+  send({ kind: 'listening', port: (server.address() as AddressInfo).port }),
+);

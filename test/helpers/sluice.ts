@@ -1,0 +1,379 @@
+/**
+ * Sluice under test: a single box in-process (`startBox`, or `harness` for a box plus a
+ * receiver owned by one test), or as a child process on a data dir (`spawnBox`, for the
+ * kill -9 test); a small API client over undici with its own connection pool, and the few
+ * calls every test makes.
+ */
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { type SingleBoxOptions, startSingleBox } from '../../services/single/src/app.ts';
+import { assertNoLeaks } from './leaks.ts';
+import { type Receiver, sleep, startReceiver } from './receiver.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+// ---- the API's shapes, as far as the tests read them ----
+
+export interface ApiError {
+  error: { code: string; message: string; details?: unknown };
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  apiKey: string;
+}
+
+export interface RateLimit {
+  limit: number;
+  period: 'second' | 'minute' | 'hour';
+}
+
+export interface Destination {
+  id: string;
+  url: string;
+  secret: string;
+  state: 'active' | 'paused' | 'disabled';
+  rateLimit: RateLimit;
+  retry: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number };
+}
+
+export interface Accepted {
+  id: string;
+  deliveries: { id: string; destinationId: string }[];
+}
+
+export interface Attempt {
+  id: string;
+  attempt: number;
+  statusCode: number | null;
+  errorCode: string | null;
+  error: string | null;
+  latencyMs: number;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  destinationId: string;
+  status: 'pending' | 'queued' | 'delivering' | 'delivered' | 'dead' | 'cancelled';
+  attempts: Attempt[];
+  nextAttemptAt: string | null;
+}
+
+export interface EventInput {
+  type: string;
+  payload: unknown;
+  destinationId?: string;
+  destinationIds?: string[];
+  idempotencyKey?: string;
+}
+
+/** An injected DNS lookup (node's `dns.lookup` signature), as the box takes it. */
+export type Lookup = NonNullable<SingleBoxOptions['lookup']>;
+
+/** A lookup error as `dns.lookup` reports it. */
+export function notFound(hostname: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+}
+
+// ---- the client ----
+
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+}
+
+export interface Client {
+  /** A JSON request; `token` becomes `Authorization: Bearer <token>` when given. */
+  api<T = unknown>(method: string, path: string, body?: unknown, token?: string): Promise<ApiResponse<T>>;
+  /** A request with a raw body and headers of the caller's choosing. */
+  raw<T = unknown>(
+    method: string,
+    path: string,
+    body: string | Buffer,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+function client(baseUrl: string): Client {
+  const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 1_000 });
+  const send = async <T>(
+    method: string,
+    path: string,
+    body: string | Buffer | undefined,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse<T>> => {
+    const res = await request(baseUrl + path, {
+      method: method as 'GET',
+      headers,
+      ...(body === undefined ? {} : { body }),
+      dispatcher,
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.statusCode, body: parsed as T };
+  };
+  return {
+    api: (method, path, body, token) => {
+      const headers: Record<string, string> = {};
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      return send(method, path, body === undefined ? undefined : JSON.stringify(body), headers);
+    },
+    raw: (method, path, body, headers) => send(method, path, body, headers),
+    close: async () => {
+      if (!dispatcher.destroyed) await dispatcher.destroy();
+    },
+  };
+}
+
+// ---- the in-process single box ----
+
+export interface TestBox extends Client {
+  url: string;
+  adminToken: string;
+  dataDir: string;
+  isScheduled(destinationId: string): boolean;
+  close(): Promise<void>;
+}
+
+export async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'sluice-test-'));
+}
+
+/** A single box on a fresh data dir; `close` stops it and removes the dir. */
+export async function startBox(opts: Partial<Omit<SingleBoxOptions, 'dataDir'>> = {}): Promise<TestBox> {
+  const dataDir = await tempDir();
+  const box = await startSingleBox({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    allowPrivateNetworks: true,
+    logLevel: 'silent',
+    ...opts,
+  });
+  const c = client(box.url);
+  return {
+    ...c,
+    url: box.url,
+    adminToken: box.adminToken,
+    dataDir,
+    isScheduled: (id) => box.isScheduled(id),
+    close: async () => {
+      await c.close();
+      await box.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A box and a receiver that belong to one test: both are closed, the data dir removed and
+ * leaks checked when the test ends (a leaked server, socket or timer fails the test).
+ */
+export async function harness(
+  t: TestContext,
+  opts: Partial<Omit<SingleBoxOptions, 'dataDir'>> = {},
+): Promise<{ box: TestBox; rcv: Receiver }> {
+  const rcv = await startReceiver();
+  const box = await startBox(opts).catch(async (err: unknown) => {
+    await rcv.close();
+    throw err;
+  });
+  t.after(async () => {
+    await box.close();
+    await rcv.close();
+    await assertNoLeaks();
+  });
+  return { box, rcv };
+}
+
+export async function createTenant(c: Client, adminToken: string, name = 'acme'): Promise<Tenant> {
+  const res = await c.api<Tenant>('POST', '/v1/tenants', { name }, adminToken);
+  assert.equal(res.status, 201, `create tenant: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function createDestination(
+  c: Client,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<Destination> {
+  const res = await c.api<Destination>('POST', '/v1/destinations', body, key);
+  assert.equal(res.status, 201, `create destination: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function postEvent(c: Client, key: string, event: EventInput): Promise<Accepted> {
+  const res = await c.api<Accepted>('POST', '/v1/events', event, key);
+  assert.equal(res.status, 202, `post event: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Posts events `concurrency` at a time; the answers come back in the events' order. */
+export async function postEvents(
+  c: Client,
+  key: string,
+  events: EventInput[],
+  concurrency = 32,
+): Promise<Accepted[]> {
+  const out = new Array<Accepted>(events.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < events.length) {
+      const i = next++;
+      out[i] = await postEvent(c, key, events[i] as EventInput);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, events.length) }, worker));
+  return out;
+}
+
+export async function getDelivery(c: Client, key: string, id: string): Promise<Delivery> {
+  const res = await c.api<Delivery>('GET', `/v1/deliveries/${id}`, undefined, key);
+  assert.equal(res.status, 200, `get delivery ${id}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Polls `fn` until it returns a truthy value, and returns it; throws after `timeoutMs`. */
+export async function waitUntil<T>(
+  fn: () => T | Promise<T>,
+  timeoutMs: number,
+  what = 'the condition',
+  intervalMs = 25,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+// ---- the child-process single box ----
+
+export interface ChildBox extends Client {
+  url: string;
+  port: number;
+  adminToken: string;
+  /** The last log lines (stdout and stderr), for failure messages. */
+  logs: string[];
+  /** SIGKILL, and wait for the process to be gone. */
+  kill9(): Promise<void>;
+  /** SIGTERM, and the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export function randomToken(): string {
+  return `adm_${randomBytes(24).toString('hex')}`;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** `node services/single/src/main.ts` on `dataDir`; resolves once it logs "listening". */
+export async function spawnBox(opts: {
+  dataDir: string;
+  port: number;
+  adminToken: string;
+}): Promise<ChildBox> {
+  const child = spawn(process.execPath, ['services/single/src/main.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: String(opts.port),
+      HOST: '127.0.0.1',
+      SLUICE_DATA_DIR: opts.dataDir,
+      SLUICE_ADMIN_TOKEN: opts.adminToken,
+      SLUICE_ALLOW_PRIVATE_NETWORKS: 'true',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const keep = (line: string) => {
+    logs.push(line);
+    if (logs.length > 200) logs.shift();
+  };
+  createInterface({ input: child.stderr! }).on('line', keep);
+  const listening = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening" log within 30 s:\n${logs.join('\n')}`)),
+      30_000,
+    );
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      keep(line);
+      try {
+        if ((JSON.parse(line) as { msg?: unknown }).msg === 'listening') {
+          clearTimeout(timer);
+          resolve();
+        }
+      } catch {
+        // not a JSON log line
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`sluice exited (${code ?? signal}) before listening:\n${logs.join('\n')}`));
+    });
+  });
+  try {
+    await listening;
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited(child);
+    throw err;
+  }
+  const url = `http://127.0.0.1:${opts.port}`;
+  const c = client(url);
+  return {
+    ...c,
+    url,
+    port: opts.port,
+    adminToken: opts.adminToken,
+    logs,
+    kill9: async () => {
+      const gone = exited(child);
+      child.kill('SIGKILL');
+      await gone;
+      await c.close();
+    },
+    stop: async () => {
+      const gone = exited(child);
+      child.kill('SIGTERM');
+      const code = await gone;
+      await c.close();
+      return code;
+    },
+  };
+}
