@@ -1,18 +1,30 @@
 /**
- * The HTTP API (API.md), the same in both shapes: fastify, zod-validated input, errors as
- * `{error: {code, message, details}}`, plus `/healthz`, `/readyz` and `/metrics`.
+ * The HTTP API (API.md), the same in both shapes: fastify with zod schemas
+ * (fastify-type-provider-zod) that validate the input, type the handlers, serialize the
+ * output and generate `/openapi.json` (@fastify/swagger); errors as
+ * `{error: {code, message, details}}`; plus `/healthz`, `/readyz` and `/metrics`.
  */
 
+import fastifySwagger from '@fastify/swagger';
 import type { Store } from '@sluice/engine';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Authenticator } from './auth.ts';
-import type { ApiConfig, ApiContext, Dispatcher } from './context.ts';
+import type { ApiConfig, ApiContext, App, Dispatcher } from './context.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
+import { destinationActionRoutes } from './routes/destination-actions.ts';
 import { destinationRoutes } from './routes/destinations.ts';
 import { eventRoutes } from './routes/events.ts';
+import { opsRoutes } from './routes/ops.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
 export interface ApiOptions {
@@ -25,43 +37,51 @@ export interface ApiOptions {
   /** Whether every dependency is reachable (for /readyz). */
   ready?: () => Promise<void>;
   clock?: () => number;
+  version?: string;
 }
 
-export function buildApi(options: ApiOptions): FastifyInstance {
+export async function buildApi(options: ApiOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.config.maxRequestBytes,
     return503OnClosing: true,
-  });
-  const ctx: ApiContext = {
-    store: options.store,
-    dispatcher: options.dispatcher,
-    auth: new Authenticator(options.adminToken, options.store),
-    config: options.config,
-    clock: options.clock ?? Date.now,
-  };
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request) => {
     throw new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    try {
-      await (options.ready ?? (() => options.store.ping()))();
-      return { status: 'ready' };
-    } catch (err) {
-      options.logger.warn({ err }, 'not ready');
-      return reply.status(503).send({ status: 'unavailable' });
-    }
-  });
-  app.get('/metrics', async (_request, reply) => {
-    return reply.header('content-type', options.registry.contentType).send(await options.registry.metrics());
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sluice API',
+        version: options.version ?? '1',
+        description: 'Rate-limited outbound webhooks. Errors: {"error": {"code", "message", "details"}}.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
   });
 
+  const auth = new Authenticator(options.adminToken, options.store);
+  app.addHook('onRequest', auth.hook);
+  const ctx: ApiContext = {
+    store: options.store,
+    dispatcher: options.dispatcher,
+    auth,
+    config: options.config,
+    clock: options.clock ?? Date.now,
+  };
+  opsRoutes(app, options);
   tenantRoutes(app, ctx);
   destinationRoutes(app, ctx);
+  destinationActionRoutes(app, ctx);
   eventRoutes(app, ctx);
   deliveryRoutes(app, ctx);
   return app;

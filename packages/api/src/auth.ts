@@ -1,16 +1,30 @@
 /**
- * Bearer authentication. The operator's admin token acts on everything; a tenant's API key
- * acts on that tenant's resources only. Keys are high-entropy random strings stored as
- * SHA-256 hashes (a fast hash is right for 256-bit random secrets: nothing to brute-force),
- * looked up by hash; the admin token is compared in constant time.
+ * Bearer authentication, in an `onRequest` hook: before the body is even parsed, so a
+ * request without a valid token is a 401 whatever it carries. The operator's admin token
+ * acts on everything; a tenant's API key on that tenant's resources only (others' ids
+ * answer 404, never 403). Keys are high-entropy random strings stored as SHA-256 hashes (a
+ * fast hash is right for 256-bit random secrets: nothing to brute-force) and looked up by
+ * hash; the admin token is compared in constant time.
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store, Tenant } from '@sluice/engine';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from './errors.ts';
+import { ApiError, notFound } from './errors.ts';
 
 export type Principal = { kind: 'admin' } | { kind: 'tenant'; tenant: Tenant };
+
+/** Who may call a route: set as the route's `config.auth`. */
+export type Access = 'public' | 'admin' | 'tenant';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    auth?: Access;
+  }
+}
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -27,36 +41,49 @@ export class Authenticator {
     this.store = store;
   }
 
-  async authenticate(request: FastifyRequest): Promise<Principal> {
+  /** The `onRequest` hook: sets `request.principal` or throws 401/403. */
+  hook = async (request: FastifyRequest): Promise<void> => {
+    const access = request.routeOptions.config.auth ?? 'public';
+    if (access === 'public') return;
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new ApiError(401, 'unauthorized', 'missing bearer token');
     const token = match[1] as string;
-    if (timingSafeEqual(createHash('sha256').update(token).digest(), this.adminDigest))
-      return { kind: 'admin' };
+    if (timingSafeEqual(createHash('sha256').update(token).digest(), this.adminDigest)) {
+      request.principal = { kind: 'admin' };
+      return;
+    }
     const tenant = await this.store.tenantByKeyHash(hashKey(token));
     if (tenant === undefined) throw new ApiError(401, 'unauthorized', 'invalid token');
-    return { kind: 'tenant', tenant };
-  }
-
-  async admin(request: FastifyRequest): Promise<void> {
-    const principal = await this.authenticate(request);
-    if (principal.kind !== 'admin') throw new ApiError(403, 'forbidden', 'this route needs the admin token');
-  }
+    if (access === 'admin') throw new ApiError(403, 'forbidden', 'this route needs the admin token');
+    request.principal = { kind: 'tenant', tenant };
+  };
 
   /**
-   * The tenant a request acts for: the key's tenant, or for the admin token the
-   * `tenantId` query parameter (when `required`).
+   * The tenant a request acts for: the key's own, or for the admin token the `tenantId`
+   * query parameter (undefined when absent: all tenants).
    */
-  async tenantOf(request: FastifyRequest): Promise<{ principal: Principal; tenantId: string | undefined }> {
-    const principal = await this.authenticate(request);
-    if (principal.kind === 'tenant') return { principal, tenantId: principal.tenant.id };
-    const query = request.query as Record<string, unknown>;
-    const tenantId = typeof query.tenantId === 'string' ? query.tenantId : undefined;
-    if (tenantId !== undefined && (await this.store.getTenant(tenantId)) === undefined) {
-      throw new ApiError(404, 'not_found', 'tenant not found', { id: tenantId });
+  async scope(request: FastifyRequest, tenantId: string | undefined): Promise<string | undefined> {
+    const principal = request.principal;
+    if (principal.kind === 'tenant') {
+      if (tenantId !== undefined && tenantId !== principal.tenant.id) throw notFound('tenant', tenantId);
+      return principal.tenant.id;
     }
-    return { principal, tenantId };
+    if (tenantId !== undefined && (await this.store.getTenant(tenantId)) === undefined) {
+      throw notFound('tenant', tenantId);
+    }
+    return tenantId;
+  }
+
+  /** Like `scope`, for routes that create: the admin token must name the tenant. */
+  async tenantFor(request: FastifyRequest, tenantId: string | undefined): Promise<string> {
+    const scoped = await this.scope(request, tenantId);
+    if (scoped === undefined) {
+      throw new ApiError(400, 'validation_failed', 'the admin token must name the tenant: ?tenantId=', [
+        { path: 'query.tenantId', message: 'required with the admin token' },
+      ]);
+    }
+    return scoped;
   }
 }
 

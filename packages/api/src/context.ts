@@ -1,5 +1,14 @@
 import type { Store } from '@sluice/engine';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Authenticator } from './auth.ts';
+import { ApiError, errorResponses } from './responses.ts';
 
 /** What the API needs from the delivery side, told after each commit. */
 export interface Dispatcher {
@@ -24,4 +33,29 @@ export interface ApiContext {
   auth: Authenticator;
   config: ApiConfig;
   clock: () => number;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+export { ApiError, errorResponses };
+
+/** Opaque list cursors: the last id of the page, base64url. */
+export const encodeCursor = (id: string | null): string | null =>
+  id === null ? null : Buffer.from(id).toString('base64url');
+
+export function decodeCursor(cursor: string | undefined, prefix: string): string | undefined {
+  if (cursor === undefined) return undefined;
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!new RegExp(`^${prefix}_[0-9a-z]{26}$`).test(id)) {
+    throw new ApiError(400, 'validation_failed', 'query.cursor: not a cursor of this list', [
+      { path: 'query.cursor', message: 'not a cursor of this list' },
+    ]);
+  }
+  return id;
 }

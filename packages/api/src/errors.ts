@@ -5,7 +5,7 @@
  */
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodError } from 'zod';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 export type ErrorCode =
   | 'validation_failed'
@@ -34,31 +34,49 @@ export class ApiError extends Error {
 export const notFound = (what: string, id?: string): ApiError =>
   new ApiError(404, 'not_found', `${what} not found`, id === undefined ? null : { id });
 
-export function validationError(err: ZodError, prefix: (string | number)[] = []): ApiError {
-  const details = err.issues.map((issue) => ({
-    path: [...prefix, ...issue.path].map(String).join('.'),
-    message: issue.message,
-    code: issue.code,
-  }));
-  const first = details[0];
-  const message = first ? `${first.path || 'body'}: ${first.message}` : 'invalid request';
-  return new ApiError(400, 'validation_failed', message, details);
-}
+export const invalid = (path: string, message: string): ApiError =>
+  new ApiError(400, 'validation_failed', `${path}: ${message}`, [{ path, message }]);
 
-/** Fastify's own errors (body parsing, limits, routing) mapped onto our codes. */
+/** Where a failed validation was: the body's fields bare, the others prefixed. */
+const PREFIX: Record<string, string> = {
+  body: '',
+  querystring: 'query.',
+  params: 'params.',
+  headers: 'headers.',
+};
+
+/** Fastify's own errors (validation, body parsing, limits) mapped onto our codes. */
 function fromFastify(err: FastifyError): ApiError | undefined {
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const prefix = PREFIX[err.validationContext ?? 'body'] ?? '';
+    const details = err.validation.map((v) => ({
+      path: prefix + v.instancePath.split('/').filter(Boolean).join('.'),
+      message: v.message,
+      code: v.keyword,
+    }));
+    const first = details[0];
+    return new ApiError(400, 'validation_failed', `${first?.path || 'body'}: ${first?.message}`, details);
+  }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'payload_too_large', 'request body too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(400, 'validation_failed', 'content-type must be application/json');
+      return new ApiError(400, 'validation_failed', 'content-type must be application/json', [
+        { path: 'headers.content-type', message: 'must be application/json' },
+      ]);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError(400, 'validation_failed', 'body must be a JSON document');
+      return new ApiError(400, 'validation_failed', 'body must be a JSON document', [
+        { path: '', message: 'required' },
+      ]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError(400, 'validation_failed', 'body is not valid JSON');
+      return new ApiError(400, 'validation_failed', 'body is not valid JSON', [
+        { path: '', message: 'malformed JSON' },
+      ]);
   }
   if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-    return new ApiError(400, 'validation_failed', 'body is not valid JSON');
+    return new ApiError(400, 'validation_failed', 'body is not valid JSON', [
+      { path: '', message: 'malformed JSON' },
+    ]);
   }
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
     return new ApiError(err.statusCode, 'validation_failed', err.message);
@@ -69,7 +87,7 @@ function fromFastify(err: FastifyError): ApiError | undefined {
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const apiError = err instanceof ApiError ? err : fromFastify(err);
   if (apiError === undefined) {
-    request.log.error({ err }, 'internal error');
+    request.log.error({ err, url: request.url }, 'internal error');
     void reply.status(500).send({ error: { code: 'internal', message: 'internal error', details: null } });
     return;
   }

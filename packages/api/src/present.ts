@@ -1,15 +1,18 @@
 /** Records as the API shows them: ISO times, no internals. */
 
-import type { Attempt, Delivery, Destination, Tenant } from '@sluice/engine';
+import type { Attempt, Delivery, Destination, StoredEvent, Tenant } from '@sluice/engine';
+import type { z } from 'zod';
+
+type Json = z.infer<ReturnType<typeof z.json>>;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const isoOf = (ms: number): string => new Date(ms).toISOString();
 
 export function presentTenant(t: Tenant) {
-  return { id: t.id, name: t.name, createdAt: iso(t.createdAt) };
+  return { id: t.id, name: t.name, createdAt: isoOf(t.createdAt) };
 }
 
-export function presentDestination(d: Destination, options: { withSecret?: boolean } = {}) {
-  const current = d.secrets.find((s) => s.expiresAt === null);
+export function presentDestination(d: Destination) {
   return {
     id: d.id,
     tenantId: d.tenantId,
@@ -22,10 +25,15 @@ export function presentDestination(d: Destination, options: { withSecret?: boole
     timeoutMs: d.timeoutMs,
     state: d.state,
     disabledReason: d.disabledReason,
-    createdAt: iso(d.createdAt),
-    updatedAt: iso(d.updatedAt),
-    ...(options.withSecret && current ? { secret: current.secret } : {}),
+    createdAt: isoOf(d.createdAt),
+    updatedAt: isoOf(d.updatedAt),
   };
+}
+
+/** At creation only: the destination with its current signing secret. */
+export function presentDestinationWithSecret(d: Destination) {
+  const current = d.secrets.find((s) => s.expiresAt === null);
+  return { ...presentDestination(d), secret: current?.secret ?? '' };
 }
 
 export function presentAttempt(a: Attempt) {
@@ -37,12 +45,12 @@ export function presentAttempt(a: Attempt) {
     error: a.errorMessage,
     latencyMs: a.finishedAt - a.startedAt,
     responseExcerpt: a.responseExcerpt,
-    startedAt: iso(a.startedAt),
-    finishedAt: iso(a.finishedAt),
+    startedAt: isoOf(a.startedAt),
+    finishedAt: isoOf(a.finishedAt),
   };
 }
 
-export function presentDelivery(d: Delivery, attempts?: Attempt[]) {
+export function presentDelivery(d: Delivery) {
   return {
     id: d.id,
     eventId: d.eventId,
@@ -51,8 +59,22 @@ export function presentDelivery(d: Delivery, attempts?: Attempt[]) {
     attemptCount: d.attempts,
     nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
     lastError: d.lastError,
-    createdAt: iso(d.createdAt),
-    updatedAt: iso(d.updatedAt),
-    ...(attempts ? { attempts: attempts.map(presentAttempt) } : {}),
+    createdAt: isoOf(d.createdAt),
+    updatedAt: isoOf(d.updatedAt),
+  };
+}
+
+export function presentDeliveryWithAttempts(d: Delivery, attempts: Attempt[]) {
+  return { ...presentDelivery(d), attempts: attempts.map(presentAttempt) };
+}
+
+export function presentEvent(e: StoredEvent, deliveries: Delivery[]) {
+  return {
+    id: e.id,
+    type: e.type,
+    payload: JSON.parse(e.payload) as Json,
+    idempotencyKey: e.idempotencyKey,
+    createdAt: isoOf(e.createdAt),
+    deliveries: deliveries.map((d) => presentDelivery(d)),
   };
 }

@@ -14,6 +14,7 @@ import { LocalQueue } from './local-queue.ts';
 import { MemorySchedule } from './memory-schedule.ts';
 import { EngineMetrics } from './metrics.ts';
 import { Pacer } from './pacer.ts';
+import { Retention } from './retention.ts';
 import type { LookupFunction } from './ssrf.ts';
 import type { Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
@@ -34,6 +35,8 @@ export interface EngineOptions {
   /** A claimed delivery that nothing in the process holds returns to pending after this. */
   leaseMs: number;
   completionFlushMs: number;
+  /** Delivered data older than this is deleted (at least a day). */
+  retentionMs: number;
   clock?: () => number;
   random?: () => number;
 }
@@ -55,6 +58,7 @@ export class Engine {
   private readonly queue: LocalQueue;
   private readonly schedule: MemorySchedule;
   private readonly sweeper: Sweeper;
+  readonly retention: Retention;
 
   constructor(options: EngineOptions) {
     const { store, logger } = options;
@@ -118,6 +122,15 @@ export class Engine {
       },
       options.sweepIntervalMs,
     );
+
+    this.retention = new Retention({
+      store,
+      logger,
+      clock,
+      retentionMs: options.retentionMs,
+      intervalMs: 60_000,
+      batch: 500,
+    });
   }
 
   /**
@@ -140,6 +153,7 @@ export class Engine {
     const pending = await this.store.pendingDestinations();
     for (const { destinationId, nextPendingAt } of pending) this.schedule.wake(destinationId, nextPendingAt);
     this.sweeper.start();
+    this.retention.start();
     const requeuedCount = [...requeued.values()].reduce((a, b) => a + b, 0);
     this.logger.info({ scheduled: pending.length, requeued: requeuedCount }, 'engine started');
   }
@@ -189,6 +203,7 @@ export class Engine {
   /** Stops ticking, finishes the requests in flight, writes their outcomes. */
   async stop(): Promise<void> {
     await this.sweeper.stop();
+    await this.retention.stop();
     await this.schedule.stop();
     await this.queue.stop();
     await this.deliverer.close();

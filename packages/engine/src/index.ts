@@ -3,6 +3,7 @@ export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
 export { MemorySchedule } from './memory-schedule.ts';
 export { EngineMetrics } from './metrics.ts';
+export { MIN_RETENTION_MS, Retention } from './retention.ts';
 export {
   checkUrlHost,
   DestinationNotAllowedError,
@@ -18,6 +19,7 @@ export type {
   ClaimedDelivery,
   CompletedAttempt,
   Delivery,
+  DeliveryFilter,
   Destination,
   DestinationCounts,
   DestinationPatch,
@@ -26,6 +28,11 @@ export type {
   DestinationWork,
   NewDestination,
   NewEvent,
+  Page,
+  PageRequest,
+  RetentionResult,
+  RetryResult,
   Store,
+  StoredEvent,
   Tenant,
 } from './store.ts';

@@ -126,7 +126,13 @@ export class LocalQueue implements Publisher {
       pace.inFlight--;
     }
     const attemptNo = delivery.attempts + 1;
-    const outcome = decideOutcome(report.result, attemptNo, destination.retry, finishedAt, random);
+    const outcome = decideOutcome(
+      report.result,
+      attemptNo - delivery.attemptBase,
+      destination.retry,
+      finishedAt,
+      random,
+    );
     const { result } = report;
     metrics.attemptDuration.observe(
       { result: result.kind === 'response' ? `${String(Math.floor(result.statusCode / 100))}xx` : 'error' },

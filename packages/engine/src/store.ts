@@ -68,6 +68,8 @@ export interface Delivery {
   tenantId: string;
   status: DeliveryStatus;
   attempts: number;
+  /** Attempts made before the last replay or manual retry (the policy counts from here). */
+  attemptBase: number;
   nextAttemptAt: number | null;
   lastError: string | null;
   createdAt: number;
@@ -116,7 +118,44 @@ export interface ClaimedDelivery {
   payload: string;
   /** Attempts made before this one. */
   attempts: number;
+  attemptBase: number;
   eventCreatedAt: number;
+}
+
+export interface StoredEvent {
+  id: string;
+  tenantId: string;
+  type: string;
+  payload: string;
+  idempotencyKey: string | null;
+  createdAt: number;
+}
+
+/** One page, newest first; `next` is the id to continue after, or null at the end. */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Continue after this id (exclusive). */
+  after?: string | undefined;
+}
+
+export interface DeliveryFilter {
+  tenantId?: string | undefined;
+  destinationId?: string | undefined;
+  eventId?: string | undefined;
+  status?: DeliveryStatus | undefined;
+}
+
+export type RetryResult = { ok: true; delivery: Delivery } | { ok: false; reason: 'not_found' | 'conflict' };
+
+export interface RetentionResult {
+  deliveries: number;
+  attempts: number;
+  events: number;
 }
 
 export interface CompletedAttempt {
@@ -144,6 +183,7 @@ export interface DestinationCounts {
 export interface Store {
   createTenant(tenant: Tenant, apiKeyHash: string): Promise<void>;
   getTenant(id: string): Promise<Tenant | undefined>;
+  listTenants(page: PageRequest): Promise<Page<Tenant>>;
   tenantByKeyHash(hash: string): Promise<Tenant | undefined>;
 
   createDestination(destination: NewDestination, now: number): Promise<Destination>;
@@ -152,12 +192,26 @@ export interface Store {
   updateDestination(id: string, patch: DestinationPatch, now: number): Promise<Destination | undefined>;
   /** Deletes the destination and cancels its undelivered deliveries. */
   deleteDestination(id: string, now: number): Promise<boolean>;
+  /** Every destination of a tenant (fan-out). */
   listDestinations(tenantId: string): Promise<Destination[]>;
+  pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>>;
 
   /** One transaction for all the events: all are accepted, or none. */
   acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]>;
 
+  getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined>;
   getDelivery(id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined>;
+  listDeliveries(filter: DeliveryFilter, page: PageRequest): Promise<Page<Delivery>>;
+  /** Dead deliveries of a destination (died at or after `since`) back to pending, due now. */
+  replayDead(destinationId: string, since: number | null, now: number): Promise<number>;
+  /** A dead or pending delivery due now with a fresh attempt budget; others conflict. */
+  retryDelivery(id: string, now: number): Promise<RetryResult>;
+  /**
+   * Deletes, in batches of at most `batch`, delivered and cancelled deliveries last
+   * changed before `before`, their attempts, and events older than `before` that have no
+   * deliveries left. Dead deliveries stay until replayed or deleted.
+   */
+  deleteExpired(before: number, batch: number): Promise<RetentionResult>;
 
   claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]>;
   completeAttempts(completed: CompletedAttempt[], now: number): Promise<void>;

@@ -64,6 +64,7 @@ export function deliveryFromRow(r: Row): Delivery {
     tenantId: str(r.tenant_id),
     status: str(r.status) as DeliveryStatus,
     attempts: num(r.attempts),
+    attemptBase: num(r.attempt_base),
     nextAttemptAt: nullableNum(r.next_attempt_at),
     lastError: nullableStr(r.last_error),
     createdAt: num(r.created_at),

@@ -17,15 +17,22 @@ import type {
   ClaimedDelivery,
   CompletedAttempt,
   Delivery,
+  DeliveryFilter,
   Destination,
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
   NewDestination,
   NewEvent,
+  Page,
+  PageRequest,
+  RetentionResult,
+  RetryResult,
   Store,
+  StoredEvent,
   Tenant,
 } from '@sluice/engine';
+import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
 
@@ -51,7 +58,7 @@ export class SqliteStore implements Store {
     migrate(this.db);
   }
 
-  private sql(text: string): StatementSync {
+  sql(text: string): StatementSync {
     let stmt = this.cache.get(text);
     if (stmt === undefined) {
       stmt = this.db.prepare(text);
@@ -60,7 +67,7 @@ export class SqliteStore implements Store {
     return stmt;
   }
 
-  private tx<T>(fn: () => T): T {
+  tx<T>(fn: () => T): T {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const result = fn();
@@ -89,6 +96,34 @@ export class SqliteStore implements Store {
   async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
     const r = this.sql('SELECT id, name, created_at FROM tenants WHERE api_key_hash = ?').get(hash);
     return r && { id: r.id as string, name: r.name as string, createdAt: r.created_at as number };
+  }
+
+  async listTenants(page: PageRequest): Promise<Page<Tenant>> {
+    return lists.listTenants(this, page);
+  }
+
+  async pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>> {
+    return lists.pageDestinations(this, tenantId, page);
+  }
+
+  async getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined> {
+    return lists.getEvent(this, id);
+  }
+
+  async listDeliveries(filter: DeliveryFilter, page: PageRequest): Promise<Page<Delivery>> {
+    return lists.listDeliveries(this, filter, page);
+  }
+
+  async replayDead(destinationId: string, since: number | null, now: number): Promise<number> {
+    return lists.replayDead(this, destinationId, since, now);
+  }
+
+  async retryDelivery(id: string, now: number): Promise<RetryResult> {
+    return lists.retryDelivery(this, id, now);
+  }
+
+  async deleteExpired(before: number, batch: number): Promise<RetentionResult> {
+    return lists.deleteExpired(this, before, batch);
   }
 
   async createDestination(input: NewDestination, now: number): Promise<Destination> {
@@ -206,7 +241,7 @@ export class SqliteStore implements Store {
     if (max <= 0) return [];
     return this.tx(() => {
       const rows = this.sql(
-        `SELECT d.id, d.event_id, d.attempts, e.type, e.payload, e.created_at
+        `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
          FROM deliveries d JOIN events e ON e.id = d.event_id
          WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
          ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
@@ -223,6 +258,7 @@ export class SqliteStore implements Store {
         eventType: r.type as string,
         payload: r.payload as string,
         attempts: r.attempts as number,
+        attemptBase: r.attempt_base as number,
         eventCreatedAt: r.created_at as number,
       }));
     });

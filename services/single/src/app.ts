@@ -28,6 +28,7 @@ export interface SingleBoxOptions {
   windowMarginMs?: number;
   arrivalBoundMs?: number;
   synchronous?: Synchronous;
+  retentionDays?: number;
 }
 
 export interface SingleBox {
@@ -72,8 +73,9 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     sweepIntervalMs: options.sweepIntervalMs ?? 5_000,
     leaseMs: options.leaseMs ?? 120_000,
     completionFlushMs: 5,
+    retentionMs: (options.retentionDays ?? 14) * 86_400_000,
   });
-  const api = buildApi({
+  const api = await buildApi({
     store,
     dispatcher: engine,
     adminToken: admin.token,

@@ -25,6 +25,7 @@ export const configSchema = z.object({
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
   SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
   SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
+  SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   SLUICE_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(25_000),
 });

@@ -36,6 +36,7 @@ const box = await startSingleBox({
   windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
   synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
+  retentionDays: config.SLUICE_RETENTION_DAYS,
 });
 
 if (box.adminTokenGenerated) {

@@ -1,17 +1,87 @@
-import type { FastifyInstance } from 'fastify';
+import type { DeliveryStatus } from '@sluice/core';
 import { canSee } from '../auth.ts';
-import type { ApiContext } from '../context.ts';
+import {
+  type ApiContext,
+  ApiError,
+  type App,
+  decodeCursor,
+  encodeCursor,
+  errorResponses,
+} from '../context.ts';
+import { Delivery, DeliveryQuery, DeliveryWithAttempts, IdParams, listOf } from '../contract.ts';
 import { notFound } from '../errors.ts';
-import { presentDelivery } from '../present.ts';
-import { idParams } from '../schemas.ts';
-import { parse } from '../validate.ts';
+import { presentDelivery, presentDeliveryWithAttempts } from '../present.ts';
 
-export function deliveryRoutes(app: FastifyInstance, { store, auth }: ApiContext): void {
-  app.get('/v1/deliveries/:id', async (request) => {
-    const { id } = parse(idParams('dlv'), request.params);
-    const principal = await auth.authenticate(request);
-    const found = await store.getDelivery(id);
-    if (!found || !canSee(principal, found.delivery.tenantId)) throw notFound('delivery', id);
-    return presentDelivery(found.delivery, found.attempts);
-  });
+const tags = ['deliveries'];
+
+export function deliveryRoutes(app: App, ctx: ApiContext): void {
+  const { store, dispatcher, auth, clock } = ctx;
+
+  app.get(
+    '/v1/deliveries',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'List deliveries, newest first, by destination, event or status',
+        querystring: DeliveryQuery,
+        response: { 200: listOf(Delivery), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { limit, cursor, tenantId, destinationId, eventId, status } = request.query;
+      const scope = await auth.scope(request, tenantId);
+      const page = await store.listDeliveries(
+        { tenantId: scope, destinationId, eventId, status: status as DeliveryStatus | undefined },
+        { limit, after: decodeCursor(cursor, 'dlv') },
+      );
+      return { data: page.items.map((d) => presentDelivery(d)), nextCursor: encodeCursor(page.next) };
+    },
+  );
+
+  app.get(
+    '/v1/deliveries/:id',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'A delivery with its attempts',
+        params: IdParams('dlv'),
+        response: { 200: DeliveryWithAttempts, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const found = await store.getDelivery(request.params.id);
+      if (!found || !canSee(request.principal, found.delivery.tenantId))
+        throw notFound('delivery', request.params.id);
+      return presentDeliveryWithAttempts(found.delivery, found.attempts);
+    },
+  );
+
+  app.post(
+    '/v1/deliveries/:id/retry',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'Attempt a dead or pending delivery now, with a fresh attempt budget',
+        params: IdParams('dlv'),
+        response: { 202: Delivery, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const found = await store.getDelivery(request.params.id);
+      if (!found || !canSee(request.principal, found.delivery.tenantId))
+        throw notFound('delivery', request.params.id);
+      const result = await store.retryDelivery(found.delivery.id, clock());
+      if (!result.ok && result.reason === 'not_found') throw notFound('delivery', found.delivery.id);
+      if (!result.ok) {
+        throw new ApiError(409, 'conflict', `a ${found.delivery.status} delivery cannot be retried`, {
+          status: found.delivery.status,
+        });
+      }
+      dispatcher.wake(result.delivery.destinationId);
+      return reply.status(202).send(presentDelivery(result.delivery));
+    },
+  );
 }

@@ -1,16 +1,27 @@
 import { matchesEventType } from '@sluice/core';
 import type { NewEvent } from '@sluice/engine';
-import type { FastifyInstance } from 'fastify';
-import type { ApiContext } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { batchSchema, type EventInput, eventSchema } from '../schemas.ts';
-import { parse } from '../validate.ts';
+import type { z } from 'zod';
+import { canSee } from '../auth.ts';
+import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
+import {
+  AcceptedEvent,
+  AcceptedEventBatch,
+  Event,
+  IdParams,
+  NewEventBatch,
+  NewEvent as NewEventBody,
+  TenantQuery,
+} from '../contract.ts';
+import { notFound } from '../errors.ts';
+import { presentEvent } from '../present.ts';
 
-export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
+const tags = ['events'];
+
+export function eventRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, clock } = ctx;
 
   /** Serializes the payload once and resolves the destinations the event goes to. */
-  const prepare = async (tenantId: string, input: EventInput): Promise<NewEvent> => {
+  const prepare = async (tenantId: string, input: z.infer<typeof NewEventBody>): Promise<NewEvent> => {
     const payload = JSON.stringify(input.payload);
     if (Buffer.byteLength(payload) > config.maxPayloadBytes) {
       throw new ApiError(413, 'payload_too_large', `payload is larger than ${config.maxPayloadBytes} bytes`, {
@@ -23,9 +34,7 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
       destinationIds = [...new Set(named)];
       for (const id of destinationIds) {
         const destination = await store.getDestination(id);
-        if (!destination || destination.tenantId !== tenantId) {
-          throw new ApiError(404, 'not_found', 'destination not found', { id });
-        }
+        if (!destination || destination.tenantId !== tenantId) throw notFound('destination', id);
       }
     } else {
       destinationIds = (await store.listDestinations(tenantId))
@@ -33,16 +42,6 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
         .map((d) => d.id);
     }
     return { type: input.type, payload, idempotencyKey: input.idempotencyKey ?? null, destinationIds };
-  };
-
-  const tenantFor = async (request: Parameters<typeof auth.tenantOf>[0]): Promise<string> => {
-    const { tenantId } = await auth.tenantOf(request);
-    if (tenantId === undefined) {
-      throw new ApiError(400, 'validation_failed', 'the admin token must name the tenant: ?tenantId=', [
-        { path: 'tenantId', message: 'required with the admin token' },
-      ]);
-    }
-    return tenantId;
   };
 
   /** One transaction for all the events; after commit, wake their destinations (DESIGN flow 1). */
@@ -55,37 +54,73 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return results.map((r) => r.event);
   };
 
-  app.post('/v1/events', async (request, reply) => {
-    const tenantId = await tenantFor(request);
-    const input = parse(eventSchema, request.body);
-    const [event] = await accept(tenantId, [await prepare(tenantId, input)]);
-    return reply.status(202).send(event);
-  });
+  app.post(
+    '/v1/events',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'Accept an event for its destinations (named, or all whose eventTypes match)',
+        description: 'Durable before the answer. The same idempotencyKey again returns the first answer.',
+        querystring: TenantQuery,
+        body: NewEventBody,
+        response: { 202: AcceptedEvent, ...errorResponses(404, 413) },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = await auth.tenantFor(request, request.query.tenantId);
+      const [event] = await accept(tenantId, [await prepare(tenantId, request.body)]);
+      if (event === undefined) throw new Error('the store accepted no event');
+      return reply.status(202).send(event);
+    },
+  );
 
-  app.post('/v1/events/batch', async (request, reply) => {
-    const tenantId = await tenantFor(request);
-    const { events: inputs } = parse(batchSchema, request.body);
-    const events: NewEvent[] = [];
-    for (const [index, input] of inputs.entries()) {
-      try {
-        events.push(await prepare(tenantId, input));
-      } catch (err) {
-        if (err instanceof ApiError) {
+  app.post(
+    '/v1/events/batch',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'Accept up to 1,000 events in one transaction: all or nothing',
+        querystring: TenantQuery,
+        body: NewEventBatch,
+        response: { 202: AcceptedEventBatch, ...errorResponses(404, 413) },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = await auth.tenantFor(request, request.query.tenantId);
+      const events: NewEvent[] = [];
+      for (const [index, input] of request.body.events.entries()) {
+        try {
+          events.push(await prepare(tenantId, input));
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
           throw new ApiError(err.status, err.code, `events.${index}: ${err.message}`, {
             index,
-            ...asObject(err.details),
+            cause: err.details,
           });
         }
-        throw err;
       }
-    }
-    return reply.status(202).send({ data: await accept(tenantId, events) });
-  });
-}
+      return reply.status(202).send({ data: await accept(tenantId, events) });
+    },
+  );
 
-function asObject(details: unknown): Record<string, unknown> {
-  if (details === null || details === undefined) return {};
-  return typeof details === 'object' && !Array.isArray(details)
-    ? (details as Record<string, unknown>)
-    : { details };
+  app.get(
+    '/v1/events/:id',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'An event with its deliveries',
+        params: IdParams('evt'),
+        response: { 200: Event, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const found = await store.getEvent(request.params.id);
+      if (!found || !canSee(request.principal, found.event.tenantId))
+        throw notFound('event', request.params.id);
+      return presentEvent(found.event, found.deliveries);
+    },
+  );
 }

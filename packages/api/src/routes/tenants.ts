@@ -1,27 +1,65 @@
 import { newId } from '@sluice/core';
-import type { FastifyInstance } from 'fastify';
 import { generateApiKey, hashKey } from '../auth.ts';
-import type { ApiContext } from '../context.ts';
+import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
+import { CreateTenant, IdParams, ListQuery, listOf, Tenant, TenantWithKey } from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentTenant } from '../present.ts';
-import { createTenantSchema, idParams } from '../schemas.ts';
-import { parse } from '../validate.ts';
 
-export function tenantRoutes(app: FastifyInstance, { store, auth, clock }: ApiContext): void {
-  app.post('/v1/tenants', async (request, reply) => {
-    await auth.admin(request);
-    const { name } = parse(createTenantSchema, request.body);
-    const apiKey = generateApiKey();
-    const tenant = { id: newId('ten'), name, createdAt: clock() };
-    await store.createTenant(tenant, hashKey(apiKey));
-    return reply.status(201).send({ ...presentTenant(tenant), apiKey });
-  });
+const tags = ['tenants'];
 
-  app.get('/v1/tenants/:id', async (request) => {
-    await auth.admin(request);
-    const { id } = parse(idParams('ten'), request.params);
-    const tenant = await store.getTenant(id);
-    if (!tenant) throw notFound('tenant', id);
-    return presentTenant(tenant);
-  });
+export function tenantRoutes(app: App, { store, clock }: ApiContext): void {
+  app.post(
+    '/v1/tenants',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Create a tenant; its API key is in this answer only',
+        body: CreateTenant,
+        response: { 201: TenantWithKey, ...errorResponses(403) },
+      },
+    },
+    async (request, reply) => {
+      const apiKey = generateApiKey();
+      const tenant = { id: newId('ten'), name: request.body.name, createdAt: clock() };
+      await store.createTenant(tenant, hashKey(apiKey));
+      return reply.status(201).send({ ...presentTenant(tenant), apiKey });
+    },
+  );
+
+  app.get(
+    '/v1/tenants',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'List tenants, newest first',
+        querystring: ListQuery.omit({ tenantId: true }),
+        response: { 200: listOf(Tenant), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { limit, cursor } = request.query;
+      const page = await store.listTenants({ limit, after: decodeCursor(cursor, 'ten') });
+      return { data: page.items.map(presentTenant), nextCursor: encodeCursor(page.next) };
+    },
+  );
+
+  app.get(
+    '/v1/tenants/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Get a tenant',
+        params: IdParams('ten'),
+        response: { 200: Tenant, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const tenant = await store.getTenant(request.params.id);
+      if (!tenant) throw notFound('tenant', request.params.id);
+      return presentTenant(tenant);
+    },
+  );
 }

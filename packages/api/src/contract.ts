@@ -1,0 +1,271 @@
+/**
+ * The API's contract (API.md) as zod schemas: the one description of every request and
+ * response. Routes validate with them (fastify-type-provider-zod), handlers are typed by
+ * them, responses are serialized through them, and `/openapi.json` is generated from them —
+ * there is no second copy to drift. Objects in requests are strict: an unknown field is a
+ * 400, never ignored.
+ */
+
+import { DELIVERY_STATUSES, EVENT_TYPE_PATTERN, isValidSecret, PERIODS } from '@sluice/core';
+import { z } from 'zod';
+
+export const idOf = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), `must be a ${prefix}_ id`);
+
+const isoTime = z.iso.datetime();
+
+// ---------------------------------------------------------------- errors
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'Stable, machine-readable: validation_failed, unauthorized, …' }),
+      message: z.string(),
+      details: z.unknown(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+// ---------------------------------------------------------------- shared pieces
+
+export const httpUrl = z
+  .string()
+  .max(2_048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+      );
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL without credentials');
+
+export const Period = z.enum(PERIODS as ['second', 'minute', 'hour']);
+
+export const RateLimit = z
+  .strictObject({ limit: z.int().min(1).max(1_000_000), period: Period })
+  .meta({ id: 'RateLimit', description: 'Most requests in any sliding window of one period.' });
+
+export const RetryPolicy = z
+  .strictObject({
+    maxAttempts: z.int().min(1).max(50),
+    initialDelayMs: z.int().min(0).max(86_400_000),
+    maxDelayMs: z
+      .int()
+      .min(0)
+      .max(7 * 86_400_000),
+  })
+  .meta({ id: 'RetryPolicy' });
+
+const eventTypePattern = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(EVENT_TYPE_PATTERN, 'must be a type, `prefix.*` or `*`');
+const eventType = z.string().min(1).max(200).regex(EVENT_TYPE_PATTERN, 'must be a dotted event type');
+const secret = z.string().refine(isValidSecret, 'must be whsec_ followed by a base64 key of 16 to 128 bytes');
+
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+  tenantId: idOf('ten').optional().meta({ description: 'Admin token only: the tenant to act for.' }),
+});
+
+export const TenantQuery = z.strictObject({
+  tenantId: idOf('ten').optional().meta({ description: 'Admin token only: the tenant to act for.' }),
+});
+
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+// ---------------------------------------------------------------- tenants
+
+export const CreateTenant = z.strictObject({ name: z.string().min(1).max(200) });
+
+export const Tenant = z
+  .object({ id: z.string(), name: z.string(), createdAt: isoTime })
+  .meta({ id: 'Tenant' });
+
+export const TenantWithKey = Tenant.extend({
+  apiKey: z.string().meta({ description: 'Shown once; stored only as a hash.' }),
+}).meta({ id: 'TenantWithKey' });
+
+// ---------------------------------------------------------------- destinations
+
+const destinationFields = {
+  name: z.string().min(1).max(200).nullable(),
+  url: httpUrl,
+  rateLimit: RateLimit,
+  maxConcurrency: z.int().min(1).max(10_000).nullable(),
+  eventTypes: z.array(eventTypePattern).min(1).max(100),
+  retry: RetryPolicy,
+  timeoutMs: z.int().min(100).max(120_000),
+  secret,
+};
+
+export const CreateDestination = z.strictObject({
+  name: destinationFields.name.optional(),
+  url: destinationFields.url,
+  rateLimit: destinationFields.rateLimit,
+  maxConcurrency: destinationFields.maxConcurrency.optional(),
+  eventTypes: destinationFields.eventTypes.optional(),
+  retry: destinationFields.retry.optional(),
+  timeoutMs: destinationFields.timeoutMs.optional(),
+  secret: destinationFields.secret.optional(),
+});
+
+export const PatchDestination = z
+  .strictObject({
+    name: destinationFields.name.optional(),
+    url: destinationFields.url.optional(),
+    rateLimit: destinationFields.rateLimit.optional(),
+    maxConcurrency: destinationFields.maxConcurrency.optional(),
+    eventTypes: destinationFields.eventTypes.optional(),
+    retry: destinationFields.retry.optional(),
+    timeoutMs: destinationFields.timeoutMs.optional(),
+    secret: destinationFields.secret.optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, 'at least one field');
+
+export const DestinationState = z.enum(['active', 'paused', 'disabled']);
+
+export const Destination = z
+  .object({
+    id: z.string(),
+    tenantId: z.string(),
+    name: z.string().nullable(),
+    url: z.string(),
+    rateLimit: RateLimit,
+    maxConcurrency: z.int().nullable(),
+    eventTypes: z.array(z.string()),
+    retry: RetryPolicy,
+    timeoutMs: z.int(),
+    state: DestinationState,
+    disabledReason: z.string().nullable(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Destination' });
+
+export const DestinationWithSecret = Destination.extend({ secret: z.string() }).meta({
+  id: 'DestinationWithSecret',
+});
+
+export const RotatedSecret = z
+  .object({ secret: z.string(), previousSecretExpiresAt: isoTime.nullable() })
+  .meta({ id: 'RotatedSecret' });
+
+export const Replay = z.strictObject({
+  status: z.literal('dead'),
+  since: isoTime.optional().meta({ description: 'Only deliveries that died at or after this time.' }),
+});
+
+export const Count = z.object({ count: z.int() }).meta({ id: 'Count' });
+
+export const StatsQuery = z.strictObject({
+  seconds: z.coerce.number().int().min(1).max(86_400).default(300),
+  tenantId: idOf('ten').optional(),
+});
+
+export const Stats = z
+  .object({
+    rateLimit: RateLimit,
+    state: DestinationState,
+    pending: z.int(),
+    queued: z.int(),
+    inFlight: z.int(),
+    oldestPendingAgeMs: z.number(),
+    delivered: z.int(),
+    dead: z.int(),
+    maxSentInAnyWindow: z
+      .int()
+      .meta({ description: 'The most requests started in any sliding window of one period.' }),
+    perSecond: z.array(z.object({ t: isoTime, sent: z.int() })),
+  })
+  .meta({ id: 'DestinationStats' });
+
+// ---------------------------------------------------------------- events
+
+export const NewEvent = z
+  .strictObject({
+    type: eventType,
+    payload: z.json(),
+    destinationId: idOf('dst').optional(),
+    destinationIds: z.array(idOf('dst')).min(1).max(100).optional(),
+    idempotencyKey: z.string().min(1).max(255).optional(),
+  })
+  .refine((e) => e.payload !== undefined, { path: ['payload'], message: 'required' })
+  .refine((e) => !(e.destinationId && e.destinationIds), {
+    path: ['destinationIds'],
+    message: 'give destinationId or destinationIds, not both',
+  })
+  .meta({ id: 'NewEvent' });
+
+export const MAX_BATCH_EVENTS = 1_000;
+
+export const NewEventBatch = z.strictObject({ events: z.array(NewEvent).min(1).max(MAX_BATCH_EVENTS) });
+
+export const AcceptedEvent = z
+  .object({ id: z.string(), deliveries: z.array(z.object({ id: z.string(), destinationId: z.string() })) })
+  .meta({ id: 'AcceptedEvent' });
+
+export const AcceptedEventBatch = z
+  .object({ data: z.array(AcceptedEvent).meta({ description: 'One result per event, in order.' }) })
+  .meta({ id: 'AcceptedEventBatch' });
+
+// ---------------------------------------------------------------- deliveries
+
+export const DeliveryStatus = z.enum(DELIVERY_STATUSES as ['pending', ...string[]]);
+
+export const Attempt = z
+  .object({
+    id: z.string(),
+    attempt: z.int(),
+    statusCode: z.int().nullable(),
+    errorCode: z.string().nullable(),
+    error: z.string().nullable(),
+    latencyMs: z.number(),
+    responseExcerpt: z.string().nullable(),
+    startedAt: isoTime,
+    finishedAt: isoTime,
+  })
+  .meta({ id: 'Attempt' });
+
+export const Delivery = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    destinationId: z.string(),
+    status: DeliveryStatus,
+    attemptCount: z.int(),
+    nextAttemptAt: isoTime.nullable(),
+    lastError: z.string().nullable(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Delivery' });
+
+export const DeliveryWithAttempts = Delivery.extend({ attempts: z.array(Attempt) }).meta({
+  id: 'DeliveryWithAttempts',
+});
+
+export const DeliveryQuery = ListQuery.extend({
+  destinationId: idOf('dst').optional(),
+  eventId: idOf('evt').optional(),
+  status: DeliveryStatus.optional(),
+});
+
+export const Event = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    payload: z.json(),
+    idempotencyKey: z.string().nullable(),
+    createdAt: isoTime,
+    deliveries: z.array(Delivery),
+  })
+  .meta({ id: 'Event' });
+
+export const IdParams = (prefix: string) => z.strictObject({ id: idOf(prefix) });

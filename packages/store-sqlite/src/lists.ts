@@ -1,0 +1,149 @@
+/**
+ * The SQLite store's listings and housekeeping: pages newest first (ids are ULIDs, so
+ * `id < cursor ORDER BY id DESC` is stable while rows are added), event lookup, replay,
+ * manual retry and retention.
+ */
+
+import type { StatementSync } from 'node:sqlite';
+import type {
+  Delivery,
+  DeliveryFilter,
+  Destination,
+  Page,
+  PageRequest,
+  RetentionResult,
+  RetryResult,
+  StoredEvent,
+  Tenant,
+} from '@sluice/engine';
+import { deliveryFromRow, destinationFromRow } from './rows.ts';
+
+export interface Sql {
+  sql(text: string): StatementSync;
+  tx<T>(fn: () => T): T;
+}
+
+type Row = Record<string, unknown>;
+type Param = string | number | null;
+
+function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
+}
+
+/**
+ * `SELECT * FROM <table> WHERE <conditions> AND id < after ORDER BY id DESC LIMIT n + 1`;
+ * each condition is SQL with `?` placeholders followed by its parameters.
+ */
+function pageQuery(db: Sql, table: string, where: [string, ...Param[]][], req: PageRequest): Row[] {
+  const conditions = where.map(([c]) => c);
+  const params = where.flatMap(([, ...p]) => p);
+  if (req.after !== undefined) {
+    conditions.push('id < ?');
+    params.push(req.after);
+  }
+  const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  return db.sql(`SELECT * FROM ${table} ${clause} ORDER BY id DESC LIMIT ?`).all(...params, req.limit + 1);
+}
+
+export function listTenants(db: Sql, req: PageRequest): Page<Tenant> {
+  return page(pageQuery(db, 'tenants', [], req), req.limit, (r) => ({
+    id: r.id as string,
+    name: r.name as string,
+    createdAt: r.created_at as number,
+  }));
+}
+
+export function pageDestinations(db: Sql, tenantId: string | undefined, req: PageRequest): Page<Destination> {
+  const where: [string, ...Param[]][] = [['deleted_at IS NULL']];
+  if (tenantId !== undefined) where.push(['tenant_id = ?', tenantId]);
+  return page(pageQuery(db, 'destinations', where, req), req.limit, destinationFromRow);
+}
+
+export function listDeliveries(db: Sql, filter: DeliveryFilter, req: PageRequest): Page<Delivery> {
+  const where: [string, ...Param[]][] = [];
+  if (filter.tenantId !== undefined) where.push(['tenant_id = ?', filter.tenantId]);
+  if (filter.destinationId !== undefined) where.push(['destination_id = ?', filter.destinationId]);
+  if (filter.eventId !== undefined) where.push(['event_id = ?', filter.eventId]);
+  if (filter.status !== undefined) where.push(['status = ?', filter.status]);
+  return page(pageQuery(db, 'deliveries', where, req), req.limit, deliveryFromRow);
+}
+
+export function getEvent(db: Sql, id: string): { event: StoredEvent; deliveries: Delivery[] } | undefined {
+  const r = db.sql('SELECT * FROM events WHERE id = ?').get(id);
+  if (!r) return undefined;
+  const deliveries = db
+    .sql('SELECT * FROM deliveries WHERE event_id = ? ORDER BY rowid')
+    .all(id)
+    .map(deliveryFromRow);
+  return {
+    event: {
+      id: r.id as string,
+      tenantId: r.tenant_id as string,
+      type: r.type as string,
+      payload: r.payload as string,
+      idempotencyKey: (r.idempotency_key as string | null) ?? null,
+      createdAt: r.created_at as number,
+    },
+    deliveries,
+  };
+}
+
+export function replayDead(db: Sql, destinationId: string, since: number | null, now: number): number {
+  const { changes } = db
+    .sql(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, attempt_base = attempts, updated_at = ?
+       WHERE destination_id = ? AND status = 'dead' AND updated_at >= ?`,
+    )
+    .run(now, now, destinationId, since ?? 0);
+  return Number(changes);
+}
+
+export function retryDelivery(db: Sql, id: string, now: number): RetryResult {
+  return db.tx(() => {
+    const r = db.sql('SELECT status FROM deliveries WHERE id = ?').get(id);
+    if (!r) return { ok: false, reason: 'not_found' } as const;
+    if (r.status !== 'dead' && r.status !== 'pending') return { ok: false, reason: 'conflict' } as const;
+    db.sql(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, attempt_base = attempts, updated_at = ?
+       WHERE id = ?`,
+    ).run(now, now, id);
+    return {
+      ok: true,
+      delivery: deliveryFromRow(db.sql('SELECT * FROM deliveries WHERE id = ?').get(id) as Row),
+    };
+  });
+}
+
+export function deleteExpired(db: Sql, before: number, batch: number): RetentionResult {
+  return db.tx(() => {
+    const ids = db
+      .sql(
+        `SELECT id FROM deliveries WHERE status IN ('delivered', 'cancelled') AND updated_at < ?
+         ORDER BY updated_at LIMIT ?`,
+      )
+      .all(before, batch)
+      .map((r) => r.id as string);
+    const list = JSON.stringify(ids);
+    const attempts = db
+      .sql('DELETE FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))')
+      .run(list);
+    const deliveries = db
+      .sql('DELETE FROM deliveries WHERE id IN (SELECT value FROM json_each(?))')
+      .run(list);
+    const events = db
+      .sql(
+        `DELETE FROM events WHERE id IN (
+           SELECT e.id FROM events e WHERE e.created_at < ?
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+           ORDER BY e.created_at LIMIT ?)`,
+      )
+      .run(before, batch);
+    return {
+      deliveries: Number(deliveries.changes),
+      attempts: Number(attempts.changes),
+      events: Number(events.changes),
+    };
+  });
+}
