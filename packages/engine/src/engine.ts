@@ -206,6 +206,9 @@ export class Engine {
     await this.retention.stop();
     await this.schedule.stop();
     await this.queue.stop();
+    // Published but never started: back to pending now, so the next start need not count
+    // them as possibly sent.
+    await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), this.clock());
     await this.deliverer.close();
   }
 }

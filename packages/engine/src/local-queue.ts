@@ -98,9 +98,15 @@ export class LocalQueue implements Publisher {
 
   private async run({ destination: published, delivery }: Job): Promise<void> {
     const { pacer, deliverer, clock, random, metrics, destinations } = this.deps;
-    // Live settings (url, secrets, timeout) as of the start of the request.
-    const destination = destinations.peek(delivery.destinationId) ?? published;
-    const pace = pacer.of(delivery.destinationId, PERIOD_MS[destination.rateLimit.period]);
+    // Live settings (url, secrets, timeout) as of the start of the request. A destination
+    // deleted since the publish is gone from the cache: its deliveries are cancelled.
+    const destination = destinations.peek(delivery.destinationId);
+    const pace = pacer.of(delivery.destinationId, PERIOD_MS[(destination ?? published).rateLimit.period]);
+    if (destination === undefined) {
+      pace.queued--;
+      this.live.delete(delivery.id);
+      return;
+    }
     pace.queued--;
     pace.inFlight++;
     const startedAt = clock();

@@ -1,5 +1,5 @@
 import { matchesEventType } from '@sluice/core';
-import type { NewEvent } from '@sluice/engine';
+import type { Destination, NewEvent } from '@sluice/engine';
 import type { z } from 'zod';
 import { canSee } from '../auth.ts';
 import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
@@ -20,8 +20,15 @@ const tags = ['events'];
 export function eventRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, clock } = ctx;
 
-  /** Serializes the payload once and resolves the destinations the event goes to. */
-  const prepare = async (tenantId: string, input: z.infer<typeof NewEventBody>): Promise<NewEvent> => {
+  /**
+   * Serializes the payload once and resolves the destinations the event goes to; `all`
+   * remembers, across one request, the tenant's destinations and the ids already checked.
+   */
+  const prepare = async (
+    tenantId: string,
+    input: z.infer<typeof NewEventBody>,
+    all: { list?: Promise<Destination[]>; checked?: Set<string> } = {},
+  ): Promise<NewEvent> => {
     const payload = JSON.stringify(input.payload);
     if (Buffer.byteLength(payload) > config.maxPayloadBytes) {
       throw new ApiError(413, 'payload_too_large', `payload is larger than ${config.maxPayloadBytes} bytes`, {
@@ -32,12 +39,16 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     let destinationIds: string[];
     if (named) {
       destinationIds = [...new Set(named)];
+      all.checked ??= new Set();
       for (const id of destinationIds) {
+        if (all.checked.has(id)) continue;
         const destination = await store.getDestination(id);
         if (!destination || destination.tenantId !== tenantId) throw notFound('destination', id);
+        all.checked.add(id);
       }
     } else {
-      destinationIds = (await store.listDestinations(tenantId))
+      all.list ??= store.listDestinations(tenantId);
+      destinationIds = (await all.list)
         .filter((d) => matchesEventType(d.eventTypes, input.type))
         .map((d) => d.id);
     }
@@ -90,9 +101,10 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     async (request, reply) => {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
       const events: NewEvent[] = [];
+      const all = {};
       for (const [index, input] of request.body.events.entries()) {
         try {
-          events.push(await prepare(tenantId, input));
+          events.push(await prepare(tenantId, input, all));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           throw new ApiError(err.status, err.code, `events.${index}: ${err.message}`, {
