@@ -1,0 +1,88 @@
+/**
+ * Every Redis key of ours, in one place (docs/adr/0002-distributed-shape.md).
+ *
+ * A destination belongs to one schedule shard, `hash(id) mod shards`; every key a script
+ * touches for it carries that shard's hash tag `{s<n>}`, so each script's keys share one
+ * Redis Cluster slot. BullMQ's keys are its own (its own prefix), never in our scripts.
+ *
+ *   <prefix>:{s<n>}:schedule            ZSET destination → due time of its next tick
+ *   <prefix>:{s<n>}:leases              ZSET destination → lease expiry of a running tick
+ *   <prefix>:{s<n>}:woken               ZSET destination → earliest wake during its tick
+ *   <prefix>:{s<n>}:d:<id>:queued       ZSET delivery → publish time (request not started)
+ *   <prefix>:{s<n>}:d:<id>:inflight     ZSET attempt → start + timeout (not finished)
+ *   <prefix>:{s<n>}:d:<id>:sends        ZSET attempt → latest moment it can have arrived
+ *   <prefix>:epoch                      STRING set once the state was built from the store
+ *   <prefix>:kick                       channel: a tick moved to the head of a schedule
+ *   <prefix>:changes                    channel: a destination changed (id)
+ */
+
+import { createHash } from 'node:crypto';
+
+export class Keys {
+  readonly prefix: string;
+  readonly shards: number;
+
+  constructor(prefix: string, shards = 1) {
+    if (!/^[A-Za-z0-9_.:-]+$/.test(prefix)) throw new Error(`bad Redis key prefix: ${prefix}`);
+    if (!Number.isInteger(shards) || shards < 1)
+      throw new Error(`shards must be a positive integer: ${shards}`);
+    this.prefix = prefix;
+    this.shards = shards;
+  }
+
+  shardOf(destinationId: string): number {
+    if (this.shards === 1) return 0;
+    return createHash('sha1').update(destinationId).digest().readUInt32BE(0) % this.shards;
+  }
+
+  private tag(shard: number): string {
+    return `${this.prefix}:{s${shard}}`;
+  }
+
+  schedule(shard: number): string {
+    return `${this.tag(shard)}:schedule`;
+  }
+
+  leases(shard: number): string {
+    return `${this.tag(shard)}:leases`;
+  }
+
+  woken(shard: number): string {
+    return `${this.tag(shard)}:woken`;
+  }
+
+  /** The three keys of a destination's shard that the schedule scripts take. */
+  scheduleKeys(destinationId: string): [string, string, string] {
+    const shard = this.shardOf(destinationId);
+    return [this.schedule(shard), this.leases(shard), this.woken(shard)];
+  }
+
+  queued(destinationId: string): string {
+    return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:queued`;
+  }
+
+  inflight(destinationId: string): string {
+    return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:inflight`;
+  }
+
+  sends(destinationId: string): string {
+    return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:sends`;
+  }
+
+  epoch(): string {
+    return `${this.prefix}:epoch`;
+  }
+
+  kickChannel(): string {
+    return `${this.prefix}:kick`;
+  }
+
+  changesChannel(): string {
+    return `${this.prefix}:changes`;
+  }
+
+  /** A pattern matching every key of ours (for clean-up in tests). */
+  pattern(): string {
+    return `${this.prefix}:*`;
+  }
+}

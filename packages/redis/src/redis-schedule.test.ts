@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Redis } from 'ioredis';
+import { Keys } from './keys.ts';
+import { RedisSchedule } from './redis-schedule.ts';
+import { Scripts } from './scripts.ts';
+import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
+
+const skip = !(await redisAvailable());
+
+describe('the Redis schedule scripts', { skip }, () => {
+  let redis: Redis;
+  const prefix = uniquePrefix();
+  const keys = new Keys(prefix);
+  let scripts: Scripts;
+  before(() => {
+    redis = connect();
+    scripts = new Scripts(redis, keys);
+  });
+  after(async () => {
+    await cleanup(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('wake schedules sooner only', async () => {
+    await scripts.wake('d1', 5_000);
+    await scripts.wake('d1', 9_000);
+    assert.equal(await redis.zscore(keys.schedule(0), 'd1'), '5000');
+    await scripts.wake('d1', 3_000);
+    assert.equal(await redis.zscore(keys.schedule(0), 'd1'), '3000');
+  });
+
+  it('claims only due ticks, each once, and leases them', async () => {
+    for (let i = 0; i < 100; i++) await scripts.wake(`c${i}`, 10_000 + i);
+    await scripts.wake('later', 50_000);
+    const claims = await Promise.all(
+      Array.from({ length: 5 }, () => scripts.claimTicks(0, 20_000, 1_000, 40)),
+    );
+    const ids = claims.flatMap((c) => c.ticks.map((t) => t.destinationId)).filter((id) => id.startsWith('c'));
+    assert.equal(ids.length, 100);
+    assert.equal(new Set(ids).size, 100, 'no tick claimed twice');
+    assert.equal(await redis.zscore(keys.leases(0), 'c7'), '21000');
+    assert.equal(await redis.zscore(keys.schedule(0), 'c7'), null);
+    assert.equal(await redis.zscore(keys.schedule(0), 'later'), '50000');
+  });
+
+  it('settle reschedules, shuts down, and honours a wake during the tick', async () => {
+    await scripts.wake('s1', 1_000);
+    await scripts.wake('s2', 1_000);
+    await scripts.wake('s3', 1_000);
+    const { ticks } = await scripts.claimTicks(0, 1_000, 5_000, 1_000);
+    const lease = (id: string) => ticks.find((t) => t.destinationId === id)?.lease as string;
+    assert.equal(await scripts.settle('s1', lease('s1'), 2_000), 'scheduled');
+    assert.equal(await redis.zscore(keys.schedule(0), 's1'), '2000');
+    assert.equal(await scripts.settle('s2', lease('s2'), null), 'removed');
+    assert.equal(await redis.zscore(keys.schedule(0), 's2'), null);
+    // A wake while s3's tick runs: recorded, and wins over the tick's shutdown.
+    await scripts.wake('s3', 1_500);
+    assert.equal(await redis.zscore(keys.schedule(0), 's3'), null, 'not scheduled while leased');
+    assert.equal(await scripts.settle('s3', lease('s3'), null), 'scheduled');
+    assert.equal(await redis.zscore(keys.schedule(0), 's3'), '1500');
+    assert.equal(await redis.zscore(keys.leases(0), 's3'), null);
+  });
+
+  it('takes over an expired lease; the late settle of the old one changes nothing', async () => {
+    await scripts.wake('x', 1_000);
+    const first = await scripts.claimTicks(0, 1_000, 100, 1_000);
+    const old = first.ticks.find((t) => t.destinationId === 'x');
+    assert.ok(old);
+    const second = await scripts.claimTicks(0, 1_200, 100, 1_000);
+    const taken = second.ticks.find((t) => t.destinationId === 'x');
+    assert.ok(taken, 'the expired lease was claimed again');
+    assert.equal(await scripts.settle('x', old.lease, 5_000), 'lost');
+    assert.equal(await scripts.settle('x', taken.lease, null), 'removed');
+  });
+});
+
+describe('RedisSchedule with two replicas', { skip }, () => {
+  it('runs every tick once at a time, reschedules, and empties the schedule', async () => {
+    const prefix = uniquePrefix();
+    const keys = new Keys(prefix);
+    const redis = connect();
+    const running = new Set<string>();
+    const runs = new Map<string, number>();
+    let overlaps = 0;
+    const tick = async (id: string): Promise<number | null> => {
+      if (running.has(id)) overlaps++;
+      running.add(id);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+      running.delete(id);
+      const n = (runs.get(id) ?? 0) + 1;
+      runs.set(id, n);
+      return n < 3 ? Date.now() + 5 : null;
+    };
+    const connections: Redis[] = [];
+    const open = (): Redis => {
+      const c = connect();
+      connections.push(c);
+      return c;
+    };
+    const replicas = [0, 1].map(
+      () =>
+        new RedisSchedule({
+          redis: open(),
+          subscriber: open(),
+          keys,
+          tick,
+          clock: Date.now,
+          onTickError: (_id, err) => assert.fail(String(err)),
+          maxIdleMs: 20,
+        }),
+    );
+    try {
+      for (const r of replicas) await r.start();
+      for (let i = 0; i < 50; i++) await (replicas[i % 2] as RedisSchedule).wake(`d${i}`, Date.now());
+      const deadline = Date.now() + 10_000;
+      while ([...runs.values()].filter((n) => n === 3).length < 50 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(overlaps, 0, 'a destination ticked twice at once');
+      assert.deepEqual(
+        [...runs.entries()].filter(([, n]) => n !== 3),
+        [],
+        'every destination ran exactly 3 ticks',
+      );
+      assert.equal(await redis.zcard(keys.schedule(0)), 0);
+      assert.equal(await redis.zcard(keys.leases(0)), 0);
+      assert.equal(await (replicas[0] as RedisSchedule).isScheduled('d0'), false);
+    } finally {
+      for (const r of replicas) await r.stop();
+      for (const c of connections) c.disconnect();
+      await cleanup(redis, prefix);
+      redis.disconnect();
+    }
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The distributed schedule: the same entries as the single box's MemorySchedule, in Redis
+ * sorted sets, shared by any number of rate-limiter replicas (docs/adr/0002).
+ *
+ * Each replica loops over the shards: claim the due ticks (a Lua script moves them to
+ * leases, so one replica runs each), run them, settle them (reschedule, or leave the
+ * schedule unless woken meanwhile), then sleep until the shard's next due time — at most
+ * `maxIdleMs`, and less when a wake moves a tick to the head of a schedule (the `kick`
+ * channel). A replica that dies mid-tick leaves a lease that expires and is claimed again.
+ */
+
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import { type ClaimedTick, Scripts } from './scripts.ts';
+
+export type TickFn = (destinationId: string, due: number) => Promise<number | null>;
+
+export interface RedisScheduleOptions {
+  redis: Redis;
+  /** A connection for SUBSCRIBE (it cannot run other commands); without it, only polling. */
+  subscriber?: Redis | undefined;
+  keys: Keys;
+  tick: TickFn;
+  clock: () => number;
+  onTickError: (destinationId: string, err: unknown) => void;
+  /** How long a claimed tick may run before another replica may take it over. */
+  leaseMs?: number;
+  /** Longest sleep between two claims of a shard. */
+  maxIdleMs?: number;
+  /** Most ticks claimed per call. */
+  batch?: number;
+  /** Retry delay of a tick that threw. */
+  errorBackoffMs?: number;
+}
+
+export class RedisSchedule {
+  readonly scripts: Scripts;
+  private readonly options: Required<Omit<RedisScheduleOptions, 'subscriber'>> &
+    Pick<RedisScheduleOptions, 'subscriber'>;
+  private stopped = false;
+  private readonly running = new Set<Promise<void>>();
+  private readonly loops: Promise<void>[] = [];
+  private readonly sleepers = new Set<() => void>();
+  private readonly onKick = (): void => {
+    for (const wakeUp of this.sleepers) wakeUp();
+  };
+
+  constructor(options: RedisScheduleOptions) {
+    this.options = { leaseMs: 30_000, maxIdleMs: 100, batch: 200, errorBackoffMs: 1_000, ...options };
+    this.scripts = new Scripts(options.redis, options.keys);
+  }
+
+  async start(): Promise<void> {
+    const { subscriber, keys } = this.options;
+    if (subscriber) {
+      await subscriber.subscribe(keys.kickChannel());
+      subscriber.on('message', this.onKick);
+    }
+    for (let shard = 0; shard < keys.shards; shard++) this.loops.push(this.loop(shard));
+  }
+
+  /** Schedules a tick no later than `at`; sooner only. */
+  async wake(destinationId: string, at: number): Promise<void> {
+    if (await this.scripts.wake(destinationId, at)) {
+      await this.options.redis.publish(this.options.keys.kickChannel(), destinationId);
+    }
+  }
+
+  async isScheduled(destinationId: string): Promise<boolean> {
+    const { redis, keys } = this.options;
+    const shard = keys.shardOf(destinationId);
+    const [due, lease] = await Promise.all([
+      redis.zscore(keys.schedule(shard), destinationId),
+      redis.zscore(keys.leases(shard), destinationId),
+    ]);
+    return due !== null || lease !== null;
+  }
+
+  /** Stops claiming; running ticks finish and settle, so no lease is left behind. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.onKick();
+    const { subscriber, keys } = this.options;
+    if (subscriber) {
+      subscriber.off('message', this.onKick);
+      await subscriber.unsubscribe(keys.kickChannel()).catch(() => undefined);
+    }
+    await Promise.all(this.loops);
+    await Promise.all(this.running);
+  }
+
+  private async loop(shard: number): Promise<void> {
+    const { clock, leaseMs, batch, maxIdleMs } = this.options;
+    while (!this.stopped) {
+      let nextAt: number;
+      try {
+        const claimed = await this.scripts.claimTicks(shard, clock(), leaseMs, batch);
+        for (const tick of claimed.ticks) this.run(tick);
+        if (claimed.ticks.length === batch) continue;
+        nextAt = claimed.nextAt;
+      } catch (err) {
+        this.options.onTickError('*', err);
+        nextAt = clock() + this.options.errorBackoffMs;
+      }
+      const now = clock();
+      const wait = nextAt < 0 ? maxIdleMs : Math.min(maxIdleMs, Math.max(0, nextAt - now));
+      if (wait > 0) await this.sleep(wait);
+    }
+  }
+
+  private run(claimed: ClaimedTick): void {
+    const { tick, clock, onTickError, errorBackoffMs } = this.options;
+    const done = (async () => {
+      let next: number | null;
+      try {
+        next = await tick(claimed.destinationId, claimed.due);
+      } catch (err) {
+        onTickError(claimed.destinationId, err);
+        next = clock() + errorBackoffMs;
+      }
+      try {
+        await this.scripts.settle(claimed.destinationId, claimed.lease, next);
+      } catch (err) {
+        // The lease expires and another claim runs the tick again.
+        onTickError(claimed.destinationId, err);
+      }
+    })();
+    this.running.add(done);
+    void done.finally(() => this.running.delete(done));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wakeUp = (): void => {
+        clearTimeout(timer);
+        this.sleepers.delete(wakeUp);
+        resolve();
+      };
+      const timer = setTimeout(wakeUp, ms);
+      this.sleepers.add(wakeUp);
+    });
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Our Lua scripts, loaded from `lua/<name>-<numberOfKeys>.lua` with ioredis `defineCommand`
+ * (EVALSHA, falling back to EVAL), and typed wrappers: the one place that knows each
+ * script's argument order (BullMQ's `scripts.ts` does the same).
+ */
+
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+
+const LUA_DIR = new URL('./lua/', import.meta.url);
+
+type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface ClaimedTick {
+  destinationId: string;
+  due: number;
+  /** The lease token `settle` must show. */
+  lease: string;
+}
+
+/** Defines every script on a connection (idempotent per connection). */
+export function defineScripts(redis: Redis): void {
+  const marker = redis as unknown as { sluiceScripts?: boolean };
+  if (marker.sluiceScripts) return;
+  for (const file of readdirSync(LUA_DIR)) {
+    const match = /^(.+)-(\d+)\.lua$/.exec(file);
+    if (!match) continue;
+    redis.defineCommand(match[1] as string, {
+      numberOfKeys: Number(match[2]),
+      lua: readFileSync(new URL(file, LUA_DIR), 'utf8'),
+    });
+  }
+  marker.sluiceScripts = true;
+}
+
+export class Scripts {
+  private readonly redis: Redis;
+  private readonly keys: Keys;
+
+  constructor(redis: Redis, keys: Keys) {
+    defineScripts(redis);
+    this.redis = redis;
+    this.keys = keys;
+  }
+
+  private call(name: string): ScriptFn {
+    return (this.redis as unknown as Record<string, ScriptFn>)[name] as ScriptFn;
+  }
+
+  async claimTicks(
+    shard: number,
+    now: number,
+    leaseMs: number,
+    max: number,
+  ): Promise<{ ticks: ClaimedTick[]; nextAt: number }> {
+    const out = (await this.call('claimTicks').call(
+      this.redis,
+      this.keys.schedule(shard),
+      this.keys.leases(shard),
+      Math.floor(now),
+      Math.ceil(leaseMs),
+      max,
+    )) as string[];
+    const ticks: ClaimedTick[] = [];
+    for (let i = 0; i + 2 < out.length; i += 3) {
+      ticks.push({ destinationId: out[i] as string, due: Number(out[i + 1]), lease: out[i + 2] as string });
+    }
+    return { ticks, nextAt: Number(out[out.length - 1]) };
+  }
+
+  /** True when the tick moved to the head of its shard's schedule (kick the limiters). */
+  async wake(destinationId: string, at: number): Promise<boolean> {
+    const result = await this.call('wake').call(
+      this.redis,
+      ...this.keys.scheduleKeys(destinationId),
+      destinationId,
+      Math.ceil(at),
+    );
+    return result === 1;
+  }
+
+  /** Ends a tick: `next` null shuts the destination down. Returns where it now stands. */
+  async settle(
+    destinationId: string,
+    lease: string,
+    next: number | null,
+  ): Promise<'scheduled' | 'removed' | 'lost'> {
+    const result = Number(
+      await this.call('settle').call(
+        this.redis,
+        ...this.keys.scheduleKeys(destinationId),
+        destinationId,
+        lease,
+        next === null ? -1 : Math.ceil(next),
+      ),
+    );
+    return result === -2 ? 'lost' : result === -1 ? 'removed' : 'scheduled';
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Real Redis for tests: `REDIS_URL` or 127.0.0.1:6379, a unique key prefix per test, and
+ * its keys deleted afterwards. Where no Redis answers, the tests skip, saying so loudly —
+ * except in CI (`CI=true`), where a missing Redis fails them.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+
+let available: Promise<boolean> | undefined;
+
+export function redisAvailable(): Promise<boolean> {
+  available ??= (async () => {
+    const probe = new Redis(REDIS_URL, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    try {
+      await probe.connect();
+      await probe.ping();
+      return true;
+    } catch {
+      if (process.env.CI === 'true')
+        throw new Error(`CI: Redis is required at ${REDIS_URL} and did not answer`);
+      process.stderr.write(`\n*** SKIPPING Redis tests: no Redis at ${REDIS_URL} ***\n\n`);
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  })();
+  return available;
+}
+
+export const uniquePrefix = (): string => `sluice-test-${randomBytes(6).toString('hex')}`;
+
+export function connect(): Redis {
+  return new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+}
+
+/** Deletes every key under `prefix`. */
+export async function cleanup(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
