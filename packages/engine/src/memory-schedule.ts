@@ -102,8 +102,11 @@ export class MemorySchedule {
     this.options.tick(id, due).then(
       (next) => this.settle(id, next),
       (err: unknown) => {
-        this.options.onTickError(id, err);
-        this.settle(id, this.options.clock() + (this.options.errorBackoffMs ?? 1_000));
+        try {
+          this.options.onTickError(id, err);
+        } finally {
+          this.settle(id, this.options.clock() + (this.options.errorBackoffMs ?? 1_000));
+        }
       },
     );
   }

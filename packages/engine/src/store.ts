@@ -190,7 +190,7 @@ export interface Store {
   /** Deleted destinations are not found. */
   getDestination(id: string): Promise<Destination | undefined>;
   updateDestination(id: string, patch: DestinationPatch, now: number): Promise<Destination | undefined>;
-  /** Deletes the destination and cancels its undelivered deliveries. */
+  /** Deletes the destination and cancels its undelivered deliveries (dead ones too). */
   deleteDestination(id: string, now: number): Promise<boolean>;
   /** Every destination of a tenant (fan-out). */
   listDestinations(tenantId: string): Promise<Destination[]>;

@@ -94,7 +94,8 @@ export function replayDead(db: Sql, destinationId: string, since: number | null,
   const { changes } = db
     .sql(
       `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, attempt_base = attempts, updated_at = ?
-       WHERE destination_id = ? AND status = 'dead' AND updated_at >= ?`,
+       WHERE destination_id = ? AND status = 'dead' AND updated_at >= ?
+         AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = destination_id AND t.deleted_at IS NULL)`,
     )
     .run(now, now, destinationId, since ?? 0);
   return Number(changes);
@@ -102,9 +103,15 @@ export function replayDead(db: Sql, destinationId: string, since: number | null,
 
 export function retryDelivery(db: Sql, id: string, now: number): RetryResult {
   return db.tx(() => {
-    const r = db.sql('SELECT status FROM deliveries WHERE id = ?').get(id);
+    const r = db
+      .sql(
+        `SELECT d.status, t.deleted_at FROM deliveries d LEFT JOIN destinations t ON t.id = d.destination_id
+         WHERE d.id = ?`,
+      )
+      .get(id);
     if (!r) return { ok: false, reason: 'not_found' } as const;
-    if (r.status !== 'dead' && r.status !== 'pending') return { ok: false, reason: 'conflict' } as const;
+    const retryable = (r.status === 'dead' || r.status === 'pending') && r.deleted_at === null;
+    if (!retryable) return { ok: false, reason: 'conflict' } as const;
     db.sql(
       `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, attempt_base = attempts, updated_at = ?
        WHERE id = ?`,

@@ -158,7 +158,8 @@ export class SqliteStore implements Store {
     return this.tx(() => {
       const r = this.sql('SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL').get(id);
       if (!r) return undefined;
-      const next: Destination = { ...destinationFromRow(r), ...patch, updatedAt: now };
+      const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+      const next: Destination = { ...destinationFromRow(r), ...defined, updatedAt: now };
       this.sql(
         `UPDATE destinations SET name = $name, url = $url, rate_limit = $rate_limit, rate_period = $rate_period,
            max_concurrency = $max_concurrency, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
@@ -179,7 +180,7 @@ export class SqliteStore implements Store {
       if (changes === 0) return false;
       this.sql(
         `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
-         WHERE destination_id = ? AND status IN ('pending', 'queued', 'delivering')`,
+         WHERE destination_id = ? AND status IN ('pending', 'queued', 'delivering', 'dead')`,
       ).run(now, id);
       return true;
     });

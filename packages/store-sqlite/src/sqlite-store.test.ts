@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { newId } from '@sluice/core';
+import { storeConformance } from '../../engine/src/store-conformance.ts';
+import { migrate } from './migrate.ts';
+import { SqliteStore } from './sqlite-store.ts';
+
+const T0 = 1_700_000_000_000;
+
+function tempDir(): { dir: string; file: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-store-'));
+  return { dir, file: join(dir, 'sluice.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+storeConformance('SqliteStore', async () => {
+  const tmp = tempDir();
+  const store = new SqliteStore(tmp.file);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      tmp.remove();
+    },
+  };
+});
+
+const MIGRATION_VERSIONS = readdirSync(new URL('../migrations/', import.meta.url))
+  .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+  .sort()
+  .map((f) => Number(f.slice(0, 4)));
+
+describe('SqliteStore on its file', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  const opened: { close(): unknown }[] = [];
+
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(async () => {
+    for (const db of opened.splice(0)) await db.close();
+    tmp.remove();
+  });
+
+  const open = (): SqliteStore => {
+    const store = new SqliteStore(tmp.file);
+    opened.push(store);
+    return store;
+  };
+
+  it('records each migration in schema_migrations, and a second open does not re-run them', async () => {
+    assert.deepEqual(MIGRATION_VERSIONS.slice(0, 1), [1]);
+    const recorded = (store: SqliteStore) =>
+      store.db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all();
+    const first = open();
+    const before = recorded(first);
+    assert.deepEqual(
+      before.map((r) => r.version),
+      MIGRATION_VERSIONS,
+    );
+    await first.createTenant({ id: newId('ten'), name: 'Acme', createdAt: T0 }, 'hash');
+    await first.close();
+
+    const second = open();
+    assert.deepEqual(recorded(second), before, 'nothing applied again');
+    assert.deepEqual(migrate(second.db), [], 'migrate on a migrated file applies nothing');
+    assert.equal((await second.tenantByKeyHash('hash'))?.name, 'Acme', 'the data survived');
+  });
+
+  it('runs in WAL mode', () => {
+    const store = open();
+    assert.equal(store.db.prepare('PRAGMA journal_mode').get()?.journal_mode, 'wal');
+  });
+
+  it('the claim query reads the partial index deliveries_due', async () => {
+    const store = open();
+    const tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
+    await store.createTenant(tenant, 'hash');
+    const destination = await store.createDestination(
+      {
+        id: newId('dst'),
+        tenantId: tenant.id,
+        name: null,
+        url: 'https://hooks.example.com/in',
+        rateLimit: { limit: 10, period: 'second' },
+        maxConcurrency: null,
+        eventTypes: ['*'],
+        retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+        timeoutMs: 15_000,
+        secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
+      },
+      T0,
+    );
+    const events = Array.from({ length: 50 }, (_, i) => ({
+      type: 'order.created',
+      payload: `{"n":${i}}`,
+      idempotencyKey: null,
+      destinationIds: [destination.id],
+    }));
+    await store.acceptEvents(tenant.id, events, T0);
+    assert.equal((await store.claimDue(destination.id, 10, T0)).length, 10);
+
+    // The statement the store ran, as it prepared it (not a copy of its text).
+    const statements = [...(store as unknown as { cache: Map<string, StatementSync> }).cache.keys()];
+    const claim = statements.filter((sql) => /^\s*SELECT[\s\S]*next_attempt_at <= \?/.test(sql));
+    assert.equal(claim.length, 1, `one claim SELECT among ${statements.length} statements`);
+    const plan = store.db
+      .prepare(`EXPLAIN QUERY PLAN ${claim[0]}`)
+      .all(destination.id, T0, 10)
+      .map((r) => String(r.detail));
+    assert.ok(
+      plan.some((detail) => /deliveries_due/.test(detail)),
+      `plan uses deliveries_due:\n${plan.join('\n')}`,
+    );
+  });
+
+  it('two stores on one file both work', async () => {
+    const a = open();
+    const b = open();
+    const tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
+    await a.createTenant(tenant, 'hash');
+    assert.deepEqual(await b.getTenant(tenant.id), tenant);
+  });
+
+  it('a store opening while another holds the write lock waits, then skips the done migrations', async () => {
+    // A first process: the file exists in WAL mode and someone is writing.
+    const holder = new DatabaseSync(tmp.file);
+    opened.push(holder);
+    holder.exec('PRAGMA journal_mode = WAL');
+    holder.exec('BEGIN IMMEDIATE');
+
+    const moduleUrl = new URL('./sqlite-store.ts', import.meta.url).href;
+    const openers = [newId('ten'), newId('ten')].map((tenantId) =>
+      openInWorker(moduleUrl, tmp.file, tenantId),
+    );
+    await Promise.all(openers.map((o) => o.started));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(
+      openers.map((o) => o.state()),
+      ['waiting', 'waiting'],
+      'both wait for the lock',
+    );
+
+    holder.exec('ROLLBACK');
+    const tenants = await Promise.all(openers.map((o) => o.done));
+    const check = open();
+    assert.deepEqual(
+      check.db
+        .prepare('SELECT version FROM schema_migrations ORDER BY version')
+        .all()
+        .map((r) => r.version),
+      MIGRATION_VERSIONS,
+    );
+    for (const id of tenants) assert.equal((await check.getTenant(id))?.id, id);
+  });
+});
+
+/**
+ * Opens a SqliteStore on `file` in a worker thread (a separate connection that blocks on the
+ * lock without blocking this thread), creates a tenant with it, and closes it.
+ */
+function openInWorker(moduleUrl: string, file: string, tenantId: string) {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     (async () => {
+       const { SqliteStore } = await import(workerData.moduleUrl);
+       parentPort.postMessage('started');
+       const store = new SqliteStore(workerData.file);
+       await store.createTenant({ id: workerData.tenantId, name: 'w', createdAt: 1 }, workerData.tenantId);
+       await store.close();
+       parentPort.postMessage('done');
+     })().catch((err) => parentPort.postMessage({ error: String(err && err.stack || err) }));`,
+    { eval: true, workerData: { moduleUrl, file, tenantId } },
+  );
+  let state: 'starting' | 'waiting' | 'done' | 'failed' = 'starting';
+  let onStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    onStarted = resolve;
+  });
+  const done = new Promise<string>((resolve, reject) => {
+    worker.on('message', (message: unknown) => {
+      if (message === 'started') {
+        state = 'waiting';
+        onStarted();
+      } else if (message === 'done') {
+        state = 'done';
+        resolve(tenantId);
+      } else {
+        state = 'failed';
+        reject(new Error(`worker failed: ${JSON.stringify(message)}`));
+      }
+    });
+    worker.on('error', reject);
+  }).finally(() => worker.terminate());
+  done.catch(() => {}); // awaited by the test; never an unhandled rejection meanwhile
+  return { started, done, state: () => state };
+}
