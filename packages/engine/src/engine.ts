@@ -7,6 +7,7 @@
 import { PERIOD_MS, ratePlan } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { type Completion, CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
 import { DestinationCache } from './destinations.ts';
 import { createTick } from './limiter.ts';
@@ -14,7 +15,9 @@ import { LocalQueue } from './local-queue.ts';
 import { MemorySchedule } from './memory-schedule.ts';
 import { EngineMetrics } from './metrics.ts';
 import { Pacer } from './pacer.ts';
+import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
+import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
 import type { Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
@@ -56,6 +59,7 @@ export class Engine {
   private readonly pacer: Pacer;
   private readonly deliverer: Deliverer;
   private readonly queue: LocalQueue;
+  private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
   private readonly sweeper: Sweeper;
   readonly retention: Retention;
@@ -75,35 +79,35 @@ export class Engine {
     this.deliverer = new Deliverer({
       allowPrivateNetworks: options.allowPrivateNetworks,
       lookup: options.lookup,
+      connections: options.deliveryConcurrency,
     });
-    this.queue = new LocalQueue({
+    const pacing = new MemoryPacing(this.pacer);
+    this.completions = new CompletionWriter({
       store,
-      destinations: this.destinations,
-      pacer: this.pacer,
-      deliverer: this.deliverer,
       metrics: this.metrics,
       logger,
       clock,
-      random: options.random ?? Math.random,
-      concurrency: options.deliveryConcurrency,
       flushMs: options.completionFlushMs,
-      onSettled: (destination, outcome) => {
-        if (outcome.disableDestination) {
-          logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
-          void this.destinations.refresh(destination.id);
-        } else if (outcome.nextAttemptAt !== null) {
-          this.schedule.wake(destination.id, outcome.nextAttemptAt);
-        }
-        // A finished request frees a concurrency slot.
-        if (destination.maxConcurrency !== null) this.wake(destination.id);
-      },
+      onSettled: (completion) => this.settled(completion),
     });
+    const runner = new DeliveryRunner({
+      destinations: this.destinations,
+      pacing,
+      deliverer: this.deliverer,
+      completions: this.completions,
+      metrics: this.metrics,
+      clock,
+      random: options.random ?? Math.random,
+    });
+    this.queue = new LocalQueue(runner, options.deliveryConcurrency, (err) =>
+      logger.error({ err }, 'delivery failed unexpectedly'),
+    );
     this.schedule = new MemorySchedule({
       clock,
       tick: createTick({
         store,
         destinations: this.destinations,
-        pacer: this.pacer,
+        pacing,
         publisher: this.queue,
         metrics: this.metrics,
         clock,
@@ -163,6 +167,18 @@ export class Engine {
     return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
   }
 
+  /** What follows a committed completion: the destination may have work or room again. */
+  private settled({ destination, outcome }: Completion): void {
+    if (outcome.disableDestination) {
+      this.logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
+      void this.destinations.refresh(destination.id);
+    } else if (outcome.nextAttemptAt !== null) {
+      this.schedule.wake(destination.id, outcome.nextAttemptAt);
+    }
+    // A finished request frees a concurrency slot.
+    if (destination.maxConcurrency !== null) this.wake(destination.id);
+  }
+
   /**
    * New work for a destination was committed (an event, a retry, a resume): schedule a tick
    * no later than the earliest moment it has room, so an event under the limit goes out at
@@ -206,6 +222,7 @@ export class Engine {
     await this.retention.stop();
     await this.schedule.stop();
     await this.queue.stop();
+    await this.completions.flush();
     // Published but never started: back to pending now, so the next start need not count
     // them as possibly sent.
     await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), this.clock());

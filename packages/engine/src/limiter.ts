@@ -12,24 +12,25 @@
 import { decideTick, nextTickAt, ratePlan } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
-import type { Pacer } from './pacer.ts';
-import type { ClaimedDelivery, Destination, Store } from './store.ts';
+import type { TickPacing } from './pacing.ts';
+import type { ClaimedDelivery, Store } from './store.ts';
 
+/** The delivery queue, as the rate limiter uses it. */
 export interface Publisher {
-  publish(destination: Destination, deliveries: ClaimedDelivery[]): void;
+  publish(destinationId: string, deliveries: ClaimedDelivery[]): Promise<void>;
 }
 
 export interface LimiterDeps {
   store: Store;
   destinations: DestinationCache;
-  pacer: Pacer;
+  pacing: TickPacing;
   publisher: Publisher;
   metrics: EngineMetrics;
   clock: () => number;
 }
 
 export function createTick(deps: LimiterDeps) {
-  const { store, destinations, pacer, publisher, metrics, clock } = deps;
+  const { store, destinations, pacing, publisher, metrics, clock } = deps;
   return async function tick(destinationId: string, due: number): Promise<number | null> {
     const now = clock();
     metrics.tickLag.observe(Math.max(0, now - due) / 1_000);
@@ -40,28 +41,35 @@ export function createTick(deps: LimiterDeps) {
       return null;
     }
     const plan = ratePlan(destination.rateLimit);
-    const pace = pacer.of(destinationId, plan.periodMs);
+    const counts = await pacing.read(destinationId, plan.periodMs, now);
     const { allow, limitedBy } = decideTick({
       plan,
-      stillInQueue: pace.queued,
-      sentInWindow: pace.window.count(now),
-      inFlight: pace.inFlight,
+      stillInQueue: counts.queued,
+      sentInWindow: counts.sentInWindow,
+      inFlight: counts.inFlight,
       maxConcurrency: destination.maxConcurrency,
     });
     const claimed = allow > 0 ? await store.claimDue(destinationId, allow, now) : [];
     if (claimed.length > 0) {
-      pace.queued += claimed.length;
-      publisher.publish(destination, claimed);
+      // Counted before publishing: an over-count only slows the destination.
+      await pacing.published(
+        destinationId,
+        claimed.map((d) => d.id),
+        now,
+      );
+      await publisher.publish(destinationId, claimed);
     }
-    pace.roomForMore = allow > 0 && claimed.length < allow;
-    const next = nextTickAt(due, now, plan, pace.window.roomAt(now, plan.limit - 1, pace.queued), limitedBy);
-    if (!pace.roomForMore) {
+    const roomForMore = allow > 0 && claimed.length < allow;
+    pacing.noteRoom(destinationId, roomForMore);
+    const roomAt = await pacing.roomAt(destinationId, plan.limit, plan.periodMs, now);
+    const next = nextTickAt(due, now, plan, roomAt, limitedBy);
+    if (!roomForMore) {
       metrics.ticks.inc({ result: allow > 0 ? 'published' : 'short_circuit' });
       return next;
     }
     // Everything due went out: is anything left for later?
     const work = await store.destinationWork(destinationId);
-    if (work.nextPendingAt === null && pace.queued === 0) {
+    if (work.nextPendingAt === null && counts.queued + claimed.length === 0) {
       metrics.ticks.inc({ result: 'idle' });
       return null;
     }

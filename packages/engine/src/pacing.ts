@@ -1,0 +1,109 @@
+/**
+ * What the tick and the workers need to know and record about each destination's pace
+ * (DESIGN "The tick arithmetic"), declared here by the code that uses it. The single box
+ * keeps it in memory (`MemoryPacing`, over `Pacer`); the distributed shape in Redis.
+ *
+ * - queued: published to the delivery queue, request not yet started (`stillInQueue`);
+ * - inFlight: request started, response not yet in;
+ * - sentInWindow: requests that still count against the trailing window.
+ *
+ * Implementations may over-count (that only slows a destination), never under-count.
+ */
+
+import type { DestinationPace, Pacer } from './pacer.ts';
+
+export interface PaceCounts {
+  queued: number;
+  inFlight: number;
+  sentInWindow: number;
+}
+
+/** The rate limiter's side. */
+export interface TickPacing {
+  read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts>;
+  /** Records deliveries as published, before they are handed to the delivery queue. */
+  published(destinationId: string, deliveryIds: readonly string[], now: number): Promise<void>;
+  /**
+   * The earliest moment the window may have room for one more (a scheduling hint: requests
+   * in flight are assumed to finish now, queued ones to start now).
+   */
+  roomAt(destinationId: string, limit: number, periodMs: number, now: number): Promise<number>;
+  /** The tick was allowed more than was due (new work may go out before the next tick). */
+  noteRoom(destinationId: string, roomForMore: boolean): void;
+}
+
+/** One request's record in the pace state. */
+export interface AttemptPace {
+  /** The request is on the socket. */
+  written(at: number): void;
+  /** The response arrived, or the request failed. */
+  finished(at: number): Promise<void>;
+}
+
+/** The workers' side. */
+export interface AttemptPacing {
+  /** A published delivery's request starts: from queued to in flight and into the window. */
+  start(
+    destinationId: string,
+    deliveryId: string,
+    periodMs: number,
+    timeoutMs: number,
+    now: number,
+  ): Promise<AttemptPace>;
+  /** A published delivery will not be sent (its destination is gone). */
+  drop(destinationId: string, deliveryId: string): Promise<void>;
+}
+
+/** The single box's pace state: in memory, exact. */
+export class MemoryPacing implements TickPacing, AttemptPacing {
+  readonly pacer: Pacer;
+
+  constructor(pacer: Pacer) {
+    this.pacer = pacer;
+  }
+
+  async read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts> {
+    const pace = this.pacer.of(destinationId, periodMs);
+    return { queued: pace.queued, inFlight: pace.inFlight, sentInWindow: pace.window.count(now) };
+  }
+
+  async published(destinationId: string, deliveryIds: readonly string[]): Promise<void> {
+    const pace = this.pacer.peek(destinationId);
+    if (pace) pace.queued += deliveryIds.length;
+  }
+
+  async roomAt(destinationId: string, limit: number, periodMs: number, now: number): Promise<number> {
+    const pace = this.pacer.of(destinationId, periodMs);
+    return pace.window.roomAt(now, limit - 1, pace.queued);
+  }
+
+  noteRoom(destinationId: string, roomForMore: boolean): void {
+    const pace = this.pacer.peek(destinationId);
+    if (pace) pace.roomForMore = roomForMore;
+  }
+
+  async start(
+    destinationId: string,
+    _deliveryId: string,
+    periodMs: number,
+    _timeoutMs: number,
+    now: number,
+  ): Promise<AttemptPace> {
+    const pace: DestinationPace = this.pacer.of(destinationId, periodMs);
+    pace.queued--;
+    pace.inFlight++;
+    const handle = pace.window.start(now);
+    return {
+      written: (at) => pace.window.written(handle, at),
+      finished: async (at) => {
+        pace.window.finish(handle, at);
+        pace.inFlight--;
+      },
+    };
+  }
+
+  async drop(destinationId: string): Promise<void> {
+    const pace = this.pacer.peek(destinationId);
+    if (pace) pace.queued--;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * One published delivery, from the start of its request to its completion: the same code
+ * in the single box's in-process queue and in the distributed delivery worker.
+ *
+ *   start (queued → in flight, into the window) → signed POST → outcome (decideOutcome)
+ *   → completion buffered for the batched write
+ */
+
+import { decideOutcome, newId, PERIOD_MS } from '@sluice/core';
+import type { CompletionWriter } from './completion-writer.ts';
+import type { AttemptReport, Deliverer } from './deliver.ts';
+import { type DestinationCache, signingSecrets } from './destinations.ts';
+import type { EngineMetrics } from './metrics.ts';
+import type { AttemptPacing } from './pacing.ts';
+import type { ClaimedDelivery } from './store.ts';
+
+export interface RunnerDeps {
+  destinations: DestinationCache;
+  pacing: AttemptPacing;
+  deliverer: Deliverer;
+  completions: CompletionWriter;
+  metrics: EngineMetrics;
+  clock: () => number;
+  random: () => number;
+}
+
+export class DeliveryRunner {
+  private readonly deps: RunnerDeps;
+
+  constructor(deps: RunnerDeps) {
+    this.deps = deps;
+  }
+
+  /** Runs one attempt; resolves once its completion is buffered (not yet written). */
+  async run(delivery: ClaimedDelivery): Promise<void> {
+    const { pacing, deliverer, clock, random, metrics, destinations, completions } = this.deps;
+    // Live settings (url, secrets, timeout) as of the start of the request. A destination
+    // deleted since the publish is gone: its deliveries are already cancelled.
+    const destination = await destinations.get(delivery.destinationId);
+    if (destination === undefined) {
+      await pacing.drop(delivery.destinationId, delivery.id);
+      return;
+    }
+    const periodMs = PERIOD_MS[destination.rateLimit.period];
+    const startedAt = clock();
+    const pace = await pacing.start(
+      delivery.destinationId,
+      delivery.id,
+      periodMs,
+      destination.timeoutMs,
+      startedAt,
+    );
+    let finishedAt = startedAt;
+    let report: AttemptReport;
+    try {
+      report = await deliverer.attempt(
+        {
+          url: destination.url,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          body: delivery.payload,
+          secrets: signingSecrets(destination, startedAt),
+          timeoutMs: destination.timeoutMs,
+        },
+        Math.floor(startedAt / 1_000),
+        () => pace.written(clock()),
+      );
+    } finally {
+      finishedAt = clock();
+      await pace.finished(finishedAt);
+    }
+    const attemptNo = delivery.attempts + 1;
+    const outcome = decideOutcome(
+      report.result,
+      attemptNo - delivery.attemptBase,
+      destination.retry,
+      finishedAt,
+      random,
+    );
+    const { result } = report;
+    metrics.attemptDuration.observe(
+      { result: result.kind === 'response' ? `${Math.floor(result.statusCode / 100)}xx` : 'error' },
+      (finishedAt - startedAt) / 1_000,
+    );
+    if (outcome.transition === 'succeed')
+      metrics.deliveryLatency.observe((finishedAt - delivery.eventCreatedAt) / 1_000);
+    completions.add({
+      destination,
+      outcome,
+      completed: {
+        attempt: {
+          id: newId('att'),
+          deliveryId: delivery.id,
+          destinationId: delivery.destinationId,
+          attempt: attemptNo,
+          startedAt,
+          finishedAt,
+          statusCode: result.kind === 'response' ? result.statusCode : null,
+          errorCode: result.kind === 'error' ? result.code : null,
+          errorMessage: result.kind === 'error' ? result.message : null,
+          responseExcerpt: report.responseExcerpt,
+        },
+        status:
+          outcome.transition === 'succeed'
+            ? 'delivered'
+            : outcome.transition === 'exhaust'
+              ? 'dead'
+              : 'pending',
+        nextAttemptAt: outcome.nextAttemptAt,
+        disableDestination: outcome.disableDestination,
+      },
+    });
+  }
+}
