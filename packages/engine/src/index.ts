@@ -1,9 +1,19 @@
+export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
+export { createTick, type Publisher } from './limiter.ts';
 export { MemorySchedule } from './memory-schedule.ts';
 export { EngineMetrics } from './metrics.ts';
+export {
+  type AttemptPace,
+  type AttemptPacing,
+  MemoryPacing,
+  type PaceCounts,
+  type TickPacing,
+} from './pacing.ts';
 export { MIN_RETENTION_MS, Retention } from './retention.ts';
+export { DeliveryRunner } from './runner.ts';
 export {
   checkUrlHost,
   DestinationNotAllowedError,

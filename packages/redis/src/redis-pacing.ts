@@ -1,0 +1,107 @@
+/**
+ * The distributed pace state (docs/adr/0002): the same numbers as the single box's
+ * MemoryPacing, kept in per-destination Redis sorted sets whose entries expire by their
+ * scores, so a crashed worker or a lost publish leaves nothing that drifts.
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { AttemptPace, AttemptPacing, PaceCounts, TickPacing } from '@sluice/engine';
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import { defineScripts } from './scripts.ts';
+
+type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface RedisPacingOptions {
+  redis: Redis;
+  keys: Keys;
+  /** Added to each send's occupancy of the window (clock rounding). */
+  windowMarginMs: number;
+  /** Longest time assumed between a request's write and its arrival. */
+  arrivalBoundMs: number;
+  /** A published delivery whose request has not started after this no longer counts. */
+  claimLeaseMs: number;
+}
+
+export class RedisPacing implements TickPacing, AttemptPacing {
+  private readonly o: RedisPacingOptions;
+
+  constructor(options: RedisPacingOptions) {
+    defineScripts(options.redis);
+    this.o = options;
+  }
+
+  private script(name: string): ScriptFn {
+    const fn = (this.o.redis as unknown as Record<string, ScriptFn>)[name] as ScriptFn;
+    return (...args) => fn.apply(this.o.redis, args);
+  }
+
+  async read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts> {
+    const { keys, windowMarginMs, claimLeaseMs } = this.o;
+    const [queued, inFlight, sentInWindow] = (await this.script('paceRead')(
+      keys.queued(destinationId),
+      keys.inflight(destinationId),
+      keys.sends(destinationId),
+      Math.floor(now),
+      periodMs,
+      windowMarginMs,
+      claimLeaseMs,
+    )) as [number, number, number];
+    return { queued, inFlight, sentInWindow };
+  }
+
+  async published(destinationId: string, deliveryIds: readonly string[], now: number): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    const members = deliveryIds.flatMap((id) => [Math.floor(now), id]);
+    await this.o.redis.zadd(this.o.keys.queued(destinationId), ...members);
+  }
+
+  async roomAt(destinationId: string, limit: number, periodMs: number, now: number): Promise<number> {
+    const { keys, windowMarginMs, claimLeaseMs } = this.o;
+    return Number(
+      await this.script('paceRoom')(
+        keys.queued(destinationId),
+        keys.sends(destinationId),
+        Math.floor(now),
+        limit,
+        periodMs,
+        windowMarginMs,
+        claimLeaseMs,
+      ),
+    );
+  }
+
+  noteRoom(): void {}
+
+  async start(
+    destinationId: string,
+    deliveryId: string,
+    _periodMs: number,
+    timeoutMs: number,
+    now: number,
+  ): Promise<AttemptPace> {
+    const { redis, keys, arrivalBoundMs } = this.o;
+    const token = `${deliveryId}:${randomBytes(4).toString('hex')}`;
+    const sends = keys.sends(destinationId);
+    await this.script('paceStart')(
+      keys.queued(destinationId),
+      keys.inflight(destinationId),
+      sends,
+      deliveryId,
+      token,
+      Math.ceil(now + timeoutMs),
+    );
+    return {
+      written: (at) => {
+        void redis.zadd(sends, 'LT', Math.ceil(at + arrivalBoundMs), token).catch(() => undefined);
+      },
+      finished: async (at) => {
+        await this.script('paceFinish')(keys.inflight(destinationId), sends, token, Math.ceil(at));
+      },
+    };
+  }
+
+  async drop(destinationId: string, deliveryId: string): Promise<void> {
+    await this.o.redis.zrem(this.o.keys.queued(destinationId), deliveryId);
+  }
+}
