@@ -249,6 +249,22 @@ export async function postEvents(
   return out;
 }
 
+/** Posts events through `POST /v1/events/batch`, up to 1,000 a request, in order. */
+export async function postBatches(c: Client, key: string, events: EventInput[]): Promise<Accepted[]> {
+  const out: Accepted[] = [];
+  for (let i = 0; i < events.length; i += 1_000) {
+    const res = await c.api<{ data: Accepted[] }>(
+      'POST',
+      '/v1/events/batch',
+      { events: events.slice(i, i + 1_000) },
+      key,
+    );
+    assert.equal(res.status, 202, `post batch: ${JSON.stringify(res.body).slice(0, 500)}`);
+    out.push(...res.body.data);
+  }
+  return out;
+}
+
 export async function getDelivery(c: Client, key: string, id: string): Promise<Delivery> {
   const res = await c.api<Delivery>('GET', `/v1/deliveries/${id}`, undefined, key);
   assert.equal(res.status, 200, `get delivery ${id}: ${JSON.stringify(res.body)}`);
