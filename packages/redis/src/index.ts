@@ -1,3 +1,10 @@
+export {
+  BullPublisher,
+  DELIVERY_QUEUE,
+  type DeliveryQueueOptions,
+  type DeliveryWorkerOptions,
+  startDeliveryWorker,
+} from './delivery-queue.ts';
 export { Keys } from './keys.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisSchedule, type RedisScheduleOptions, type TickFn } from './redis-schedule.ts';

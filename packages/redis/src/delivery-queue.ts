@@ -1,0 +1,70 @@
+/**
+ * The distributed delivery queue: one BullMQ queue that the rate limiters publish to
+ * (`addBulk`) and the delivery workers drain (`Worker` with concurrency). It holds only
+ * what the ticks published — at most the per-run counts of the scheduled destinations
+ * (DESIGN I3) — so a backlog stays in Postgres, not in Redis memory.
+ *
+ * Retries are ours, not BullMQ's: a failed attempt goes back to `pending` in the store and
+ * through the rate limiter again, so a job is attempted once (`attempts: 1`). A worker that
+ * dies mid-job leaves a stalled job that BullMQ hands to another worker: a repeat after a
+ * crash, with the same `webhook-id` (DESIGN I6).
+ */
+
+import type { ClaimedDelivery, Publisher } from '@sluice/engine';
+import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
+
+export const DELIVERY_QUEUE = 'deliveries';
+
+export interface DeliveryQueueOptions {
+  connection: ConnectionOptions;
+  /** BullMQ's own key prefix (its keys never mix with ours). */
+  prefix: string;
+}
+
+export class BullPublisher implements Publisher {
+  readonly queue: Queue<ClaimedDelivery>;
+
+  constructor(options: DeliveryQueueOptions) {
+    this.queue = new Queue<ClaimedDelivery>(DELIVERY_QUEUE, {
+      connection: options.connection,
+      prefix: options.prefix,
+      defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: 1_000 },
+    });
+  }
+
+  async publish(_destinationId: string, deliveries: ClaimedDelivery[]): Promise<void> {
+    await this.queue.addBulk(
+      deliveries.map((delivery) => ({
+        name: 'deliver',
+        data: delivery,
+        // One job per attempt: a retry of the same delivery is a new job.
+        opts: { jobId: `${delivery.id}-${delivery.attempts}` },
+      })),
+    );
+  }
+
+  /** Jobs waiting for a worker: the autoscaling signal. */
+  async depth(): Promise<number> {
+    const counts = await this.queue.getJobCounts('wait', 'prioritized', 'delayed');
+    return (counts.wait ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
+  concurrency: number;
+  run(delivery: ClaimedDelivery): Promise<void>;
+}
+
+export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<ClaimedDelivery> {
+  return new Worker<ClaimedDelivery>(
+    DELIVERY_QUEUE,
+    async (job: Job<ClaimedDelivery>) => {
+      await options.run(job.data);
+    },
+    { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency },
+  );
+}
