@@ -16,7 +16,7 @@ export interface Dispatcher {
   wake(destinationId: string): void;
   /** The destination changed (limit, state, …) or was deleted. */
   destinationChanged(destinationId: string): Promise<void>;
-  runtimeStats(destinationId: string): { queued: number; inFlight: number };
+  runtimeStats(destinationId: string): Promise<{ queued: number; inFlight: number }>;
 }
 
 export interface ApiConfig {

@@ -32,6 +32,11 @@ export class DestinationCache {
     return fresh;
   }
 
+  /** Forgets everything (after a missed change: a change-feed reconnect). */
+  clear(): void {
+    this.map.clear();
+  }
+
   set(destination: Destination): void {
     this.map.set(destination.id, destination);
   }

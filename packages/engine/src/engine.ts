@@ -207,7 +207,7 @@ export class Engine {
     return this.schedule.isScheduled(destinationId);
   }
 
-  runtimeStats(destinationId: string): RuntimeStats {
+  async runtimeStats(destinationId: string): Promise<RuntimeStats> {
     const pace = this.pacer.peek(destinationId);
     return {
       queued: pace?.queued ?? 0,

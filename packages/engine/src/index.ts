@@ -4,7 +4,8 @@ export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
 export { createTick, type Publisher } from './limiter.ts';
 export { MemorySchedule } from './memory-schedule.ts';
-export { EngineMetrics } from './metrics.ts';
+export { EngineMetrics, type Sample } from './metrics.ts';
+export { type OpsServer, startOpsServer } from './ops-server.ts';
 export {
   type AttemptPace,
   type AttemptPacing,

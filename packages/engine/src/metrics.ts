@@ -5,6 +5,13 @@
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 
+/** What the gauges show, read at each scrape. */
+export interface Sample {
+  queued: number;
+  inFlight: number;
+  scheduled: number;
+}
+
 export class EngineMetrics {
   readonly registry: Registry;
   readonly deliveries: Counter<'outcome'>;
@@ -16,7 +23,7 @@ export class EngineMetrics {
   readonly inFlight: Gauge;
   readonly scheduled: Gauge;
 
-  constructor(registry: Registry, sample: () => { queued: number; inFlight: number; scheduled: number }) {
+  constructor(registry: Registry, sample: () => Sample | Promise<Sample>) {
     this.registry = registry;
     const registers = [registry];
     this.deliveries = new Counter({
@@ -54,24 +61,24 @@ export class EngineMetrics {
       name: 'sluice_delivery_queue_depth',
       help: 'Deliveries published to the delivery queue whose request has not started.',
       registers,
-      collect() {
-        this.set(sample().queued);
+      async collect() {
+        this.set((await sample()).queued);
       },
     });
     this.inFlight = new Gauge({
       name: 'sluice_deliveries_in_flight',
       help: 'Requests started and not finished.',
       registers,
-      collect() {
-        this.set(sample().inFlight);
+      async collect() {
+        this.set((await sample()).inFlight);
       },
     });
     this.scheduled = new Gauge({
       name: 'sluice_scheduled_destinations',
       help: 'Destinations with an entry in the schedule (they have work).',
       registers,
-      collect() {
-        this.set(sample().scheduled);
+      async collect() {
+        this.set((await sample()).scheduled);
       },
     });
     collectDefaultMetrics({ register: registry });

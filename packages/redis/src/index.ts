@@ -1,3 +1,4 @@
+export { type ChangeFeed, followChanges, publishChange } from './change-feed.ts';
 export {
   BullPublisher,
   DELIVERY_QUEUE,
@@ -5,7 +6,9 @@ export {
   type DeliveryWorkerOptions,
   startDeliveryWorker,
 } from './delivery-queue.ts';
+export { RedisDispatcher, type RedisDispatcherDeps } from './dispatcher.ts';
 export { Keys } from './keys.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisSchedule, type RedisScheduleOptions, type TickFn } from './redis-schedule.ts';
+export { ScheduleClient } from './schedule-client.ts';
 export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';

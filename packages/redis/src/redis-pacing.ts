@@ -101,6 +101,20 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     };
   }
 
+  /**
+   * After a loss of Redis: requests that may have been sent (an attempt recorded, or a
+   * delivery claimed but not recorded) count against the window again, each as arrived at
+   * `arrivedBy` (ms).
+   */
+  async restoreSends(destinationId: string, arrivedBy: readonly number[]): Promise<void> {
+    if (arrivedBy.length === 0) return;
+    const members = arrivedBy.flatMap((t, i) => [
+      Math.ceil(t),
+      `restored:${i}:${randomBytes(4).toString('hex')}`,
+    ]);
+    await this.o.redis.zadd(this.o.keys.sends(destinationId), ...members);
+  }
+
   async drop(destinationId: string, deliveryId: string): Promise<void> {
     await this.o.redis.zrem(this.o.keys.queued(destinationId), deliveryId);
   }

@@ -111,6 +111,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
         }),
     );
     try {
+      await redis.set(keys.epoch(), 'ready'); // the state is built (no Redis loss to repair)
       for (const r of replicas) await r.start();
       for (let i = 0; i < 50; i++) await (replicas[i % 2] as RedisSchedule).wake(`d${i}`, Date.now());
       const deadline = Date.now() + 10_000;

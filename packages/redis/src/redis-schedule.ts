@@ -7,6 +7,7 @@
  * schedule unless woken meanwhile), then sleep until the shard's next due time — at most
  * `maxIdleMs`, and less when a wake moves a tick to the head of a schedule (the `kick`
  * channel). A replica that dies mid-tick leaves a lease that expires and is claimed again.
+ * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
 import type { Redis } from 'ioredis';
@@ -41,7 +42,8 @@ export class RedisSchedule {
   private readonly running = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
-  private readonly onKick = (): void => {
+  private readonly onKick = (channel?: string): void => {
+    if (channel !== undefined && channel !== this.options.keys.kickChannel()) return;
     for (const wakeUp of this.sleepers) wakeUp();
   };
 
@@ -93,6 +95,10 @@ export class RedisSchedule {
     const { clock, leaseMs, batch, maxIdleMs } = this.options;
     while (!this.stopped) {
       let nextAt: number;
+      if (!(await this.ready())) {
+        await this.sleep(maxIdleMs);
+        continue;
+      }
       try {
         const claimed = await this.scripts.claimTicks(shard, clock(), leaseMs, batch);
         for (const tick of claimed.ticks) this.run(tick);
@@ -105,6 +111,15 @@ export class RedisSchedule {
       const now = clock();
       const wait = nextAt < 0 ? maxIdleMs : Math.min(maxIdleMs, Math.max(0, nextAt - now));
       if (wait > 0) await this.sleep(wait);
+    }
+  }
+
+  /** Ticks wait while the state is being rebuilt after a loss of Redis (docs/adr/0002). */
+  private async ready(): Promise<boolean> {
+    try {
+      return (await this.options.redis.get(this.options.keys.epoch())) === 'ready';
+    } catch {
+      return false;
     }
   }
 

@@ -113,7 +113,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
       const spanStart = now - seconds * 1_000;
       const counts = await store.countsFor(destination.id, spanStart, now);
       const times = await store.attemptTimes(destination.id, spanStart, now + 1);
-      const runtime = dispatcher.runtimeStats(destination.id);
+      const runtime = await dispatcher.runtimeStats(destination.id);
       const windowMs = Math.min(PERIOD_MS[destination.rateLimit.period], seconds * 1_000);
       const firstSecond = Math.floor(spanStart / 1_000) * 1_000;
       const buckets = Math.ceil((now + 1 - firstSecond) / 1_000);

@@ -1,0 +1,55 @@
+/**
+ * The API's view of the delivery side in the distributed shape: after each commit it wakes
+ * the destination in the Redis schedule, or announces a changed destination to every
+ * process, and it reads the live counters for the stats endpoint. A failed wake is logged,
+ * never lost: the rate limiters' sweeper re-wakes every destination with pending work.
+ */
+
+import { PERIOD_MS } from '@sluice/core';
+import type { DestinationCache } from '@sluice/engine';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { publishChange } from './change-feed.ts';
+import type { Keys } from './keys.ts';
+import type { RedisPacing } from './redis-pacing.ts';
+import type { ScheduleClient } from './schedule-client.ts';
+
+export interface RedisDispatcherDeps {
+  redis: Redis;
+  keys: Keys;
+  schedule: ScheduleClient;
+  pacing: RedisPacing;
+  destinations: DestinationCache;
+  logger: Logger;
+  clock: () => number;
+}
+
+export class RedisDispatcher {
+  private readonly d: RedisDispatcherDeps;
+
+  constructor(deps: RedisDispatcherDeps) {
+    this.d = deps;
+  }
+
+  wake(destinationId: string): void {
+    const { schedule, destinations, pacing, clock, logger } = this.d;
+    schedule.wakeForWork(destinationId, destinations, pacing, clock()).catch((err: unknown) => {
+      logger.warn({ err, destinationId }, 'wake failed; the sweeper will repair it');
+    });
+  }
+
+  async destinationChanged(destinationId: string): Promise<void> {
+    const { redis, keys, destinations, schedule, clock } = this.d;
+    const destination = await destinations.refresh(destinationId);
+    await publishChange(redis, keys, destinationId);
+    // A new limit is in force within one tick: run that tick now.
+    if (destination?.state === 'active') await schedule.wake(destinationId, clock());
+  }
+
+  async runtimeStats(destinationId: string): Promise<{ queued: number; inFlight: number }> {
+    const destination = await this.d.destinations.get(destinationId);
+    const periodMs = PERIOD_MS[destination?.rateLimit.period ?? 'second'];
+    const { queued, inFlight } = await this.d.pacing.read(destinationId, periodMs, this.d.clock());
+    return { queued, inFlight };
+  }
+}

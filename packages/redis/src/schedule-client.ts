@@ -1,0 +1,55 @@
+/**
+ * Waking destinations from any process (the API after an ingest, a worker after a retry or
+ * a freed concurrency slot): a sooner-only wake in the shared schedule, at the earliest
+ * moment the destination's window has room, so an event under the limit goes out at once
+ * and a full window is not re-ticked on every event. A wake that lands at the head of a
+ * schedule kicks the rate limiters so none sleeps past it.
+ */
+
+import { ratePlan } from '@sluice/core';
+import type { DestinationCache } from '@sluice/engine';
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.ts';
+import type { RedisPacing } from './redis-pacing.ts';
+import { Scripts } from './scripts.ts';
+
+export class ScheduleClient {
+  readonly scripts: Scripts;
+  private readonly redis: Redis;
+  private readonly keys: Keys;
+
+  constructor(redis: Redis, keys: Keys) {
+    this.redis = redis;
+    this.keys = keys;
+    this.scripts = new Scripts(redis, keys);
+  }
+
+  /** Schedules a tick no later than `at` (sooner only). */
+  async wake(destinationId: string, at: number): Promise<void> {
+    if (await this.scripts.wake(destinationId, at)) {
+      await this.redis.publish(this.keys.kickChannel(), destinationId);
+    }
+  }
+
+  /** Schedules a tick at the earliest moment the destination may have room. */
+  async wakeForWork(
+    destinationId: string,
+    destinations: DestinationCache,
+    pacing: RedisPacing,
+    now: number,
+  ): Promise<void> {
+    const destination = await destinations.get(destinationId);
+    if (destination === undefined || destination.state !== 'active') return;
+    const plan = ratePlan(destination.rateLimit);
+    await this.wake(destinationId, await pacing.roomAt(destinationId, plan.limit, plan.periodMs, now));
+  }
+
+  async isScheduled(destinationId: string): Promise<boolean> {
+    const shard = this.keys.shardOf(destinationId);
+    const [due, lease] = await Promise.all([
+      this.redis.zscore(this.keys.schedule(shard), destinationId),
+      this.redis.zscore(this.keys.leases(shard), destinationId),
+    ]);
+    return due !== null || lease !== null;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The API service of the distributed shape: the same HTTP API as the single box, on the
+ * shared store; after each commit it wakes the destination in the Redis schedule or
+ * announces the change to every process. `main.ts` starts it from the environment; tests
+ * start it here, in process.
+ */
+
+import { type ApiConfig, buildApi } from '@sluice/api';
+import { DestinationCache, EngineMetrics, type Store } from '@sluice/engine';
+import {
+  type ChangeFeed,
+  followChanges,
+  Keys,
+  RedisDispatcher,
+  RedisPacing,
+  ScheduleClient,
+} from '@sluice/redis';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+
+export interface ApiServiceOptions {
+  store: Store;
+  redisUrl: string;
+  prefix: string;
+  adminToken: string;
+  config: ApiConfig;
+  logger: Logger;
+  host?: string;
+  port?: number;
+  windowMarginMs?: number;
+  arrivalBoundMs?: number;
+  claimLeaseMs?: number;
+  clock?: () => number;
+}
+
+export interface ApiService {
+  url: string;
+  schedule: ScheduleClient;
+  close(): Promise<void>;
+}
+
+export async function startApiService(o: ApiServiceOptions): Promise<ApiService> {
+  const clock = o.clock ?? Date.now;
+  const keys = new Keys(o.prefix);
+  const redis = new Redis(o.redisUrl);
+  const subscriber = new Redis(o.redisUrl);
+  const destinations = new DestinationCache(o.store);
+  const pacing = new RedisPacing({
+    redis,
+    keys,
+    windowMarginMs: o.windowMarginMs ?? 5,
+    arrivalBoundMs: o.arrivalBoundMs ?? 250,
+    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
+  });
+  const schedule = new ScheduleClient(redis, keys);
+  const registry = new Registry();
+  // The API runs no queue: its gauges read the shared state.
+  new EngineMetrics(registry, async () => ({
+    queued: 0,
+    inFlight: 0,
+    scheduled: await redis.zcard(keys.schedule(0)),
+  }));
+  const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
+  const dispatcher = new RedisDispatcher({
+    redis,
+    keys,
+    schedule,
+    pacing,
+    destinations,
+    logger: o.logger,
+    clock,
+  });
+  const app = await buildApi({
+    store: o.store,
+    dispatcher,
+    adminToken: o.adminToken,
+    config: o.config,
+    logger: o.logger,
+    registry,
+    clock,
+    ready: async () => {
+      await o.store.ping();
+      await redis.ping();
+    },
+  });
+  const url = await app.listen({ port: o.port ?? 0, host: o.host ?? '127.0.0.1' });
+  o.logger.info({ url }, 'listening');
+  return {
+    url,
+    schedule,
+    async close() {
+      await app.close();
+      await feed.stop();
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}

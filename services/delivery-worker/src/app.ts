@@ -1,0 +1,151 @@
+/**
+ * The delivery worker service (DESIGN flow 3), stateless, any number: BullMQ Workers with
+ * concurrency run the same DeliveryRunner as the single box; outcomes are written to the
+ * store in batches; then a retry's destination is woken for its next attempt (back through
+ * the rate limiter), a 410 is announced to every process, and a freed concurrency slot
+ * wakes its destination. `main.ts` starts it from the environment; tests start it here.
+ */
+
+import {
+  CompletionWriter,
+  Deliverer,
+  DeliveryRunner,
+  DestinationCache,
+  EngineMetrics,
+  type LookupFunction,
+  type OpsServer,
+  type Store,
+  startOpsServer,
+} from '@sluice/engine';
+import { bullConnection } from '@sluice/rate-limiter';
+import {
+  type ChangeFeed,
+  followChanges,
+  Keys,
+  publishChange,
+  RedisPacing,
+  ScheduleClient,
+  startDeliveryWorker,
+} from '@sluice/redis';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+
+export interface DeliveryWorkerServiceOptions {
+  store: Store;
+  redisUrl: string;
+  prefix: string;
+  logger: Logger;
+  host?: string;
+  port?: number;
+  concurrency?: number;
+  allowPrivateNetworks?: boolean;
+  lookup?: LookupFunction | undefined;
+  windowMarginMs?: number;
+  arrivalBoundMs?: number;
+  claimLeaseMs?: number;
+  clock?: () => number;
+  random?: () => number;
+}
+
+export interface DeliveryWorkerService {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryWorkerService(
+  o: DeliveryWorkerServiceOptions,
+): Promise<DeliveryWorkerService> {
+  const clock = o.clock ?? Date.now;
+  const keys = new Keys(o.prefix);
+  const redis = new Redis(o.redisUrl);
+  const subscriber = new Redis(o.redisUrl);
+  const destinations = new DestinationCache(o.store);
+  const pacing = new RedisPacing({
+    redis,
+    keys,
+    windowMarginMs: o.windowMarginMs ?? 5,
+    arrivalBoundMs: o.arrivalBoundMs ?? 250,
+    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
+  });
+  const schedule = new ScheduleClient(redis, keys);
+  const registry = new Registry();
+  let active = 0;
+  const metrics = new EngineMetrics(registry, () => ({ queued: 0, inFlight: active, scheduled: 0 }));
+  const concurrency = o.concurrency ?? 100;
+  const deliverer = new Deliverer({
+    allowPrivateNetworks: o.allowPrivateNetworks ?? false,
+    lookup: o.lookup,
+    connections: concurrency,
+  });
+  const fail = (err: unknown, destinationId: string) =>
+    o.logger.warn({ err, destinationId }, 'wake after a completion failed; the sweeper will repair it');
+  const completions = new CompletionWriter({
+    store: o.store,
+    metrics,
+    logger: o.logger,
+    clock,
+    flushMs: 5,
+    onSettled: ({ destination, outcome }) => {
+      const id = destination.id;
+      if (outcome.disableDestination) {
+        o.logger.warn({ destinationId: id }, 'destination answered 410 Gone: disabled');
+        void destinations
+          .refresh(id)
+          .then(() => publishChange(redis, keys, id))
+          .catch((err) => fail(err, id));
+      } else if (outcome.nextAttemptAt !== null) {
+        schedule.wake(id, outcome.nextAttemptAt).catch((err) => fail(err, id));
+      }
+      if (destination.maxConcurrency !== null) {
+        schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
+      }
+    },
+  });
+  const runner = new DeliveryRunner({
+    destinations,
+    pacing,
+    deliverer,
+    completions,
+    metrics,
+    clock,
+    random: o.random ?? Math.random,
+  });
+  const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
+  const worker = startDeliveryWorker({
+    connection: bullConnection(o.redisUrl),
+    prefix: `${o.prefix}-bull`,
+    concurrency,
+    run: async (delivery) => {
+      active++;
+      try {
+        await runner.run(delivery);
+      } finally {
+        active--;
+      }
+    },
+  });
+  worker.on('error', (err) => o.logger.error({ err }, 'delivery worker error'));
+  const ops: OpsServer = await startOpsServer({
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 0,
+    registry,
+    ready: async () => {
+      await o.store.ping();
+      await redis.ping();
+    },
+  });
+  o.logger.info({ url: ops.url, concurrency }, 'delivery worker ready');
+  return {
+    url: ops.url,
+    async close() {
+      await worker.close(); // takes no new job, waits for the requests in flight
+      await completions.flush();
+      await feed.stop();
+      await deliverer.close();
+      await ops.close();
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}

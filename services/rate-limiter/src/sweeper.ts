@@ -1,0 +1,105 @@
+/**
+ * The distributed sweeper (DESIGN flow 5): Postgres is the truth, Redis a cache of it.
+ *
+ * - Redis lost (the `epoch` key is gone: FLUSHALL, a restart without persistence): rebuild
+ *   before any tick runs. Deliveries claimed in the store but with no job left are returned
+ *   to pending and count as sent now (they may have reached the receiver); the attempts of
+ *   the last hour refill the send windows; every destination with pending work is
+ *   scheduled; then `epoch` says 'ready'. One replica rebuilds (SET NX); the others wait.
+ * - Every sweep: destinations with pending work and no schedule entry are woken; deliveries
+ *   claimed longer than the lease ago whose job is no longer in the delivery queue (a
+ *   publish that failed, a worker that died after its job completed but before its outcome
+ *   was written) return to pending.
+ */
+
+import { PERIOD_MS } from '@sluice/core';
+import type { DestinationCache, Store } from '@sluice/engine';
+import type { BullPublisher, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export interface DistributedSweeperDeps {
+  store: Store;
+  redis: Redis;
+  keys: Keys;
+  schedule: ScheduleClient;
+  pacing: RedisPacing;
+  publisher: BullPublisher;
+  destinations: DestinationCache;
+  logger: Logger;
+  clock: () => number;
+  leaseMs: number;
+}
+
+export class DistributedSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private readonly d: DistributedSweeperDeps;
+
+  constructor(deps: DistributedSweeperDeps) {
+    this.d = deps;
+  }
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => {
+      this.running = this.sweep().catch((err: unknown) => this.d.logger.error({ err }, 'sweep failed'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Job ids still waiting, active or delayed in the delivery queue, as delivery ids. */
+  private async liveDeliveries(): Promise<Set<string>> {
+    const jobs = await this.d.publisher.queue.getJobs(['wait', 'active', 'delayed', 'prioritized'], 0, -1);
+    return new Set(jobs.flatMap((job) => (job?.data ? [job.data.id] : [])));
+  }
+
+  /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
+  async recoverIfLost(): Promise<boolean> {
+    const { redis, keys, store, pacing, schedule, clock, logger, destinations } = this.d;
+    if ((await redis.get(keys.epoch())) === 'ready') return false;
+    const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', 60_000, 'NX');
+    if (mine !== 'OK') return false; // another replica rebuilds
+    const now = clock();
+    const requeued = await store.requeue(Number.POSITIVE_INFINITY, await this.liveDeliveries(), now);
+    const windows = new Map<string, number[]>();
+    for (const a of await store.recentAttempts(now - PERIOD_MS.hour - 60_000)) {
+      const list = windows.get(a.destinationId) ?? [];
+      list.push(a.finishedAt);
+      windows.set(a.destinationId, list);
+    }
+    for (const [destinationId, count] of requeued) {
+      const list = windows.get(destinationId) ?? [];
+      for (let i = 0; i < count; i++) list.push(now);
+      windows.set(destinationId, list);
+    }
+    for (const [destinationId, arrivedBy] of windows) await pacing.restoreSends(destinationId, arrivedBy);
+    const pending = await store.pendingDestinations();
+    for (const { destinationId, nextPendingAt } of pending) await schedule.wake(destinationId, nextPendingAt);
+    destinations.clear();
+    await redis.set(keys.epoch(), 'ready');
+    const count = [...requeued.values()].reduce((a, b) => a + b, 0);
+    logger.warn({ requeued: count, scheduled: pending.length }, 'rebuilt the Redis state from the store');
+    return true;
+  }
+
+  async sweep(): Promise<void> {
+    const { store, schedule, clock, leaseMs, logger } = this.d;
+    await this.recoverIfLost();
+    let rewoken = 0;
+    for (const { destinationId, nextPendingAt } of await store.pendingDestinations()) {
+      if (await schedule.isScheduled(destinationId)) continue;
+      await schedule.wake(destinationId, nextPendingAt);
+      rewoken++;
+    }
+    const now = clock();
+    const requeued = await store.requeue(now - leaseMs, await this.liveDeliveries(), now);
+    for (const destinationId of requeued.keys()) await schedule.wake(destinationId, now);
+    const count = [...requeued.values()].reduce((a, b) => a + b, 0);
+    if (rewoken > 0 || count > 0) logger.warn({ rewoken, requeued: count }, 'sweeper repaired the schedule');
+  }
+}
