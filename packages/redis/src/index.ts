@@ -12,3 +12,9 @@ export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisSchedule, type RedisScheduleOptions, type TickFn } from './redis-schedule.ts';
 export { ScheduleClient } from './schedule-client.ts';
 export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';
+export {
+  bullConnection,
+  openSharedState,
+  type SharedState,
+  type SharedStateOptions,
+} from './shared-state.ts';

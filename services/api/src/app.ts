@@ -6,16 +6,8 @@
  */
 
 import { type ApiConfig, buildApi } from '@sluice/api';
-import { DestinationCache, EngineMetrics, type Store } from '@sluice/engine';
-import {
-  type ChangeFeed,
-  followChanges,
-  Keys,
-  RedisDispatcher,
-  RedisPacing,
-  ScheduleClient,
-} from '@sluice/redis';
-import { Redis } from 'ioredis';
+import { EngineMetrics, type Store } from '@sluice/engine';
+import { openSharedState, RedisDispatcher, type ScheduleClient } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -42,18 +34,8 @@ export interface ApiService {
 
 export async function startApiService(o: ApiServiceOptions): Promise<ApiService> {
   const clock = o.clock ?? Date.now;
-  const keys = new Keys(o.prefix);
-  const redis = new Redis(o.redisUrl);
-  const subscriber = new Redis(o.redisUrl);
-  const destinations = new DestinationCache(o.store);
-  const pacing = new RedisPacing({
-    redis,
-    keys,
-    windowMarginMs: o.windowMarginMs ?? 5,
-    arrivalBoundMs: o.arrivalBoundMs ?? 250,
-    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
-  });
-  const schedule = new ScheduleClient(redis, keys);
+  const shared = await openSharedState(o);
+  const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
   // The API runs no queue: its gauges read the shared state.
   new EngineMetrics(registry, async () => ({
@@ -61,7 +43,6 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     inFlight: 0,
     scheduled: await redis.zcard(keys.schedule(0)),
   }));
-  const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -91,9 +72,7 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     schedule,
     async close() {
       await app.close();
-      await feed.stop();
-      redis.disconnect();
-      subscriber.disconnect();
+      await shared.close();
     },
   };
 }

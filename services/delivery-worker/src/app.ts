@@ -10,24 +10,13 @@ import {
   CompletionWriter,
   Deliverer,
   DeliveryRunner,
-  DestinationCache,
   EngineMetrics,
   type LookupFunction,
   type OpsServer,
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import { bullConnection } from '@sluice/rate-limiter';
-import {
-  type ChangeFeed,
-  followChanges,
-  Keys,
-  publishChange,
-  RedisPacing,
-  ScheduleClient,
-  startDeliveryWorker,
-} from '@sluice/redis';
-import { Redis } from 'ioredis';
+import { bullConnection, openSharedState, publishChange, startDeliveryWorker } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -57,18 +46,8 @@ export async function startDeliveryWorkerService(
   o: DeliveryWorkerServiceOptions,
 ): Promise<DeliveryWorkerService> {
   const clock = o.clock ?? Date.now;
-  const keys = new Keys(o.prefix);
-  const redis = new Redis(o.redisUrl);
-  const subscriber = new Redis(o.redisUrl);
-  const destinations = new DestinationCache(o.store);
-  const pacing = new RedisPacing({
-    redis,
-    keys,
-    windowMarginMs: o.windowMarginMs ?? 5,
-    arrivalBoundMs: o.arrivalBoundMs ?? 250,
-    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
-  });
-  const schedule = new ScheduleClient(redis, keys);
+  const shared = await openSharedState(o);
+  const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
   let active = 0;
   const metrics = new EngineMetrics(registry, () => ({ queued: 0, inFlight: active, scheduled: 0 }));
@@ -111,7 +90,6 @@ export async function startDeliveryWorkerService(
     clock,
     random: o.random ?? Math.random,
   });
-  const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
   const worker = startDeliveryWorker({
     connection: bullConnection(o.redisUrl),
     prefix: `${o.prefix}-bull`,
@@ -141,11 +119,9 @@ export async function startDeliveryWorkerService(
     async close() {
       await worker.close(); // takes no new job, waits for the requests in flight
       await completions.flush();
-      await feed.stop();
       await deliverer.close();
       await ops.close();
-      redis.disconnect();
-      subscriber.disconnect();
+      await shared.close();
     },
   };
 }

@@ -5,24 +5,8 @@
  * `main.ts` starts it from the environment; tests start it here, in process.
  */
 
-import {
-  createTick,
-  DestinationCache,
-  EngineMetrics,
-  type OpsServer,
-  type Store,
-  startOpsServer,
-} from '@sluice/engine';
-import {
-  BullPublisher,
-  type ChangeFeed,
-  followChanges,
-  Keys,
-  RedisPacing,
-  RedisSchedule,
-  ScheduleClient,
-} from '@sluice/redis';
-import { Redis } from 'ioredis';
+import { createTick, EngineMetrics, type OpsServer, type Store, startOpsServer } from '@sluice/engine';
+import { BullPublisher, bullConnection, openSharedState, RedisSchedule } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DistributedSweeper } from './sweeper.ts';
@@ -51,30 +35,10 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export function bullConnection(redisUrl: string) {
-  const url = new URL(redisUrl);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    db: Number(url.pathname.slice(1) || 0),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-  };
-}
-
 export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimiter> {
   const clock = o.clock ?? Date.now;
-  const keys = new Keys(o.prefix);
-  const redis = new Redis(o.redisUrl);
-  const subscriber = new Redis(o.redisUrl);
-  const destinations = new DestinationCache(o.store);
-  const pacing = new RedisPacing({
-    redis,
-    keys,
-    windowMarginMs: o.windowMarginMs ?? 5,
-    arrivalBoundMs: o.arrivalBoundMs ?? 250,
-    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
-  });
+  const shared = await openSharedState(o);
+  const { keys, redis, subscriber, destinations, pacing } = shared;
   const publisher = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
   const registry = new Registry();
   const metrics = new EngineMetrics(registry, async () => ({
@@ -82,7 +46,6 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     inFlight: 0,
     scheduled: await redis.zcard(keys.schedule(0)),
   }));
-  const scheduleClient = new ScheduleClient(redis, keys);
   const schedule = new RedisSchedule({
     redis,
     subscriber,
@@ -95,7 +58,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     store: o.store,
     redis,
     keys,
-    schedule: scheduleClient,
+    schedule: shared.schedule,
     pacing,
     publisher,
     destinations,
@@ -103,7 +66,6 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     clock,
     leaseMs: o.leaseMs ?? 300_000,
   });
-  const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
   await sweeper.recoverIfLost();
   await schedule.start();
   sweeper.start(o.sweepIntervalMs ?? 5_000);
@@ -124,11 +86,9 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     async close() {
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
-      await feed.stop();
       await publisher.close();
       await ops.close();
-      redis.disconnect();
-      subscriber.disconnect();
+      await shared.close();
     },
   };
 }

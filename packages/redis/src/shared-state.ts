@@ -1,0 +1,73 @@
+/**
+ * What every process of the distributed shape opens the same way: a command connection, a
+ * subscriber connection following destination changes, the destination cache, the pace
+ * state and the schedule client, over one key prefix.
+ */
+
+import { DestinationCache, type Store } from '@sluice/engine';
+import { Redis } from 'ioredis';
+import { type ChangeFeed, followChanges } from './change-feed.ts';
+import { Keys } from './keys.ts';
+import { RedisPacing } from './redis-pacing.ts';
+import { ScheduleClient } from './schedule-client.ts';
+
+export interface SharedStateOptions {
+  store: Store;
+  redisUrl: string;
+  prefix: string;
+  windowMarginMs?: number | undefined;
+  arrivalBoundMs?: number | undefined;
+  /** A published delivery whose request has not started after this no longer counts. */
+  claimLeaseMs?: number | undefined;
+}
+
+export interface SharedState {
+  keys: Keys;
+  redis: Redis;
+  /** Subscribed to the change feed; others may add channels (the kick). */
+  subscriber: Redis;
+  destinations: DestinationCache;
+  pacing: RedisPacing;
+  schedule: ScheduleClient;
+  close(): Promise<void>;
+}
+
+export async function openSharedState(o: SharedStateOptions): Promise<SharedState> {
+  const keys = new Keys(o.prefix);
+  const redis = new Redis(o.redisUrl);
+  const subscriber = new Redis(o.redisUrl);
+  const destinations = new DestinationCache(o.store);
+  const pacing = new RedisPacing({
+    redis,
+    keys,
+    windowMarginMs: o.windowMarginMs ?? 5,
+    arrivalBoundMs: o.arrivalBoundMs ?? 250,
+    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
+  });
+  const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
+  return {
+    keys,
+    redis,
+    subscriber,
+    destinations,
+    pacing,
+    schedule: new ScheduleClient(redis, keys),
+    async close() {
+      await feed.stop();
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}
+
+/** BullMQ's connection options for a redis:// URL. */
+export function bullConnection(redisUrl: string) {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+  };
+}
