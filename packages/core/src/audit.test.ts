@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { maxInAnyWindow, perSecond } from './audit.ts';
-
-/** Seeded PRNG (mulberry32): returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './random.ts';
 
 /** O(n²) reference: the most times in [tᵢ, tᵢ + windowMs) over every i. */
 function bruteForce(times: readonly number[], windowMs: number): number {

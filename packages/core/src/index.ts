@@ -11,6 +11,7 @@ export {
 export { EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
+export { mulberry32 } from './random.ts';
 export { PERIOD_MS, PERIODS, type Period, type RateLimit, type RatePlan, ratePlan } from './rate-plan.ts';
 export {
   BACKOFF_MULTIPLIER,

@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
+import { mulberry32 } from './random.ts';
 import { backoffCeilingMs, DEFAULT_RETRY_POLICY, MAX_RETRY_AFTER_MS, type RetryPolicy } from './retry.ts';
-
-/** Seeded PRNG (mulberry32): returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NOW = 1_750_000_000_000;
 const POLICY: RetryPolicy = DEFAULT_RETRY_POLICY;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { mulberry32 } from './random.ts';
 import {
   BACKOFF_MULTIPLIER,
   backoffCeilingMs,
@@ -9,18 +10,6 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from './retry.ts';
-
-/** Seeded PRNG (mulberry32): returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MIN = 60_000;
 const HOUR = 3_600_000;

@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { mulberry32 } from './random.ts';
 import { type SendHandle, SendWindow, type SendWindowOptions } from './send-window.ts';
 
 const OPTIONS: SendWindowOptions = { periodMs: 1_000, marginMs: 25, arrivalBoundMs: 500 };
-
-/** Seeded PRNG (mulberry32): returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Reference occupancy, written from the module's doc comment. */
 function occupiedUntil(s: SendHandle, o: SendWindowOptions): number {

@@ -1,21 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { maxInAnyWindow } from './audit.ts';
+import { mulberry32 } from './random.ts';
 import { type RateLimit, type RatePlan, ratePlan } from './rate-plan.ts';
 import { type SendHandle, SendWindow } from './send-window.ts';
 import { decideTick, MIN_TICK_GAP_MS, nextTickAt, type TickInput } from './tick.ts';
-
-/** Seeded PRNG (mulberry32): returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PER_SECOND_10 = ratePlan({ limit: 10, period: 'second' });
 const PER_MINUTE_120 = ratePlan({ limit: 120, period: 'minute' });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mulberry32 } from '@sluice/core';
 import { type AttemptPace, MemoryPacing } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import { Pacer } from '../../engine/src/pacer.ts';
@@ -9,18 +10,6 @@ import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts'
 
 const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
-
-/** Seeded PRNG (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('RedisPacing', { skip }, () => {
   let redis: Redis;
