@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
+import { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 
 describe('matchesEventType', () => {
   it('* matches every type', () => {
@@ -68,5 +68,13 @@ describe('EVENT_TYPE_PATTERN', () => {
     ]) {
       assert.doesNotMatch(p, EVENT_TYPE_PATTERN, JSON.stringify(p));
     }
+  });
+});
+
+describe('EVENT_TYPE', () => {
+  it('takes dotted words and refuses wildcards', () => {
+    for (const t of ['order', 'order.paid', 'a_b-c.D9']) assert.match(t, EVENT_TYPE);
+    for (const t of ['*', 'order.*', 'order.', '.order', 'order paid', ''])
+      assert.doesNotMatch(t, EVENT_TYPE);
   });
 });

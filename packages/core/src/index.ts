@@ -8,7 +8,7 @@ export {
   sourcesOf,
   transition,
 } from './delivery-state.ts';
-export { EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
+export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
 export { mulberry32 } from './random.ts';

@@ -175,8 +175,15 @@ export class Engine {
     } else if (outcome.nextAttemptAt !== null) {
       this.schedule.wake(destination.id, outcome.nextAttemptAt);
     }
-    // A finished request frees a concurrency slot.
-    if (destination.maxConcurrency !== null) this.wake(destination.id);
+    // A finished request frees a concurrency slot: a tick held back by the cap may send
+    // again as soon as the window has room, not a whole interval later. (`wake` would not:
+    // the capped tick took all it was allowed, so it left no room for more.)
+    if (destination.maxConcurrency !== null && this.schedule.isScheduled(destination.id)) {
+      const pace = this.pacer.peek(destination.id);
+      const now = this.clock();
+      const plan = ratePlan(destination.rateLimit);
+      this.schedule.wake(destination.id, pace === undefined ? now : pace.roomAt(now, plan.limit));
+    }
   }
 
   /**

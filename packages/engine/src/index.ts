@@ -14,7 +14,18 @@ export {
   type TickPacing,
 } from './pacing.ts';
 export { MIN_RETENTION_MS, Retention } from './retention.ts';
+export {
+  attemptFromRow,
+  DESTINATION_COLUMNS,
+  type DestinationColumn,
+  deliveryFromRow,
+  destinationDecoder,
+  destinationFromRow,
+  destinationParams,
+  type Row,
+} from './rows.ts';
 export { DeliveryRunner } from './runner.ts';
+export { drainOnSignal } from './shutdown.ts';
 export {
   checkUrlHost,
   DestinationNotAllowedError,

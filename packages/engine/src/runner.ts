@@ -67,7 +67,9 @@ export class DeliveryRunner {
       );
     } finally {
       finishedAt = clock();
-      await pace.finished(finishedAt);
+      // The request went out: its outcome must be recorded whatever the pace state does. An
+      // entry left unfinished expires by itself (it only over-counts meanwhile).
+      await pace.finished(finishedAt).catch(() => undefined);
     }
     const attemptNo = delivery.attempts + 1;
     const outcome = decideOutcome(

@@ -279,6 +279,20 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(await store.deleteDestination(newId('dst'), T0 + 4), false);
       });
 
+      it('cancelOrphans: pending deliveries accepted for a destination being deleted are cancelled', async () => {
+        const doomed = await destination();
+        const kept = await destination();
+        await store.deleteDestination(doomed.id, T0 + 1);
+        // The race: the API checked the destination, then the delete committed, then the accept.
+        const [late] = await store.acceptEvents(tenant.id, [newEvent([doomed.id, kept.id])], T0 + 2);
+        const [orphan, live] = late?.event.deliveries ?? [];
+        assert.equal(await statusOf(orphan?.id as string), 'pending');
+        assert.equal(await store.cancelOrphans(T0 + 3), 1);
+        assert.equal(await statusOf(orphan?.id as string), 'cancelled');
+        assert.equal(await statusOf(live?.id as string), 'pending', 'a live destination keeps its work');
+        assert.equal(await store.cancelOrphans(T0 + 4), 0, 'nothing left to cancel');
+      });
+
       it("a tenant's list excludes deleted destinations and other tenants'", async () => {
         const a = await destination();
         const b = await destination();

@@ -223,6 +223,12 @@ export interface Store {
    * (a crash left them), except `keep`. Returns how many per destination.
    */
   requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>>;
+  /**
+   * Cancels deliveries left `pending` on a deleted destination: an event accepted while its
+   * destination was being deleted (the API's check and the delete raced) would otherwise
+   * wait forever. Returns how many.
+   */
+  cancelOrphans(now: number): Promise<number>;
   /** Attempts started since `since`, oldest first: the send windows after a restart. */
   recentAttempts(since: number): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]>;
 

@@ -5,7 +5,8 @@
  *     (a wake that was lost, or never made);
  *   - returns deliveries left `queued`/`delivering` past their lease to `pending`
  *     (nothing in this process holds them: a crash, a bug) and wakes their destinations;
- *   - forgets the pacing state of idle destinations.
+ *   - forgets the pacing state of idle destinations;
+ *   - cancels deliveries left pending on a deleted destination (an ingest raced the delete).
  */
 
 import type { Logger } from 'pino';
@@ -39,8 +40,9 @@ export async function sweep(deps: SweeperDeps): Promise<{ rewoken: number; reque
     count += n;
   }
   pacer.collect(now, (id) => schedule.isScheduled(id));
-  if (rewoken > 0 || count > 0)
-    deps.logger.warn({ rewoken, requeued: count }, 'sweeper repaired the schedule');
+  const orphans = await store.cancelOrphans(now);
+  if (rewoken > 0 || count > 0 || orphans > 0)
+    deps.logger.warn({ rewoken, requeued: count, orphans }, 'sweeper repaired the schedule');
   return { rewoken, requeued: count };
 }
 

@@ -5,7 +5,9 @@
  * (DESIGN I3) — so a backlog stays in Postgres, not in Redis memory.
  *
  * Retries are ours, not BullMQ's: a failed attempt goes back to `pending` in the store and
- * through the rate limiter again, so a job is attempted once (`attempts: 1`). A worker that
+ * through the rate limiter again. BullMQ retries a job only when the worker failed before
+ * its request started (an unreachable store or Redis), a few times with backoff; a job it
+ * gives up on returns to pending through the sweeper's lease. A worker that
  * dies mid-job leaves a stalled job that BullMQ hands to another worker: a repeat after a
  * crash, with the same `webhook-id` (DESIGN I6).
  */
@@ -28,7 +30,15 @@ export class BullPublisher implements Publisher {
     this.queue = new Queue<ClaimedDelivery>(DELIVERY_QUEUE, {
       connection: options.connection,
       prefix: options.prefix,
-      defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: 1_000 },
+      // A job fails only when the worker could not start its request (the store or Redis
+      // did not answer): BullMQ tries it again shortly. A failed request is not a failed
+      // job; its retry is ours, through the rate limiter.
+      defaultJobOptions: {
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 500 },
+        removeOnComplete: true,
+        removeOnFail: 1_000,
+      },
     });
   }
 

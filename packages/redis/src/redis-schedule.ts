@@ -24,6 +24,11 @@ export interface RedisScheduleOptions {
   tick: TickFn;
   clock: () => number;
   onTickError: (destinationId: string, err: unknown) => void;
+  /**
+   * Told of every tick this replica ran, once it settled (a debug log, tests): it ran from
+   * `startedAt` to `finishedAt`, before its settle let any replica claim the next one.
+   */
+  onTick?: (tick: { destinationId: string; due: number; startedAt: number; finishedAt: number }) => void;
   /** How long a claimed tick may run before another replica may take it over. */
   leaseMs?: number;
   /** Longest sleep between two claims of a shard. */
@@ -36,8 +41,8 @@ export interface RedisScheduleOptions {
 
 export class RedisSchedule {
   readonly scripts: Scripts;
-  private readonly options: Required<Omit<RedisScheduleOptions, 'subscriber'>> &
-    Pick<RedisScheduleOptions, 'subscriber'>;
+  private readonly options: Required<Omit<RedisScheduleOptions, 'subscriber' | 'onTick'>> &
+    Pick<RedisScheduleOptions, 'subscriber' | 'onTick'>;
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
@@ -124,8 +129,9 @@ export class RedisSchedule {
   }
 
   private run(claimed: ClaimedTick): void {
-    const { tick, clock, onTickError, errorBackoffMs } = this.options;
+    const { tick, clock, onTickError, onTick, errorBackoffMs } = this.options;
     const done = (async () => {
+      const startedAt = clock();
       let next: number | null;
       try {
         next = await tick(claimed.destinationId, claimed.due);
@@ -133,8 +139,10 @@ export class RedisSchedule {
         onTickError(claimed.destinationId, err);
         next = clock() + errorBackoffMs;
       }
+      const finishedAt = clock();
       try {
         await this.scripts.settle(claimed.destinationId, claimed.lease, next);
+        onTick?.({ destinationId: claimed.destinationId, due: claimed.due, startedAt, finishedAt });
       } catch (err) {
         // The lease expires and another claim runs the tick again.
         onTickError(claimed.destinationId, err);

@@ -39,7 +39,13 @@ import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams 
 export type Synchronous = 'full' | 'normal';
 
 export interface SqliteStoreOptions {
-  /** `full` survives power loss; `normal` (WAL) survives a crash of the process. */
+  /**
+   * `full`: what the API answered for (accepted events, tenants, destinations, replays)
+   * survives power loss; `normal` (WAL): everything survives a crash of the process only.
+   * Delivery progress (claims, attempts, outcomes) is written `normal` either way: losing
+   * it to power loss means a repeat with the same `webhook-id`, which at-least-once allows
+   * after a crash (DESIGN I6), and it is most of the writes (docs/adr/0003).
+   */
   synchronous?: Synchronous;
 }
 
@@ -48,12 +54,14 @@ type Row = Record<string, unknown>;
 export class SqliteStore implements Store {
   readonly db: DatabaseSync;
   private readonly cache = new Map<string, StatementSync>();
+  private readonly full: boolean;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path, { timeout: 5_000 });
     this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    this.full = options.synchronous !== 'normal';
+    this.db.exec(`PRAGMA synchronous = ${this.full ? 'FULL' : 'NORMAL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
     migrate(this.db);
   }
@@ -65,6 +73,21 @@ export class SqliteStore implements Store {
       this.cache.set(text, stmt);
     }
     return stmt;
+  }
+
+  /**
+   * A transaction of delivery progress: committed without waiting for the disk (it is in
+   * the WAL, so a crash of the process keeps it; power loss may not). The next `tx` is
+   * durable again, and syncs this one's frames with its own.
+   */
+  progressTx<T>(fn: () => T): T {
+    if (!this.full) return this.tx(fn);
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    try {
+      return this.tx(fn);
+    } finally {
+      this.db.exec('PRAGMA synchronous = FULL');
+    }
   }
 
   tx<T>(fn: () => T): T {
@@ -186,6 +209,14 @@ export class SqliteStore implements Store {
     });
   }
 
+  async cancelOrphans(now: number): Promise<number> {
+    const { changes } = this.sql(
+      `UPDATE deliveries SET status = 'cancelled', updated_at = ?
+       WHERE status = 'pending' AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NOT NULL)`,
+    ).run(now);
+    return Number(changes);
+  }
+
   async listDestinations(tenantId: string): Promise<Destination[]> {
     return this.sql('SELECT * FROM destinations WHERE tenant_id = ? AND deleted_at IS NULL ORDER BY id')
       .all(tenantId)
@@ -240,7 +271,7 @@ export class SqliteStore implements Store {
 
   async claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]> {
     if (max <= 0) return [];
-    return this.tx(() => {
+    return this.progressTx(() => {
       const rows = this.sql(
         `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
          FROM deliveries d JOIN events e ON e.id = d.event_id
@@ -281,7 +312,7 @@ export class SqliteStore implements Store {
       `UPDATE destinations SET state = 'disabled', disabled_reason = ?, updated_at = ?
        WHERE id = ? AND state = 'active'`,
     );
-    this.tx(() => {
+    this.progressTx(() => {
       for (const { attempt: a, status, nextAttemptAt, disableDestination } of completed) {
         insert.run(
           a.id,

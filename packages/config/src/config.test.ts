@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { bool, ConfigError, common, distributed, int, parseEnv } from './index.ts';
+
+const schema = z.object({
+  ...common,
+  ...distributed,
+  PORT: int(0, 65_535).default(3000),
+  X: bool.default(false),
+});
+const good = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/sluice',
+  REDIS_URL: 'redis://127.0.0.1:6379/0',
+};
+
+describe('parseEnv', () => {
+  it('applies defaults and coerces', () => {
+    const c = parseEnv(schema, { ...good, PORT: '8080', X: '1' });
+    assert.equal(c.PORT, 8080);
+    assert.equal(c.X, true);
+    assert.equal(c.HOST, '127.0.0.1');
+    assert.equal(c.SLUICE_REDIS_PREFIX, 'sluice');
+  });
+
+  it('names every bad variable, what it expected and what it got', () => {
+    assert.throws(
+      () => parseEnv(schema, { REDIS_URL: 'http://x', PORT: 'eighty', SLUICE_LOG_LEVEL: 'loud' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'SLUICE_LOG_LEVEL']) {
+          assert.match(err.message, new RegExp(`^  ${name}: `, 'm'), name);
+        }
+        assert.match(err.message, /DATABASE_URL: .*\(unset\)/);
+        assert.match(err.message, /REDIS_URL: a redis: or rediss: URL .*\(got "http:\/\/x"\)/);
+        return true;
+      },
+    );
+  });
+
+  it('refuses a prefix that would break the key layout', () => {
+    assert.throws(() => parseEnv(schema, { ...good, SLUICE_REDIS_PREFIX: 'a:b' }), /SLUICE_REDIS_PREFIX/);
+  });
+});

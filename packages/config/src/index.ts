@@ -1,0 +1,74 @@
+/**
+ * Settings from the environment, shared by every service: the pieces each service's one
+ * zod schema is built from, and the parse that stops a bad start with a message naming
+ * each variable and what it expected (STYLE "Errors, config, ids").
+ */
+
+import { z } from 'zod';
+
+export class ConfigError extends Error {}
+
+/** `true`/`false` (or `1`/`0`). */
+export const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** An integer in [min, max]. */
+export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const url = (protocols: string[], example: string) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `a ${protocols.join(' or ')} URL such as ${example}`,
+  );
+
+export const postgresUrl = url(['postgres:', 'postgresql:'], 'postgres://user@host:5432/sluice');
+export const redisUrl = url(['redis:', 'rediss:'], 'redis://host:6379/0');
+
+/** What every service reads. */
+export const common = {
+  HOST: z.string().min(1).default('127.0.0.1'),
+  SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SLUICE_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(25_000),
+};
+
+/** What every service of the distributed shape reads. */
+export const distributed = {
+  DATABASE_URL: postgresUrl,
+  REDIS_URL: redisUrl,
+  /** Every Redis key of one installation starts with it (several may share a Redis). */
+  SLUICE_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
+    .default('sluice'),
+  SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
+  SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
+  SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
+};
+
+/** Parses `env` with `schema`; every bad variable is named in one ConfigError. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? '');
+    const got = env[name] === undefined ? 'unset' : `got ${JSON.stringify(env[name])}`;
+    return `  ${issue.path.join('.') || '(environment)'}: ${issue.message} (${got})`;
+  });
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** Parses the environment or exits 2 with the message: for a service's `main.ts`. */
+export function loadOrExit<S extends z.ZodType>(schema: S, service: string): z.output<S> {
+  try {
+    return parseEnv(schema, process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${service}: ${err.message}\n`);
+    process.exit(2);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Row ↔ record mapping shared by the two stores: the SQLite and the Postgres schemas name
+ * every column the same (snake_case, times as integer milliseconds). What differs is how a
+ * JSON column arrives — text in SQLite, already parsed from JSONB in Postgres — so the
+ * destination mapper is made for a decoder (`destinationDecoder`).
+ */
+
+import type { DeliveryStatus, Period } from '@sluice/core';
+import type { Attempt, Delivery, Destination, DestinationSecret, DestinationState } from './store.ts';
+
+export type Row = Record<string, unknown>;
+
+const str = (v: unknown): string => v as string;
+const num = (v: unknown): number => v as number;
+const nullableNum = (v: unknown): number | null => (v === null ? null : (v as number));
+const nullableStr = (v: unknown): string | null => (v === null ? null : (v as string));
+
+export const DESTINATION_COLUMNS = [
+  'id',
+  'tenant_id',
+  'name',
+  'url',
+  'rate_limit',
+  'rate_period',
+  'max_concurrency',
+  'event_types',
+  'retry_max_attempts',
+  'retry_initial_delay_ms',
+  'retry_max_delay_ms',
+  'timeout_ms',
+  'secrets',
+  'state',
+  'disabled_reason',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type DestinationColumn = (typeof DESTINATION_COLUMNS)[number];
+
+/** The column values of a destination, JSON columns as JSON text. */
+export function destinationParams(d: Destination): Record<DestinationColumn, string | number | null> {
+  return {
+    id: d.id,
+    tenant_id: d.tenantId,
+    name: d.name,
+    url: d.url,
+    rate_limit: d.rateLimit.limit,
+    rate_period: d.rateLimit.period,
+    max_concurrency: d.maxConcurrency,
+    event_types: JSON.stringify(d.eventTypes),
+    retry_max_attempts: d.retry.maxAttempts,
+    retry_initial_delay_ms: d.retry.initialDelayMs,
+    retry_max_delay_ms: d.retry.maxDelayMs,
+    timeout_ms: d.timeoutMs,
+    secrets: JSON.stringify(d.secrets),
+    state: d.state,
+    disabled_reason: d.disabledReason,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+/** A destination mapper whose `json` turns a JSON column's value into the value. */
+export const destinationDecoder =
+  (json: (value: unknown) => unknown) =>
+  (r: Row): Destination => ({
+    id: str(r.id),
+    tenantId: str(r.tenant_id),
+    name: nullableStr(r.name),
+    url: str(r.url),
+    rateLimit: { limit: num(r.rate_limit), period: str(r.rate_period) as Period },
+    maxConcurrency: nullableNum(r.max_concurrency),
+    eventTypes: json(r.event_types) as string[],
+    retry: {
+      maxAttempts: num(r.retry_max_attempts),
+      initialDelayMs: num(r.retry_initial_delay_ms),
+      maxDelayMs: num(r.retry_max_delay_ms),
+    },
+    timeoutMs: num(r.timeout_ms),
+    secrets: json(r.secrets) as DestinationSecret[],
+    state: str(r.state) as DestinationState,
+    disabledReason: nullableStr(r.disabled_reason),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  });
+
+/** A destination whose JSON columns the driver already parsed (Postgres JSONB). */
+export const destinationFromRow = destinationDecoder((v) => v);
+
+export function deliveryFromRow(r: Row): Delivery {
+  return {
+    id: str(r.id),
+    eventId: str(r.event_id),
+    destinationId: str(r.destination_id),
+    tenantId: str(r.tenant_id),
+    status: str(r.status) as DeliveryStatus,
+    attempts: num(r.attempts),
+    attemptBase: num(r.attempt_base),
+    nextAttemptAt: nullableNum(r.next_attempt_at),
+    lastError: nullableStr(r.last_error),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+export function attemptFromRow(r: Row): Attempt {
+  return {
+    id: str(r.id),
+    deliveryId: str(r.delivery_id),
+    destinationId: str(r.destination_id),
+    attempt: num(r.attempt),
+    startedAt: num(r.started_at),
+    finishedAt: num(r.finished_at),
+    statusCode: nullableNum(r.status_code),
+    errorCode: nullableStr(r.error_code),
+    errorMessage: nullableStr(r.error_message),
+    responseExcerpt: nullableStr(r.response_excerpt),
+  };
+}

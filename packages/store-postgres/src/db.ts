@@ -1,0 +1,125 @@
+/**
+ * The connection pool of one store, and its transactions (node-postgres as its authors
+ * intend: one `Pool`, parameterized queries, a client checked out for each transaction).
+ *
+ * Two things are set per pool, never globally, so other pools in the process keep pg's
+ * defaults: BIGINT (int8) parses to a number (every time is int8 milliseconds, and `count(*)`
+ * is int8), and a `schema` becomes the `search_path` of every connection, given at connection
+ * start-up (`options`) so no extra round trip and no connection ever runs without it.
+ */
+
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<Row[]>;
+}
+
+export interface DbOptions {
+  /** Every table lives in this schema (a lowercase identifier); default: the server's search_path. */
+  schema?: string | undefined;
+  /** Most connections the pool opens; default 10. */
+  poolSize?: number | undefined;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const INT8_OID = 20;
+
+export function checkSchemaName(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new Error(
+      `schema must be a lowercase SQL identifier (${SCHEMA_NAME.source}), got ${JSON.stringify(schema)}`,
+    );
+  }
+  return schema;
+}
+
+/** int8 as a number; a value past 2^53 would lose digits, so it fails loudly instead. */
+function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 ${text} is not a safe JavaScript integer`);
+  return n;
+}
+
+// pg-types declares getTypeParser as an overloaded generic; this one keeps its contract.
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/**
+ * A parameterized statement as a named one: pg prepares it once per connection, and every
+ * later run skips the parse and the plan (the claim's CTE and the batched ingest are most of
+ * the store's work, run thousands of times a second). A statement without values (a
+ * migration file of several statements) goes as a simple query.
+ */
+const names = new Map<string, string>();
+
+function statement(text: string, values: unknown[] | undefined): pg.QueryConfig {
+  if (values === undefined) return { text };
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `sluice_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return { name, text, values };
+}
+
+export class Db implements Queryable {
+  readonly pool: pg.Pool;
+  private ended = false;
+
+  constructor(url: string, options: DbOptions = {}) {
+    const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      types,
+      ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    });
+    // An idle client whose connection breaks (a server restart) is already dropped by the
+    // pool; without a listener the 'error' event would end the process. The next query
+    // opens a new connection, and a query on a dead server fails on its own (readyz).
+    this.pool.on('error', () => {});
+  }
+
+  async query(text: string, values?: unknown[]): Promise<Row[]> {
+    return (await this.pool.query<Row>(statement(text, values))).rows;
+  }
+
+  /**
+   * Runs `fn` in `BEGIN … COMMIT` on one checked-out client; `ROLLBACK` on error. A client
+   * whose rollback failed is broken: it is destroyed rather than returned to the pool.
+   */
+  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const q: Queryable = {
+      query: async (text, values) => (await client.query<Row>(statement(text, values))).rows,
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await fn(q);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Ends the pool once; later queries reject. */
+  async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.pool.end();
+  }
+}

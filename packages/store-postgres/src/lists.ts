@@ -1,0 +1,198 @@
+/**
+ * The Postgres store's listings and housekeeping: pages newest first (ids are ULIDs compared
+ * bytewise, so `id < cursor ORDER BY id DESC` is stable while rows are added), event and
+ * delivery lookup, replay, manual retry and retention.
+ */
+
+import type {
+  Attempt,
+  Delivery,
+  DeliveryFilter,
+  Destination,
+  Page,
+  PageRequest,
+  RetentionResult,
+  RetryResult,
+  StoredEvent,
+  Tenant,
+} from '@sluice/engine';
+import type { Db, Queryable, Row } from './db.ts';
+import {
+  attemptFromRow,
+  DELIVERY_COLUMNS,
+  deliveryFromRow,
+  destinationFromRow,
+  eventFromRow,
+  tenantFromRow,
+} from './rows.ts';
+
+/** A condition on one column, `column = value`. */
+type Condition = [column: string, value: string];
+
+function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
+}
+
+/**
+ * `SELECT <columns> FROM <table> WHERE <fixed> AND <column = $n>… AND id < $after
+ * ORDER BY id DESC LIMIT limit + 1`: one row more than the page tells whether there is a next.
+ * Table and column names are this module's constants, never input.
+ */
+async function pageQuery(
+  db: Queryable,
+  table: string,
+  columns: string,
+  fixed: string[],
+  equal: Condition[],
+  req: PageRequest,
+): Promise<Row[]> {
+  const values: unknown[] = [];
+  const where = [...fixed];
+  for (const [column, value] of equal) {
+    values.push(value);
+    where.push(`${column} = $${values.length}`);
+  }
+  if (req.after !== undefined) {
+    values.push(req.after);
+    where.push(`id < $${values.length}`);
+  }
+  values.push(req.limit + 1);
+  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  return db.query(
+    `SELECT ${columns} FROM ${table} ${clause} ORDER BY id DESC LIMIT $${values.length}`,
+    values,
+  );
+}
+
+export async function listTenants(db: Queryable, req: PageRequest): Promise<Page<Tenant>> {
+  const rows = await pageQuery(db, 'tenants', 'id, name, created_at', [], [], req);
+  return page(rows, req.limit, tenantFromRow);
+}
+
+export async function pageDestinations(
+  db: Queryable,
+  tenantId: string | undefined,
+  req: PageRequest,
+): Promise<Page<Destination>> {
+  const equal: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
+  const rows = await pageQuery(db, 'destinations', '*', ['deleted_at IS NULL'], equal, req);
+  return page(rows, req.limit, destinationFromRow);
+}
+
+export async function listDeliveries(
+  db: Queryable,
+  filter: DeliveryFilter,
+  req: PageRequest,
+): Promise<Page<Delivery>> {
+  const equal: Condition[] = [];
+  if (filter.tenantId !== undefined) equal.push(['tenant_id', filter.tenantId]);
+  if (filter.destinationId !== undefined) equal.push(['destination_id', filter.destinationId]);
+  if (filter.eventId !== undefined) equal.push(['event_id', filter.eventId]);
+  if (filter.status !== undefined) equal.push(['status', filter.status]);
+  const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], equal, req);
+  return page(rows, req.limit, deliveryFromRow);
+}
+
+export async function getEvent(
+  db: Queryable,
+  id: string,
+): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined> {
+  const [r] = await db.query('SELECT * FROM events WHERE id = $1', [id]);
+  if (r === undefined) return undefined;
+  const deliveries = await db.query(
+    `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE event_id = $1 ORDER BY seq`,
+    [id],
+  );
+  return { event: eventFromRow(r), deliveries: deliveries.map(deliveryFromRow) };
+}
+
+export async function getDelivery(
+  db: Queryable,
+  id: string,
+): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined> {
+  const [r] = await db.query(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+  if (r === undefined) return undefined;
+  const attempts = await db.query('SELECT * FROM attempts WHERE delivery_id = $1 ORDER BY attempt', [id]);
+  return { delivery: deliveryFromRow(r), attempts: attempts.map(attemptFromRow) };
+}
+
+export async function replayDead(
+  db: Queryable,
+  destinationId: string,
+  since: number | null,
+  now: number,
+): Promise<number> {
+  const [r] = await db.query(
+    `WITH replayed AS (
+       UPDATE deliveries SET status = 'pending', next_attempt_at = $1, attempt_base = attempts, updated_at = $1
+       WHERE destination_id = $2 AND status = 'dead' AND updated_at >= $3
+         AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = $2 AND t.deleted_at IS NULL)
+       RETURNING 1
+     )
+     SELECT count(*) AS n FROM replayed`,
+    [now, destinationId, since ?? 0],
+  );
+  return (r?.n as number) ?? 0;
+}
+
+export async function retryDelivery(db: Db, id: string, now: number): Promise<RetryResult> {
+  return db.tx(async (q) => {
+    // Lock the delivery, so a claim or a completion cannot move it between look and write.
+    const [r] = await q.query(
+      `SELECT d.status, t.deleted_at FROM deliveries d LEFT JOIN destinations t ON t.id = d.destination_id
+       WHERE d.id = $1 FOR UPDATE OF d`,
+      [id],
+    );
+    if (r === undefined) return { ok: false, reason: 'not_found' } as const;
+    const retryable = (r.status === 'dead' || r.status === 'pending') && r.deleted_at === null;
+    if (!retryable) return { ok: false, reason: 'conflict' } as const;
+    const [updated] = await q.query(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = $2, attempt_base = attempts, updated_at = $2
+       WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`,
+      [id, now],
+    );
+    return { ok: true, delivery: deliveryFromRow(updated as Row) } as const;
+  });
+}
+
+/**
+ * One batch of retention: up to `batch` settled deliveries with their attempts, then up to
+ * `batch` old events left without deliveries. Two statements in one transaction: the second
+ * must see the deliveries the first deleted (one statement's parts share one snapshot).
+ */
+export async function deleteExpired(db: Db, before: number, batch: number): Promise<RetentionResult> {
+  return db.tx(async (q) => {
+    const [counts] = await q.query(
+      `WITH doomed AS (
+         SELECT id FROM deliveries WHERE status IN ('delivered', 'cancelled') AND updated_at < $1
+         ORDER BY updated_at LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       ), gone_attempts AS (
+         DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM doomed) RETURNING 1
+       ), gone_deliveries AS (
+         DELETE FROM deliveries WHERE id IN (SELECT id FROM doomed) RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM gone_deliveries) AS deliveries, (SELECT count(*) FROM gone_attempts) AS attempts`,
+      [before, batch],
+    );
+    const [events] = await q.query(
+      `WITH gone_events AS (
+         DELETE FROM events WHERE id IN (
+           SELECT e.id FROM events e WHERE e.created_at < $1
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)
+           ORDER BY e.created_at LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1
+       )
+       SELECT count(*) AS n FROM gone_events`,
+      [before, batch],
+    );
+    return {
+      deliveries: (counts?.deliveries as number) ?? 0,
+      attempts: (counts?.attempts as number) ?? 0,
+      events: (events?.n as number) ?? 0,
+    };
+  });
+}

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { newId } from '@sluice/core';
+import pg from 'pg';
+import { ensureDatabase } from './database.ts';
+import { Db } from './db.ts';
+import { migrate } from './migrate.ts';
+import { PostgresStore } from './postgres-store.ts';
+import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from './testing.ts';
+
+const MIGRATION_VERSIONS = readdirSync(new URL('../migrations/', import.meta.url))
+  .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+  .sort()
+  .map((f) => Number(f.slice(0, 4)));
+
+await withPostgres('migrations and databases', () => {
+  describe('migrate', () => {
+    let schema: string;
+    let dbs: Db[];
+    let dirs: string[];
+
+    /** A pool on this test's schema, as one starting service would have. */
+    const connect = (): Db => {
+      const db = new Db(TEST_DATABASE_URL, { schema, poolSize: 2 });
+      dbs.push(db);
+      return db;
+    };
+
+    /** A folder of migration files, `{ '0001_a.sql': '…' }`. */
+    const migrations = (files: Record<string, string>): URL => {
+      const dir = mkdtempSync(join(tmpdir(), 'sluice-migrations-'));
+      dirs.push(dir);
+      for (const [name, sql] of Object.entries(files)) writeFileSync(join(dir, name), sql);
+      return pathToFileURL(`${dir}/`);
+    };
+
+    const recorded = async (): Promise<number[]> =>
+      (await adminQuery(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows.map(
+        (r) => r.version as number,
+      );
+
+    beforeEach(() => {
+      schema = freshSchema();
+      dbs = [];
+      dirs = [];
+    });
+    afterEach(async () => {
+      for (const db of dbs) await db.end();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      await dropSchema(schema);
+    });
+
+    it('several migrators started at once on a fresh schema apply each migration exactly once', async () => {
+      const runs = await Promise.all(Array.from({ length: 6 }, () => migrate(connect(), { schema })));
+      assert.deepEqual(
+        runs.flat().sort((a, b) => a - b),
+        MIGRATION_VERSIONS,
+        `applied: ${JSON.stringify(runs)}`,
+      );
+      assert.equal(runs.filter((r) => r.length > 0).length, 1, 'one runner applied them all');
+      assert.deepEqual(await recorded(), MIGRATION_VERSIONS);
+      assert.deepEqual(await migrate(connect(), { schema }), [], 'a later run applies nothing');
+    });
+
+    it('slow migrations run once each, in order, however many runners race', async () => {
+      const dir = migrations({
+        '0001_log.sql': `CREATE TABLE log (version INTEGER NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp());
+           SELECT pg_sleep(0.2);
+           INSERT INTO log (version) VALUES (1);`,
+        '0002_more.sql': 'SELECT pg_sleep(0.1); INSERT INTO log (version) VALUES (2);',
+        '0003_last.sql': 'INSERT INTO log (version) VALUES (3);',
+        'README.txt': 'not a migration',
+      });
+      const runs = await Promise.all(Array.from({ length: 5 }, () => migrate(connect(), { schema, dir })));
+      assert.deepEqual(runs.flat(), [1, 2, 3]);
+      const log = await adminQuery(`SELECT version FROM ${schema}.log ORDER BY at`);
+      assert.deepEqual(
+        log.rows.map((r) => r.version),
+        [1, 2, 3],
+      );
+      assert.deepEqual(await recorded(), [1, 2, 3]);
+    });
+
+    it('a failing migration rolls back the whole run and releases the lock', async () => {
+      const broken = migrations({
+        '0001_ok.sql': 'CREATE TABLE first (id INTEGER);',
+        '0002_bad.sql': 'CREATE TABLE second (id INTEGER); SELECT no_such_column FROM first;',
+      });
+      await assert.rejects(migrate(connect(), { schema, dir: broken }), /no_such_column/);
+      const tables = await adminQuery(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      );
+      assert.deepEqual(tables.rows, [], 'nothing of the run remains');
+      const fixed = migrations({
+        '0001_ok.sql': 'CREATE TABLE first (id INTEGER);',
+        '0002_good.sql': 'CREATE TABLE second (id INTEGER);',
+      });
+      assert.deepEqual(await migrate(connect(), { schema, dir: fixed }), [1, 2], 'the lock was released');
+    });
+
+    it('stores opened at once on a schema that does not exist yet all work', async () => {
+      const stores = await Promise.all(
+        Array.from({ length: 4 }, () => PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 2 })),
+      );
+      try {
+        const tenants = stores.map((_, i) => ({ id: newId('ten'), name: `t${i}`, createdAt: i }));
+        await Promise.all(
+          stores.map((s, i) => s.createTenant(tenants[i] as (typeof tenants)[number], `h${i}`)),
+        );
+        for (const t of tenants) assert.deepEqual(await stores[0]?.getTenant(t.id), t);
+        assert.deepEqual(await recorded(), MIGRATION_VERSIONS);
+      } finally {
+        for (const s of stores) await s.close();
+      }
+    });
+  });
+
+  describe('ensureDatabase', () => {
+    let name: string;
+
+    beforeEach(() => {
+      name = `sluice_${freshSchema()}`;
+    });
+    afterEach(async () => {
+      const server = new URL(TEST_DATABASE_URL);
+      server.pathname = '/postgres';
+      const client = new pg.Client({ connectionString: server.href });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    });
+
+    const urlOf = (database: string): string => {
+      const url = new URL(TEST_DATABASE_URL);
+      url.pathname = `/${database}`;
+      return url.href;
+    };
+
+    it('creates the database once, however many callers race, and then it is usable', async () => {
+      const created = await Promise.all(Array.from({ length: 4 }, () => ensureDatabase(urlOf(name))));
+      assert.equal(created.filter(Boolean).length, 1, `created: ${JSON.stringify(created)}`);
+      assert.equal(await ensureDatabase(urlOf(name)), false, 'it exists now');
+      const store = await PostgresStore.open(urlOf(name));
+      try {
+        await store.ping();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('refuses a URL without a database name', async () => {
+      await assert.rejects(ensureDatabase(urlOf('')), /names no database/);
+    });
+  });
+});

@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { newId } from '@sluice/core';
+import type { ClaimedDelivery, CompletedAttempt, NewDestination, NewEvent, Tenant } from '@sluice/engine';
+import pg from 'pg';
+import { storeConformance } from '../../engine/src/store-conformance.ts';
+import { CLAIM_DUE } from './lifecycle.ts';
+import { PostgresStore } from './postgres-store.ts';
+import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from './testing.ts';
+
+const T0 = 1_700_000_000_000;
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The first node of an EXPLAIN (FORMAT JSON) tree, depth first, that matches. */
+function find(node: PlanNode, match: (n: PlanNode) => boolean): PlanNode | undefined {
+  if (match(node)) return node;
+  for (const child of node.Plans ?? []) {
+    const found = find(child, match);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function newDestination(tenantId: string): NewDestination {
+  return {
+    id: newId('dst'),
+    tenantId,
+    name: null,
+    url: 'https://hooks.example.com/in',
+    rateLimit: { limit: 10, period: 'second' },
+    maxConcurrency: null,
+    eventTypes: ['*'],
+    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+    timeoutMs: 15_000,
+    secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
+  };
+}
+
+function newEvent(destinationIds: string[], idempotencyKey: string | null = null, n = 0): NewEvent {
+  return { type: 'order.created', payload: `{"n":${n}}`, idempotencyKey, destinationIds };
+}
+
+await withPostgres('PostgresStore', () => {
+  storeConformance('PostgresStore', async () => {
+    const schema = freshSchema();
+    const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 4 });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close(); // a second close is a no-op
+        await dropSchema(schema);
+      },
+    };
+  });
+
+  describe('PostgresStore on Postgres', () => {
+    let schema: string;
+    let opened: PostgresStore[];
+    let tenant: Tenant;
+
+    /** A store on this test's schema: its own pool, as another replica would have. */
+    const open = async (): Promise<PostgresStore> => {
+      const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5 });
+      opened.push(store);
+      return store;
+    };
+
+    beforeEach(async () => {
+      schema = freshSchema();
+      opened = [];
+      tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
+      await (await open()).createTenant(tenant, 'hash');
+    });
+    afterEach(async () => {
+      for (const store of opened) await store.close();
+      await dropSchema(schema);
+    });
+
+    it('puts every table in its schema', async () => {
+      const { rows } = await adminQuery(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+        [schema],
+      );
+      assert.deepEqual(
+        rows.map((r) => r.table_name),
+        ['attempts', 'deliveries', 'destinations', 'events', 'schema_migrations', 'tenants'],
+      );
+    });
+
+    it("parses BIGINT to numbers in its own pool only; pg's global parsers are unchanged", async () => {
+      const [store] = opened as [PostgresStore];
+      assert.deepEqual(await store.db.query('SELECT 9007199254740991::int8 AS n'), [{ n: 9007199254740991 }]);
+      await assert.rejects(store.db.query('SELECT 9007199254740992::int8 AS n'), RangeError);
+      const other = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+      try {
+        assert.deepEqual((await other.query('SELECT 5::int8 AS n')).rows, [{ n: '5' }]);
+      } finally {
+        await other.end();
+      }
+    });
+
+    it('refuses a schema name that is not a plain lowercase identifier', () => {
+      for (const bad of ['Public', 'a-b', 'x; DROP TABLE tenants', '', '1abc']) {
+        assert.throws(() => new PostgresStore(TEST_DATABASE_URL, { schema: bad }), /schema must be/);
+      }
+    });
+
+    it('two stores claiming from one destination in parallel never claim a delivery twice', async () => {
+      const [a] = opened as [PostgresStore];
+      const b = await open();
+      const destination = await a.createDestination(newDestination(tenant.id), T0);
+      const total = 300;
+      const events = Array.from({ length: total }, (_, i) => newEvent([destination.id], null, i));
+      await a.acceptEvents(tenant.id, events, T0);
+
+      // Four claim loops per store, each taking a few at a time until nothing is due.
+      const loop = async (store: PostgresStore): Promise<ClaimedDelivery[]> => {
+        const mine: ClaimedDelivery[] = [];
+        for (;;) {
+          const claimed = await store.claimDue(destination.id, 7, T0 + 1);
+          if (claimed.length === 0) return mine;
+          mine.push(...claimed);
+        }
+      };
+      const results = await Promise.all([a, a, a, a, b, b, b, b].map(loop));
+      const ids = results.flat().map((c) => c.id);
+      assert.equal(ids.length, total, 'every delivery claimed');
+      assert.equal(new Set(ids).size, total, 'none claimed twice');
+      assert.ok(
+        results.filter((r) => r.length > 0).length > 1,
+        'the claims really ran side by side (more than one loop got work)',
+      );
+      for (const mine of results) {
+        const order = mine.map((c) => Number(JSON.parse(c.payload).n));
+        assert.deepEqual(
+          order,
+          [...order].sort((x, y) => x - y),
+          'each loop claims oldest first',
+        );
+      }
+      assert.deepEqual(await a.destinationWork(destination.id), { nextPendingAt: null, inQueue: total });
+    });
+
+    it('20 concurrent batches with one idempotency key create one event and all answer with it', async () => {
+      const [a] = opened as [PostgresStore];
+      const b = await open();
+      const one = await a.createDestination(newDestination(tenant.id), T0);
+      const two = await a.createDestination(newDestination(tenant.id), T0);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? a : b).acceptEvents(tenant.id, [newEvent([one.id, two.id], 'order-1', i)], T0 + i),
+        ),
+      );
+      const answers = results.map((r) => r[0] ?? assert.fail('no answer'));
+      assert.equal(answers.filter((r) => !r.replayed).length, 1, 'exactly one created it');
+      const first = answers.find((r) => !r.replayed)?.event;
+      for (const answer of answers) assert.deepEqual(answer.event, first, 'identical answers');
+      assert.deepEqual(
+        first?.deliveries.map((d) => d.destinationId),
+        [one.id, two.id],
+      );
+      const counts = await adminQuery(
+        `SELECT (SELECT count(*) FROM ${schema}.events)::int AS events,
+                (SELECT count(*) FROM ${schema}.deliveries)::int AS deliveries`,
+      );
+      assert.deepEqual(counts.rows, [{ events: 1, deliveries: 2 }]);
+    });
+
+    it('concurrent batches sharing several keys in different orders neither deadlock nor duplicate', async () => {
+      const [a] = opened as [PostgresStore];
+      const b = await open();
+      const destination = await a.createDestination(newDestination(tenant.id), T0);
+      const keys = ['k1', 'k2', 'k3', 'k4'];
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => {
+          const order = i % 2 === 0 ? keys : [...keys].reverse();
+          const batch = order.map((key) => newEvent([destination.id], key, i));
+          return (i % 3 === 0 ? b : a).acceptEvents(tenant.id, batch, T0);
+        }),
+      );
+      const eventOf = new Map<string, string>();
+      for (const [i, batch] of results.entries()) {
+        const order = i % 2 === 0 ? keys : [...keys].reverse();
+        for (const [j, answer] of batch.entries()) {
+          const key = order[j] as string;
+          const seen = eventOf.get(key);
+          if (seen === undefined) eventOf.set(key, answer.event.id);
+          else assert.equal(answer.event.id, seen, `one event for ${key}`);
+        }
+      }
+      assert.equal(new Set(eventOf.values()).size, keys.length);
+      assert.equal((await a.claimDue(destination.id, 100, T0)).length, keys.length);
+    });
+
+    it('a completion batch written twice (a lost commit answer, then a retry) changes nothing more', async () => {
+      const [store] = opened as [PostgresStore];
+      const destination = await store.createDestination(newDestination(tenant.id), T0);
+      await store.acceptEvents(tenant.id, [newEvent([destination.id]), newEvent([destination.id])], T0);
+      const claimed = await store.claimDue(destination.id, 2, T0);
+      const batch: CompletedAttempt[] = claimed.map((c, i) => ({
+        attempt: {
+          id: newId('att'),
+          deliveryId: c.id,
+          destinationId: destination.id,
+          attempt: 1,
+          startedAt: T0 + 1,
+          finishedAt: T0 + 2,
+          statusCode: i === 0 ? 200 : 500,
+          errorCode: null,
+          errorMessage: null,
+          responseExcerpt: i === 0 ? 'ok' : 'bad\u0000byte',
+        },
+        status: i === 0 ? 'delivered' : 'pending',
+        nextAttemptAt: i === 0 ? null : T0 + 1_000,
+        disableDestination: false,
+      }));
+      await store.completeAttempts(batch, T0 + 3);
+      await store.completeAttempts(batch, T0 + 4);
+      const [ok, retry] = await Promise.all(claimed.map((c) => store.getDelivery(c.id)));
+      assert.equal(ok?.delivery.status, 'delivered');
+      assert.equal(ok?.attempts.length, 1);
+      assert.equal(retry?.delivery.status, 'pending');
+      assert.equal(retry?.delivery.updatedAt, T0 + 3);
+      assert.deepEqual(
+        retry?.attempts.map((x) => x.responseExcerpt),
+        ['bad\uFFFDbyte'],
+        'a NUL from a receiver cannot fail the batch',
+      );
+    });
+
+    it('the claim reads the partial index deliveries_due in claim order, without a sort', async () => {
+      const [store] = opened as [PostgresStore];
+      const destination = await store.createDestination(newDestination(tenant.id), T0);
+      const events = Array.from({ length: 2_000 }, (_, i) => newEvent([destination.id], null, i));
+      await store.acceptEvents(tenant.id, events, T0);
+      await store.db.query('ANALYZE deliveries');
+      // The statement the store runs (EXPLAIN without ANALYZE does not run it).
+      const [row] = await store.db.query(`EXPLAIN (FORMAT JSON) ${CLAIM_DUE}`, [destination.id, 10, T0]);
+      assert.ok(row, 'EXPLAIN answered');
+      const plan = (row['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+      const limit = find(plan, (n) => n['Node Type'] === 'Limit') ?? assert.fail(JSON.stringify(plan));
+      const scan = find(limit, (n) => n['Index Name'] === 'deliveries_due');
+      assert.ok(scan, `the claim reads deliveries_due: ${JSON.stringify(limit)}`);
+      assert.equal(
+        find(limit, (n) => n['Node Type'] === 'Sort'),
+        undefined,
+        'claim order comes from the index',
+      );
+    });
+  });
+});

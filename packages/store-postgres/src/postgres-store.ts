@@ -1,0 +1,260 @@
+/**
+ * The distributed shape's Store on Postgres, the system of record (DESIGN). It behaves as the
+ * SQLite store does, and the same conformance suite checks it; what differs is that many
+ * processes use it at once, so what SQLite got from running one statement at a time comes
+ * here from the database:
+ *
+ * - a claim takes rows with `FOR UPDATE SKIP LOCKED`, so limiter replicas never claim one
+ *   delivery twice (lifecycle.ts);
+ * - concurrent events with one idempotency key meet on a unique index (accept.ts);
+ * - writes that go together are one statement or one transaction, in a few round trips
+ *   whatever the batch size.
+ *
+ * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
+ */
+
+import type {
+  AcceptResult,
+  Attempt,
+  ClaimedDelivery,
+  CompletedAttempt,
+  Delivery,
+  DeliveryFilter,
+  Destination,
+  DestinationCounts,
+  DestinationPatch,
+  DestinationWork,
+  NewDestination,
+  NewEvent,
+  Page,
+  PageRequest,
+  RetentionResult,
+  RetryResult,
+  Store,
+  StoredEvent,
+  Tenant,
+} from '@sluice/engine';
+import { acceptEvents } from './accept.ts';
+import { Db, type DbOptions } from './db.ts';
+import * as lifecycle from './lifecycle.ts';
+import * as lists from './lists.ts';
+import { migrate } from './migrate.ts';
+import {
+  DESTINATION_COLUMNS,
+  type DestinationColumn,
+  destinationFromRow,
+  destinationParams,
+  tenantFromRow,
+} from './rows.ts';
+
+export type PostgresStoreOptions = DbOptions;
+
+const INSERT_DESTINATION = `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})
+  VALUES (${DESTINATION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+/** Every column but the id, the owner and the creation time, which never change. */
+const UPDATABLE: DestinationColumn[] = DESTINATION_COLUMNS.filter(
+  (c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at',
+);
+const UPDATE_DESTINATION = `UPDATE destinations SET ${UPDATABLE.map((c, i) => `${c} = $${i + 2}`).join(', ')}
+  WHERE id = $1`;
+
+export class PostgresStore implements Store {
+  readonly db: Db;
+
+  /** A store on an already migrated database; see `open`. */
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.db = new Db(url, options);
+  }
+
+  /** Creates the schema if missing, applies the migrations (under a lock), and opens the store. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const store = new PostgresStore(url, options);
+    try {
+      await migrate(store.db, { schema: options.schema });
+      return store;
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  async createTenant(tenant: Tenant, apiKeyHash: string): Promise<void> {
+    await this.db.query('INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES ($1, $2, $3, $4)', [
+      tenant.id,
+      tenant.name,
+      apiKeyHash,
+      tenant.createdAt,
+    ]);
+  }
+
+  async getTenant(id: string): Promise<Tenant | undefined> {
+    const [r] = await this.db.query('SELECT id, name, created_at FROM tenants WHERE id = $1', [id]);
+    return r && tenantFromRow(r);
+  }
+
+  async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
+    const [r] = await this.db.query('SELECT id, name, created_at FROM tenants WHERE api_key_hash = $1', [
+      hash,
+    ]);
+    return r && tenantFromRow(r);
+  }
+
+  async listTenants(page: PageRequest): Promise<Page<Tenant>> {
+    return lists.listTenants(this.db, page);
+  }
+
+  async createDestination(input: NewDestination, now: number): Promise<Destination> {
+    const destination: Destination = {
+      ...input,
+      state: 'active',
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const params = destinationParams(destination);
+    await this.db.query(
+      INSERT_DESTINATION,
+      DESTINATION_COLUMNS.map((c) => params[c]),
+    );
+    return destination;
+  }
+
+  async getDestination(id: string): Promise<Destination | undefined> {
+    const [r] = await this.db.query('SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL', [id]);
+    return r && destinationFromRow(r);
+  }
+
+  async updateDestination(
+    id: string,
+    patch: DestinationPatch,
+    now: number,
+  ): Promise<Destination | undefined> {
+    return this.db.tx(async (q) => {
+      // Locked from read to write, so two concurrent patches both apply.
+      const [r] = await q.query(
+        'SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
+        [id],
+      );
+      if (r === undefined) return undefined;
+      const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+      const next: Destination = { ...destinationFromRow(r), ...defined, updatedAt: now };
+      const params = destinationParams(next);
+      await q.query(UPDATE_DESTINATION, [id, ...UPDATABLE.map((c) => params[c])]);
+      return next;
+    });
+  }
+
+  async deleteDestination(id: string, now: number): Promise<boolean> {
+    // One statement: the soft delete, and the cancelling of its undelivered deliveries.
+    const [r] = await this.db.query(
+      `WITH gone AS (
+         UPDATE destinations SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL
+         RETURNING id
+       ), cancelled AS (
+         UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
+         WHERE destination_id IN (SELECT id FROM gone)
+           AND status IN ('pending', 'queued', 'delivering', 'dead')
+       )
+       SELECT count(*) AS n FROM gone`,
+      [id, now],
+    );
+    return r?.n === 1;
+  }
+
+  async cancelOrphans(now: number): Promise<number> {
+    const [r] = await this.db.query(
+      `WITH cancelled AS (
+         UPDATE deliveries SET status = 'cancelled', updated_at = $1
+         WHERE status = 'pending'
+           AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NOT NULL)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM cancelled`,
+      [now],
+    );
+    return Number(r?.n ?? 0);
+  }
+
+  async listDestinations(tenantId: string): Promise<Destination[]> {
+    const rows = await this.db.query(
+      'SELECT * FROM destinations WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY id',
+      [tenantId],
+    );
+    return rows.map(destinationFromRow);
+  }
+
+  async pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>> {
+    return lists.pageDestinations(this.db, tenantId, page);
+  }
+
+  async acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
+    return acceptEvents(this.db, tenantId, events, now);
+  }
+
+  async getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined> {
+    return lists.getEvent(this.db, id);
+  }
+
+  async getDelivery(id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined> {
+    return lists.getDelivery(this.db, id);
+  }
+
+  async listDeliveries(filter: DeliveryFilter, page: PageRequest): Promise<Page<Delivery>> {
+    return lists.listDeliveries(this.db, filter, page);
+  }
+
+  async replayDead(destinationId: string, since: number | null, now: number): Promise<number> {
+    return lists.replayDead(this.db, destinationId, since, now);
+  }
+
+  async retryDelivery(id: string, now: number): Promise<RetryResult> {
+    return lists.retryDelivery(this.db, id, now);
+  }
+
+  async deleteExpired(before: number, batch: number): Promise<RetentionResult> {
+    return lists.deleteExpired(this.db, before, batch);
+  }
+
+  async claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]> {
+    return lifecycle.claimDue(this.db, destinationId, max, now);
+  }
+
+  async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {
+    return lifecycle.completeAttempts(this.db, completed, now);
+  }
+
+  async destinationWork(destinationId: string): Promise<DestinationWork> {
+    return lifecycle.destinationWork(this.db, destinationId);
+  }
+
+  async pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]> {
+    return lifecycle.pendingDestinations(this.db);
+  }
+
+  async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
+    return lifecycle.requeue(this.db, claimedBefore, keep, now);
+  }
+
+  async recentAttempts(
+    since: number,
+  ): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]> {
+    return lifecycle.recentAttempts(this.db, since);
+  }
+
+  async countsFor(destinationId: string, since: number, _now: number): Promise<DestinationCounts> {
+    return lifecycle.countsFor(this.db, destinationId, since);
+  }
+
+  async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
+    return lifecycle.attemptTimes(this.db, destinationId, from, to);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.db.end();
+  }
+}
