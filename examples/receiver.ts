@@ -9,7 +9,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
-const port = Number(process.env.PORT ?? 4000);
+// Not PORT: that is Sluice's own, and may be exported in the same shell.
+const port = Number(process.env.RECEIVER_PORT ?? 4000);
 const secret = process.env.WEBHOOK_SECRET;
 const key = secret?.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : undefined;
 const arrivals: number[] = [];

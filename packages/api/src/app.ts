@@ -50,6 +50,8 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
+  // JSON only: a text/plain body would otherwise reach the schema as a string.
+  app.removeContentTypeParser('text/plain');
   app.setNotFoundHandler((request) => {
     throw new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });

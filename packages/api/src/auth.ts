@@ -75,6 +75,15 @@ export class Authenticator {
     return tenantId;
   }
 
+  /**
+   * Whether the request may act on a resource of `tenantId`: its own with a tenant key; any
+   * with the admin token, narrowed to one tenant by `?tenantId=`. False means 404.
+   */
+  async canAccess(request: FastifyRequest, tenantId: string): Promise<boolean> {
+    const scope = await this.scope(request, (request.query as { tenantId?: string } | undefined)?.tenantId);
+    return canSee(request.principal, tenantId) && (scope === undefined || scope === tenantId);
+  }
+
   /** Like `scope`, for routes that create: the admin token must name the tenant. */
   async tenantFor(request: FastifyRequest, tenantId: string | undefined): Promise<string> {
     const scoped = await this.scope(request, tenantId);

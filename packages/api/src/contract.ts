@@ -6,13 +6,21 @@
  * 400, never ignored.
  */
 
-import { DELIVERY_STATUSES, EVENT_TYPE_PATTERN, isValidSecret, PERIODS } from '@sluice/core';
+import { DELIVERY_STATUSES, EVENT_TYPE, EVENT_TYPE_PATTERN, isValidSecret, PERIODS } from '@sluice/core';
 import { z } from 'zod';
 
 export const idOf = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), `must be a ${prefix}_ id`);
 
 const isoTime = z.iso.datetime();
+
+/** Free text the store keeps: no NUL character (Postgres text cannot hold one). */
+const text = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters');
 
 // ---------------------------------------------------------------- errors
 
@@ -64,7 +72,7 @@ const eventTypePattern = z
   .min(1)
   .max(200)
   .regex(EVENT_TYPE_PATTERN, 'must be a type, `prefix.*` or `*`');
-const eventType = z.string().min(1).max(200).regex(EVENT_TYPE_PATTERN, 'must be a dotted event type');
+const eventType = z.string().min(1).max(200).regex(EVENT_TYPE, 'must be a dotted event type, no wildcard');
 const secret = z.string().refine(isValidSecret, 'must be whsec_ followed by a base64 key of 16 to 128 bytes');
 
 export const ListQuery = z.strictObject({
@@ -72,6 +80,9 @@ export const ListQuery = z.strictObject({
   cursor: z.string().min(1).max(200).optional(),
   tenantId: idOf('ten').optional().meta({ description: 'Admin token only: the tenant to act for.' }),
 });
+
+/** A route that takes no query parameter: any is a 400. */
+export const NoQuery = z.strictObject({});
 
 export const TenantQuery = z.strictObject({
   tenantId: idOf('ten').optional().meta({ description: 'Admin token only: the tenant to act for.' }),
@@ -82,7 +93,7 @@ export const listOf = <T extends z.ZodType>(item: T) =>
 
 // ---------------------------------------------------------------- tenants
 
-export const CreateTenant = z.strictObject({ name: z.string().min(1).max(200) });
+export const CreateTenant = z.strictObject({ name: text(200) });
 
 export const Tenant = z
   .object({ id: z.string(), name: z.string(), createdAt: isoTime })
@@ -95,7 +106,7 @@ export const TenantWithKey = Tenant.extend({
 // ---------------------------------------------------------------- destinations
 
 const destinationFields = {
-  name: z.string().min(1).max(200).nullable(),
+  name: text(200).nullable(),
   url: httpUrl,
   rateLimit: RateLimit,
   maxConcurrency: z.int().min(1).max(10_000).nullable(),
@@ -194,7 +205,7 @@ export const NewEvent = z
     payload: z.json(),
     destinationId: idOf('dst').optional(),
     destinationIds: z.array(idOf('dst')).min(1).max(100).optional(),
-    idempotencyKey: z.string().min(1).max(255).optional(),
+    idempotencyKey: text(255).optional(),
   })
   .refine((e) => e.payload !== undefined, { path: ['payload'], message: 'required' })
   .refine((e) => !(e.destinationId && e.destinationIds), {

@@ -49,11 +49,20 @@ const PREFIX: Record<string, string> = {
 function fromFastify(err: FastifyError): ApiError | undefined {
   if (hasZodFastifySchemaValidationErrors(err)) {
     const prefix = PREFIX[err.validationContext ?? 'body'] ?? '';
-    const details = err.validation.map((v) => ({
-      path: prefix + v.instancePath.split('/').filter(Boolean).join('.'),
-      message: v.message,
-      code: v.keyword,
-    }));
+    const details = err.validation.flatMap((v) => {
+      const path = v.instancePath.split('/').filter(Boolean);
+      // An unknown field is reported on its parent; name each field instead.
+      const keys = v.keyword === 'unrecognized_keys' ? (v.params as { keys?: unknown }).keys : undefined;
+      if (Array.isArray(keys) && keys.length > 0) {
+        const unknown = prefix === 'query.' ? 'unknown parameter' : 'unknown field';
+        return keys.map((key) => ({
+          path: prefix + [...path, String(key)].join('.'),
+          message: unknown,
+          code: v.keyword,
+        }));
+      }
+      return [{ path: prefix + path.join('.'), message: v.message, code: v.keyword }];
+    });
     const first = details[0];
     return new ApiError(400, 'validation_failed', `${first?.path || 'body'}: ${first?.message}`, details);
   }

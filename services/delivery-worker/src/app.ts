@@ -104,6 +104,17 @@ export async function startDeliveryWorkerService(
     },
   });
   worker.on('error', (err) => o.logger.error({ err }, 'delivery worker error'));
+  worker.on('failed', (job, err) =>
+    o.logger.error(
+      {
+        err,
+        deliveryId: job?.data.id,
+        destinationId: job?.data.destinationId,
+        attemptsMade: job?.attemptsMade,
+      },
+      'could not start a delivery; BullMQ tries it again, then the sweeper',
+    ),
+  );
   const ops: OpsServer = await startOpsServer({
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 0,

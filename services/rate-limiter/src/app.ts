@@ -5,7 +5,14 @@
  * `main.ts` starts it from the environment; tests start it here, in process.
  */
 
-import { createTick, EngineMetrics, type OpsServer, type Store, startOpsServer } from '@sluice/engine';
+import {
+  createTick,
+  EngineMetrics,
+  type OpsServer,
+  Retention,
+  type Store,
+  startOpsServer,
+} from '@sluice/engine';
 import { BullPublisher, bullConnection, openSharedState, RedisSchedule } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -25,6 +32,8 @@ export interface RateLimiterOptions {
   /** A claimed delivery with no job left returns to pending after this. */
   leaseMs?: number;
   sweepIntervalMs?: number;
+  /** Delivered and cancelled deliveries older than this are deleted (default 14 days). */
+  retentionMs?: number;
   clock?: () => number;
 }
 
@@ -53,6 +62,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     clock,
     tick: createTick({ store: o.store, destinations, pacing, publisher, metrics, clock }),
     onTickError: (destinationId, err) => o.logger.error({ err, destinationId }, 'tick failed'),
+    ...(o.logger.isLevelEnabled('debug') ? { onTick: (tick) => o.logger.debug(tick, 'tick') } : {}),
   });
   const sweeper = new DistributedSweeper({
     store: o.store,
@@ -66,9 +76,19 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     clock,
     leaseMs: o.leaseMs ?? 300_000,
   });
+  // Every replica runs retention: it deletes in small batches, so replicas only share work.
+  const retention = new Retention({
+    store: o.store,
+    logger: o.logger,
+    clock,
+    retentionMs: o.retentionMs ?? 14 * 86_400_000,
+    intervalMs: 60_000,
+    batch: 500,
+  });
   await sweeper.recoverIfLost();
   await schedule.start();
   sweeper.start(o.sweepIntervalMs ?? 5_000);
+  retention.start();
   const ops: OpsServer = await startOpsServer({
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 0,
@@ -84,6 +104,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     schedule,
     sweeper,
     async close() {
+      await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
       await publisher.close();

@@ -83,7 +83,9 @@ export class DistributedSweeper {
     destinations.clear();
     await redis.set(keys.epoch(), 'ready');
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
-    logger.warn({ requeued: count, scheduled: pending.length }, 'rebuilt the Redis state from the store');
+    // On a first start there is nothing to repair; after a loss of Redis there may be.
+    const level = count > 0 || pending.length > 0 ? 'warn' : 'info';
+    logger[level]({ requeued: count, scheduled: pending.length }, 'built the Redis state from the store');
     return true;
   }
 
@@ -100,6 +102,9 @@ export class DistributedSweeper {
     const requeued = await store.requeue(now - leaseMs, await this.liveDeliveries(), now);
     for (const destinationId of requeued.keys()) await schedule.wake(destinationId, now);
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
-    if (rewoken > 0 || count > 0) logger.warn({ rewoken, requeued: count }, 'sweeper repaired the schedule');
+    // An ingest that raced the delete of its destination left deliveries nothing will send.
+    const orphans = await store.cancelOrphans(now);
+    if (rewoken > 0 || count > 0 || orphans > 0)
+      logger.warn({ rewoken, requeued: count, orphans }, 'sweeper repaired the schedule');
   }
 }

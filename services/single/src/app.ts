@@ -43,8 +43,12 @@ export interface SingleBox {
 }
 
 /** The admin token: given, or kept in the data directory, or generated there now. */
-function adminToken(dataDir: string, given: string | undefined): { token: string; generated: boolean } {
+export function adminToken(
+  dataDir: string,
+  given: string | undefined,
+): { token: string; generated: boolean } {
   if (given) return { token: given, generated: false };
+  mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'admin-token');
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
   const token = generateAdminToken();

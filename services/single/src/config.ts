@@ -1,23 +1,28 @@
 /**
- * The single box's settings, from the environment, parsed once at start. A bad value stops
+ * `npm start`'s settings, from the environment, parsed once at start. A bad value stops
  * the process with a message naming the variable and what it expected. `.env.example`
- * lists every one.
+ * lists every one. Neither `DATABASE_URL` nor `REDIS_URL`: the single box on SQLite; both:
+ * the distributed shape's three services in this one process; one alone: a config error.
  */
 
+import { bool, ConfigError, common, int, parseEnv, postgresUrl, redisUrl } from '@sluice/config';
 import { z } from 'zod';
 
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+export { ConfigError };
 
 export const configSchema = z.object({
+  ...common,
   PORT: int(0, 65_535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
-  DATABASE_URL: z.string().optional(),
-  REDIS_URL: z.string().optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  REDIS_URL: redisUrl.optional(),
+  SLUICE_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
+    .default('sluice'),
+  SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
-  SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
@@ -27,31 +32,16 @@ export const configSchema = z.object({
   SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
-  SLUICE_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(25_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
 
-export class ConfigError extends Error {}
-
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  const result = configSchema.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map(
-      (i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`,
-    );
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
-  }
-  const config = result.data;
+  const config = parseEnv(configSchema, env);
   if (Boolean(config.DATABASE_URL) !== Boolean(config.REDIS_URL)) {
     const missing = config.DATABASE_URL ? 'REDIS_URL' : 'DATABASE_URL';
     throw new ConfigError(
-      `invalid configuration:\n  ${missing}: required when the other of DATABASE_URL/REDIS_URL is set`,
-    );
-  }
-  if (config.DATABASE_URL && config.REDIS_URL) {
-    throw new ConfigError(
-      'invalid configuration:\n  DATABASE_URL, REDIS_URL: the distributed shape is not in this build yet; unset both for the single box',
+      `invalid configuration:\n  ${missing}: required when the other of DATABASE_URL/REDIS_URL is set (neither: the single box on SQLite)`,
     );
   }
   return config;

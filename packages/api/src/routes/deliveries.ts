@@ -1,5 +1,4 @@
 import type { DeliveryStatus } from '@sluice/core';
-import { canSee } from '../auth.ts';
 import {
   type ApiContext,
   ApiError,
@@ -8,7 +7,7 @@ import {
   encodeCursor,
   errorResponses,
 } from '../context.ts';
-import { Delivery, DeliveryQuery, DeliveryWithAttempts, IdParams, listOf } from '../contract.ts';
+import { Delivery, DeliveryQuery, DeliveryWithAttempts, IdParams, listOf, TenantQuery } from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentDelivery, presentDeliveryWithAttempts } from '../present.ts';
 
@@ -47,12 +46,13 @@ export function deliveryRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'A delivery with its attempts',
         params: IdParams('dlv'),
+        querystring: TenantQuery,
         response: { 200: DeliveryWithAttempts, ...errorResponses(404) },
       },
     },
     async (request) => {
       const found = await store.getDelivery(request.params.id);
-      if (!found || !canSee(request.principal, found.delivery.tenantId))
+      if (!found || !(await auth.canAccess(request, found.delivery.tenantId)))
         throw notFound('delivery', request.params.id);
       return presentDeliveryWithAttempts(found.delivery, found.attempts);
     },
@@ -66,12 +66,13 @@ export function deliveryRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'Attempt a dead or pending delivery now, with a fresh attempt budget',
         params: IdParams('dlv'),
+        querystring: TenantQuery,
         response: { 202: Delivery, ...errorResponses(404, 409) },
       },
     },
     async (request, reply) => {
       const found = await store.getDelivery(request.params.id);
-      if (!found || !canSee(request.principal, found.delivery.tenantId))
+      if (!found || !(await auth.canAccess(request, found.delivery.tenantId)))
         throw notFound('delivery', request.params.id);
       const result = await store.retryDelivery(found.delivery.id, clock());
       if (!result.ok && result.reason === 'not_found') throw notFound('delivery', found.delivery.id);

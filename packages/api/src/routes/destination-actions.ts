@@ -8,6 +8,7 @@ import {
   RotatedSecret,
   Stats,
   StatsQuery,
+  TenantQuery,
 } from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentDestination } from '../present.ts';
@@ -31,6 +32,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
           tags,
           summary,
           params: IdParams('dst'),
+          querystring: TenantQuery,
           response: { 200: DestinationBody, ...errorResponses(404) },
         },
       },
@@ -52,6 +54,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'New signing secret; the old one keeps signing beside it for 24 h',
         params: IdParams('dst'),
+        querystring: TenantQuery,
         response: { 200: RotatedSecret, ...errorResponses(404) },
       },
     },
@@ -81,8 +84,9 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'Put dead deliveries back to pending, with a fresh attempt budget',
         params: IdParams('dst'),
+        querystring: TenantQuery,
         body: Replay,
-        response: { 202: Count, ...errorResponses(404) },
+        response: { 202: Count, ...errorResponses(404, 413) },
       },
     },
     async (request, reply) => {

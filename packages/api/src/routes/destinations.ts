@@ -2,7 +2,6 @@ import { DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
 import { checkUrlHost, type Destination, type DestinationPatch } from '@sluice/engine';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { canSee } from '../auth.ts';
 import {
   type ApiContext,
   ApiError,
@@ -31,7 +30,8 @@ export const tags = ['destinations'];
 export async function ownedDestination(ctx: ApiContext, request: FastifyRequest): Promise<Destination> {
   const { id } = request.params as { id: string };
   const destination = await ctx.store.getDestination(id);
-  if (!destination || !canSee(request.principal, destination.tenantId)) throw notFound('destination', id);
+  if (!destination || !(await ctx.auth.canAccess(request, destination.tenantId)))
+    throw notFound('destination', id);
   return destination;
 }
 
@@ -52,7 +52,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         summary: 'Create a destination; a signing secret is generated unless given',
         querystring: TenantQuery,
         body: CreateDestination,
-        response: { 201: DestinationWithSecret, ...errorResponses(404) },
+        response: { 201: DestinationWithSecret, ...errorResponses(404, 413) },
       },
     },
     async (request, reply) => {
@@ -105,6 +105,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'Get a destination',
         params: IdParams('dst'),
+        querystring: TenantQuery,
         response: { 200: DestinationBody, ...errorResponses(404) },
       },
     },
@@ -119,8 +120,9 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'Change a destination; a new rateLimit is in force within one tick',
         params: IdParams('dst'),
+        querystring: TenantQuery,
         body: PatchDestination,
-        response: { 200: DestinationBody, ...errorResponses(404) },
+        response: { 200: DestinationBody, ...errorResponses(404, 413) },
       },
     },
     async (request) => {
@@ -144,6 +146,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'Delete a destination; its undelivered deliveries become cancelled',
         params: IdParams('dst'),
+        querystring: TenantQuery,
         response: { 204: z.null().meta({ description: 'Deleted' }), ...errorResponses(404) },
       },
     },

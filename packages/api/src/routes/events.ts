@@ -1,7 +1,6 @@
 import { matchesEventType } from '@sluice/core';
 import type { Destination, NewEvent } from '@sluice/engine';
 import type { z } from 'zod';
-import { canSee } from '../auth.ts';
 import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
 import {
   AcceptedEvent,
@@ -125,12 +124,13 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
         tags,
         summary: 'An event with its deliveries',
         params: IdParams('evt'),
+        querystring: TenantQuery,
         response: { 200: Event, ...errorResponses(404) },
       },
     },
     async (request) => {
       const found = await store.getEvent(request.params.id);
-      if (!found || !canSee(request.principal, found.event.tenantId))
+      if (!found || !(await auth.canAccess(request, found.event.tenantId)))
         throw notFound('event', request.params.id);
       return presentEvent(found.event, found.deliveries);
     },

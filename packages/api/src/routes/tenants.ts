@@ -1,7 +1,7 @@
 import { newId } from '@sluice/core';
 import { generateApiKey, hashKey } from '../auth.ts';
 import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
-import { CreateTenant, IdParams, ListQuery, listOf, Tenant, TenantWithKey } from '../contract.ts';
+import { CreateTenant, IdParams, ListQuery, listOf, NoQuery, Tenant, TenantWithKey } from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentTenant } from '../present.ts';
 
@@ -15,8 +15,9 @@ export function tenantRoutes(app: App, { store, clock }: ApiContext): void {
       schema: {
         tags,
         summary: 'Create a tenant; its API key is in this answer only',
+        querystring: NoQuery,
         body: CreateTenant,
-        response: { 201: TenantWithKey, ...errorResponses(403) },
+        response: { 201: TenantWithKey, ...errorResponses(403, 413) },
       },
     },
     async (request, reply) => {
@@ -53,6 +54,7 @@ export function tenantRoutes(app: App, { store, clock }: ApiContext): void {
         tags,
         summary: 'Get a tenant',
         params: IdParams('ten'),
+        querystring: NoQuery,
         response: { 200: Tenant, ...errorResponses(403, 404) },
       },
     },

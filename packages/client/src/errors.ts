@@ -1,0 +1,76 @@
+/**
+ * Every failure the client reports is a `SluiceError`. An answer from the server carries
+ * its HTTP `status` and the API's stable `code` (`validation_failed`, `unauthorized`,
+ * `not_found`, …), `message` and `details`. A request that got no answer has `status` 0 and
+ * a client-side code: `timeout` (the client's timeout passed), `aborted` (the caller's
+ * signal), `network_error` (no connection, reset, DNS…), with the original error as `cause`.
+ * An answer that is not the API's error body (a proxy's HTML page, say) is `unexpected_response`.
+ */
+
+/** Codes the client itself produces, next to the server's. */
+export type ClientErrorCode = 'timeout' | 'aborted' | 'network_error' | 'unexpected_response';
+
+/** The server's codes (API.md "Conventions"); other strings may be added by the server. */
+export type ServerErrorCode =
+  | 'validation_failed'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'destination_not_allowed'
+  | 'rate_limited'
+  | 'internal';
+
+/** One entry of a `validation_failed` error's `details`. */
+export interface ValidationIssue {
+  /** Where: a body field as a bare dotted path (`rateLimit.limit`), `query.limit`, `params.id`. */
+  path: string;
+  message: string;
+  code?: string;
+}
+
+export interface SluiceErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  details?: unknown;
+  method: string;
+  url: string;
+  cause?: unknown;
+}
+
+export class SluiceError extends Error {
+  override readonly name = 'SluiceError';
+  /** The HTTP status, or 0 when no answer arrived. */
+  readonly status: number;
+  /** A stable, machine-readable code: the server's `error.code`, or a `ClientErrorCode`. */
+  readonly code: ServerErrorCode | ClientErrorCode | (string & {});
+  /** The server's `error.details` (for `validation_failed`: `ValidationIssue[]`), else null. */
+  readonly details: unknown;
+  /** The request that failed, for logs. */
+  readonly method: string;
+  readonly url: string;
+
+  constructor(init: SluiceErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details ?? null;
+    this.method = init.method;
+    this.url = init.url;
+  }
+
+  /** The validation issues of a `validation_failed` error; empty for any other error. */
+  get issues(): ValidationIssue[] {
+    if (this.code !== 'validation_failed' || !Array.isArray(this.details)) return [];
+    return this.details.filter(
+      (d): d is ValidationIssue => typeof d === 'object' && d !== null && typeof d.path === 'string',
+    );
+  }
+}
+
+/** True for a `SluiceError`, optionally of one code: `isSluiceError(err, 'not_found')`. */
+export function isSluiceError(err: unknown, code?: string): err is SluiceError {
+  return err instanceof SluiceError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,16 @@
+/**
+ * `@sluice/client`: a typed client for the Sluice HTTP API v1, over `fetch`, with no
+ * runtime dependencies. README.md has the guide.
+ */
+
+export { DEFAULT_TIMEOUT_MS, Sluice, type SluiceOptions } from './client.ts';
+export {
+  type ClientErrorCode,
+  isSluiceError,
+  type ServerErrorCode,
+  SluiceError,
+  type ValidationIssue,
+} from './errors.ts';
+export type { CallOptions, FetchLike, FetchResponse, Query, RequestSpec } from './http.ts';
+export type { Deliveries, Destinations, Events, TenantCallOptions, Tenants } from './resources.ts';
+export type * from './types.ts';

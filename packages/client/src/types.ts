@@ -1,0 +1,81 @@
+/**
+ * The API's shapes, derived from the server's zod contract (`@sluice/api`'s `contract`).
+ * Type-only imports: they are erased when the client runs, so the client has no runtime
+ * dependency on zod or on the API package, and cannot drift from what the server validates.
+ * Requests use the schemas' input types (what you may send), responses their output types
+ * (what the server answers).
+ */
+
+import type { contract } from '@sluice/api';
+import type { DeliveryStatus } from '@sluice/core';
+import type { z } from 'zod';
+
+export type { DeliveryStatus };
+
+type In<T extends z.ZodType> = z.input<T>;
+type Out<T extends z.ZodType> = z.output<T>;
+
+// ---- common
+
+/** One page of a list: `nextCursor` is null on the last page. */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/** `?limit=` (1–500, default 50) and `?cursor=` (a previous page's `nextCursor`). */
+export interface ListParams {
+  limit?: number;
+  cursor?: string;
+}
+
+export type ErrorBody = Out<typeof contract.ErrorBody>;
+export type RateLimit = Out<typeof contract.RateLimit>;
+export type Period = Out<typeof contract.Period>;
+export type RetryPolicy = Out<typeof contract.RetryPolicy>;
+
+// ---- tenants
+
+export type CreateTenantInput = In<typeof contract.CreateTenant>;
+export type Tenant = Out<typeof contract.Tenant>;
+/** A tenant as created: its API key is in this answer only. */
+export type TenantWithKey = Out<typeof contract.TenantWithKey>;
+
+// ---- destinations
+
+export type CreateDestinationInput = In<typeof contract.CreateDestination>;
+export type UpdateDestinationInput = In<typeof contract.PatchDestination>;
+export type Destination = Out<typeof contract.Destination>;
+export type DestinationState = Out<typeof contract.DestinationState>;
+/** A destination as created: with its current signing secret. */
+export type DestinationWithSecret = Out<typeof contract.DestinationWithSecret>;
+export type RotatedSecret = Out<typeof contract.RotatedSecret>;
+/** The replay body; `status` defaults to `dead`, the only status that can be replayed. */
+export type ReplayInput = Omit<In<typeof contract.Replay>, 'status'> & {
+  status?: In<typeof contract.Replay>['status'];
+};
+export type ReplayResult = Out<typeof contract.Count>;
+export type DestinationStats = Out<typeof contract.Stats>;
+export interface StatsParams {
+  /** The span, in seconds (1–86400, default 300). */
+  seconds?: number;
+}
+
+// ---- events
+
+export type NewEvent = In<typeof contract.NewEvent>;
+export type AcceptedEvent = Out<typeof contract.AcceptedEvent>;
+export type AcceptedEventBatch = Out<typeof contract.AcceptedEventBatch>;
+export type Event = Out<typeof contract.Event>;
+
+// ---- deliveries
+
+/** The contract's status enum is built from `@sluice/core`'s list; its literal type lives there. */
+export type Delivery = Omit<Out<typeof contract.Delivery>, 'status'> & { status: DeliveryStatus };
+export type Attempt = Out<typeof contract.Attempt>;
+export type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
+export interface DeliveryListParams extends ListParams {
+  destinationId?: string;
+  eventId?: string;
+  status?: DeliveryStatus;
+}

@@ -1,0 +1,14 @@
+/** The API service's settings (`.env.example` lists them). */
+
+import { bool, common, distributed, int } from '@sluice/config';
+import { z } from 'zod';
+
+export const apiConfigSchema = z.object({
+  ...common,
+  ...distributed,
+  PORT: int(0, 65_535).default(3000),
+  SLUICE_ADMIN_TOKEN: z.string().min(16, 'the operator token, at least 16 characters'),
+  SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
+  SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
+});

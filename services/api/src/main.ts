@@ -1,0 +1,37 @@
+/**
+ * The API service: `node services/api/src/main.ts` with `DATABASE_URL`, `REDIS_URL` and
+ * `SLUICE_ADMIN_TOKEN`. Migrates Postgres (under an advisory lock: replicas may start
+ * together), serves the API, and on SIGTERM stops accepting and finishes its requests.
+ */
+
+import { loadOrExit } from '@sluice/config';
+import { drainOnSignal } from '@sluice/engine';
+import { PostgresStore } from '@sluice/store-postgres';
+import { pino } from 'pino';
+import { startApiService } from './app.ts';
+import { apiConfigSchema } from './config.ts';
+
+const config = loadOrExit(apiConfigSchema, 'sluice-api');
+const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-api' } });
+const store = await PostgresStore.open(config.DATABASE_URL, { poolSize: config.SLUICE_PG_POOL_SIZE });
+const api = await startApiService({
+  store,
+  redisUrl: config.REDIS_URL,
+  prefix: config.SLUICE_REDIS_PREFIX,
+  adminToken: config.SLUICE_ADMIN_TOKEN,
+  logger,
+  host: config.HOST,
+  port: config.PORT,
+  windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+  arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+  config: {
+    allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
+    maxPayloadBytes: config.SLUICE_MAX_PAYLOAD_BYTES,
+    maxRequestBytes: config.SLUICE_MAX_REQUEST_BYTES,
+  },
+});
+logger.info({ url: api.url }, 'sluice api ready');
+drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {
+  await api.close();
+  await store.close();
+});

@@ -1,0 +1,68 @@
+/**
+ * `npm run start:distributed`: the distributed shape on one machine, as three processes —
+ * the API, a rate limiter and a delivery worker — against `DATABASE_URL` and `REDIS_URL`
+ * (defaults: this machine's Postgres and Redis). Creates the database if it is missing,
+ * keeps the admin token in `<SLUICE_DATA_DIR>/admin-token` as the single box does, passes
+ * every other setting through, and forwards SIGTERM/SIGINT to the three. In production each
+ * service runs on its own, as many as needed; this is the local way to try them.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDatabase } from '@sluice/store-postgres';
+import { adminToken } from './app.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sluice',
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+};
+const dataDir = resolve(process.env.INIT_CWD ?? process.cwd(), process.env.SLUICE_DATA_DIR ?? './data');
+const admin = adminToken(dataDir, process.env.SLUICE_ADMIN_TOKEN);
+env.SLUICE_ADMIN_TOKEN = admin.token;
+await ensureDatabase(env.DATABASE_URL as string);
+if (admin.generated) {
+  process.stderr.write(
+    `\n  Sluice admin token (shown once, kept in ${resolve(dataDir, 'admin-token')}):\n  ${admin.token}\n\n`,
+  );
+}
+
+const services: [string, Record<string, string>][] = [
+  ['api', { PORT: process.env.PORT ?? '3000' }],
+  ['rate-limiter', { PORT: process.env.RATE_LIMITER_PORT ?? '3001' }],
+  ['delivery-worker', { PORT: process.env.DELIVERY_WORKER_PORT ?? '3002' }],
+];
+const children: ChildProcess[] = services.map(([name, own]) =>
+  spawn(process.execPath, [`services/${name}/src/main.ts`], {
+    cwd: root,
+    env: { ...env, ...own },
+    stdio: 'inherit',
+  }),
+);
+
+let stopping = false;
+const stop = (signal: NodeJS.Signals) => {
+  stopping = true;
+  for (const child of children) if (child.exitCode === null) child.kill(signal);
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
+const codes = await Promise.all(
+  children.map(
+    (child, i) =>
+      new Promise<number>((done) =>
+        child.once('exit', (code) => {
+          // One service gone on its own: stop the others rather than run half a Sluice.
+          if (!stopping) {
+            process.stderr.write(`sluice: ${services[i]?.[0]} exited (${code}); stopping the others\n`);
+            stop('SIGTERM');
+          }
+          done(code ?? 1);
+        }),
+      ),
+  ),
+);
+process.exit(Math.max(...codes));
