@@ -7,10 +7,10 @@
  */
 
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
+import { childState } from './helpers/shape.ts';
 import {
   type Accepted,
   type ChildBox,
@@ -21,7 +21,6 @@ import {
   postBatches,
   randomToken,
   spawnBox,
-  tempDir,
   waitUntil,
 } from './helpers/sluice.ts';
 
@@ -34,7 +33,7 @@ describe('no loss across kill -9', () => {
   it('every event is delivered across repeated SIGKILLs; repeats keep their webhook-id', {
     timeout: 10 * 60_000,
   }, async (t) => {
-    const dataDir = await tempDir();
+    const state = await childState();
     const port = await freePort();
     const adminToken = randomToken();
     const rcv: Receiver = await startReceiver();
@@ -42,10 +41,10 @@ describe('no loss across kill -9', () => {
     t.after(async () => {
       await box?.kill9();
       await rcv.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await state.close();
       await assertNoLeaks();
     });
-    const start = () => spawnBox({ dataDir, port, adminToken });
+    const start = () => spawnBox({ env: state.env, port, adminToken });
 
     box = await start();
     const tenant = await createTenant(box, adminToken);

@@ -22,7 +22,7 @@ describe('idle is free', () => {
       url: rcv.url('other'),
       rateLimit: { limit: 5, period: 'second' },
     });
-    assert.equal(box.isScheduled(dest.id), false, `${dest.id} is scheduled before it has any work`);
+    assert.equal(await box.isScheduled(dest.id), false, `${dest.id} is scheduled before it has any work`);
 
     for (const round of [1, 2]) {
       // 3× the limit: at least two more ticks of work after the first.
@@ -42,7 +42,7 @@ describe('idle is free', () => {
         `round ${round}: the work was done before it was seen scheduled`,
       );
       assert.equal(
-        box.isScheduled(other.id),
+        await box.isScheduled(other.id),
         false,
         `round ${round}: ${other.id} has no work but is scheduled`,
       );
@@ -53,7 +53,7 @@ describe('idle is free', () => {
         `round ${round}: all 15 events to arrive`,
       );
       await waitUntil(
-        () => !box.isScheduled(dest.id),
+        async () => !(await box.isScheduled(dest.id)),
         3_000,
         `round ${round}: ${dest.id} to leave the schedule once its work is done`,
       );

@@ -1,6 +1,6 @@
 /**
  * Retries: a failed attempt goes back to `pending` and is tried again after a backoff;
- * `Retry-After` on a 429 is a floor; a 410 disables the destination without killing the
+ * `Retry-After` on a 429 or 503 is a floor; an answer slower than the timeout is a failure; a 410 disables the destination without killing the
  * delivery; attempts exhausted → `dead`. The delivery detail records every attempt.
  */
 
@@ -82,19 +82,58 @@ describe('retries', () => {
     assert.equal(arrivals[0]!.body, arrivals[1]!.body, 'the retry carries the same body');
   });
 
-  it('429 with Retry-After: 2 then 200: the retry comes no sooner than 2 s later', {
+  for (const status of [429, 503]) {
+    it(`${status} with Retry-After: 2 then 200: the retry comes no sooner than 2 s later`, {
+      timeout: 60_000,
+    }, async (t) => {
+      const { rcv, path, settled } = await oneEvent(t, [{ status, headers: { 'retry-after': '2' } }, 200]);
+      const d = await settled('delivered');
+      assert.deepEqual(statusCodes(d), [status, 200], `attempts of ${d.id}: ${JSON.stringify(d.attempts)}`);
+      const [first, second] = rcv.times(path);
+      assert.ok(first !== undefined && second !== undefined, 'two arrivals');
+      const gap = second - first;
+      assert.ok(
+        gap >= 2_000 - CLOCK_SLACK_MS,
+        `the retry came ${gap.toFixed(1)} ms after a ${status} with Retry-After: 2`,
+      );
+    });
+  }
+
+  it('an answer slower than timeoutMs is a failed attempt (timeout), retried', {
     timeout: 60_000,
   }, async (t) => {
-    const { rcv, path, settled } = await oneEvent(t, [{ status: 429, headers: { 'retry-after': '2' } }, 200]);
-    const d = await settled('delivered');
-    assert.deepEqual(statusCodes(d), [429, 200], `attempts of ${d.id}: ${JSON.stringify(d.attempts)}`);
-    const [first, second] = rcv.times(path);
-    assert.ok(first !== undefined && second !== undefined, 'two arrivals');
-    const gap = second - first;
-    assert.ok(
-      gap >= 2_000 - CLOCK_SLACK_MS,
-      `the retry came ${gap.toFixed(1)} ms after a 429 with Retry-After: 2`,
+    const { box, rcv } = await harness(t);
+    const tenant = await createTenant(box, box.adminToken);
+    const path = rcv.path('slow');
+    await rcv.script(path, [{ status: 200, delayMs: 2_000 }, 200]);
+    const dest = await createDestination(box, tenant.apiKey, {
+      url: rcv.url('slow'),
+      rateLimit: { limit: 10, period: 'second' },
+      retry: RETRY,
+      timeoutMs: 300,
+    });
+    const event = await postEvent(box, tenant.apiKey, {
+      type: 'retry.test',
+      destinationId: dest.id,
+      payload: 1,
+    });
+    const id = event.deliveries[0]!.id;
+    const d = await waitUntil(
+      async () => {
+        const got = await getDelivery(box, tenant.apiKey, id);
+        return got.status === 'delivered' ? got : undefined;
+      },
+      30_000,
+      `delivery ${id} to be delivered`,
     );
+    const [first, second] = d.attempts;
+    assert.equal(first?.errorCode, 'timeout', `first attempt: ${JSON.stringify(first)}`);
+    assert.equal(first?.statusCode, null);
+    assert.ok(
+      (first?.latencyMs ?? 0) < 2_000,
+      `the first attempt was cut at its timeout: ${first?.latencyMs} ms`,
+    );
+    assert.equal(second?.statusCode, 200);
   });
 
   it('410 disables the destination; the delivery stays pending', { timeout: 60_000 }, async (t) => {

@@ -8,17 +8,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { type SingleBoxOptions, startSingleBox } from '../../services/single/src/app.ts';
 import { assertNoLeaks } from './leaks.ts';
 import { type Receiver, sleep, startReceiver } from './receiver.ts';
+import { type BoxOptions, type ShapeBox, startShape, tempDir } from './shape.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -82,7 +79,7 @@ export interface EventInput {
 }
 
 /** An injected DNS lookup (node's `dns.lookup` signature), as the box takes it. */
-export type Lookup = NonNullable<SingleBoxOptions['lookup']>;
+export type Lookup = NonNullable<BoxOptions['lookup']>;
 
 /** A lookup error as `dns.lookup` reports it. */
 export function notFound(hostname: string): NodeJS.ErrnoException {
@@ -109,7 +106,7 @@ export interface Client {
   close(): Promise<void>;
 }
 
-function client(baseUrl: string): Client {
+export function client(baseUrl: string): Client {
   const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 1_000 });
   const send = async <T>(
     method: string,
@@ -147,42 +144,32 @@ function client(baseUrl: string): Client {
   };
 }
 
-// ---- the in-process single box ----
+// ---- Sluice in process, in the shape under test (helpers/shape.ts) ----
 
 export interface TestBox extends Client {
   url: string;
   adminToken: string;
-  dataDir: string;
-  isScheduled(destinationId: string): boolean;
+  isScheduled(destinationId: string): Promise<boolean>;
+  /** SQL on the store (`?` placeholders). */
+  query: ShapeBox['query'];
   close(): Promise<void>;
 }
 
-export async function tempDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'sluice-test-'));
-}
+export { tempDir };
 
-/** A single box on a fresh data dir; `close` stops it and removes the dir. */
-export async function startBox(opts: Partial<Omit<SingleBoxOptions, 'dataDir'>> = {}): Promise<TestBox> {
-  const dataDir = await tempDir();
-  const box = await startSingleBox({
-    dataDir,
-    host: '127.0.0.1',
-    port: 0,
-    allowPrivateNetworks: true,
-    logLevel: 'silent',
-    ...opts,
-  });
+/** Sluice on fresh state; `close` stops it and removes the state. */
+export async function startBox(opts: BoxOptions = {}): Promise<TestBox> {
+  const box = await startShape(opts);
   const c = client(box.url);
   return {
     ...c,
     url: box.url,
     adminToken: box.adminToken,
-    dataDir,
     isScheduled: (id) => box.isScheduled(id),
+    query: box.query,
     close: async () => {
       await c.close();
       await box.close();
-      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -193,7 +180,7 @@ export async function startBox(opts: Partial<Omit<SingleBoxOptions, 'dataDir'>> 
  */
 export async function harness(
   t: TestContext,
-  opts: Partial<Omit<SingleBoxOptions, 'dataDir'>> = {},
+  opts: BoxOptions = {},
 ): Promise<{ box: TestBox; rcv: Receiver }> {
   const rcv = await startReceiver();
   const box = await startBox(opts).catch(async (err: unknown) => {
@@ -318,22 +305,25 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-/** `node services/single/src/main.ts` on `dataDir`; resolves once it logs "listening". */
-export async function spawnBox(opts: {
-  dataDir: string;
-  port: number;
-  adminToken: string;
-}): Promise<ChildBox> {
-  const child = spawn(process.execPath, ['services/single/src/main.ts'], {
+/** A Sluice process: its last log lines, and how to end it. */
+export interface ChildProcessHandle {
+  /** The last log lines (stdout and stderr), for failure messages. */
+  logs: string[];
+  /** SIGKILL, and wait for the process to be gone. */
+  kill9(): Promise<void>;
+  /** SIGTERM, and the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** `node <script>` from the repo root with `env`; resolves once it logs "listening". */
+export async function spawnService(
+  script: string,
+  env: Record<string, string>,
+  onLine?: (line: string) => void,
+): Promise<ChildProcessHandle> {
+  const child = spawn(process.execPath, [script], {
     cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(opts.port),
-      HOST: '127.0.0.1',
-      SLUICE_DATA_DIR: opts.dataDir,
-      SLUICE_ADMIN_TOKEN: opts.adminToken,
-      SLUICE_ALLOW_PRIVATE_NETWORKS: 'true',
-    },
+    env: { ...process.env, HOST: '127.0.0.1', SLUICE_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
@@ -344,11 +334,12 @@ export async function spawnBox(opts: {
   createInterface({ input: child.stderr! }).on('line', keep);
   const listening = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no "listening" log within 30 s:\n${logs.join('\n')}`)),
+      () => reject(new Error(`${script}: no "listening" log within 30 s:\n${logs.join('\n')}`)),
       30_000,
     );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       keep(line);
+      onLine?.(line);
       try {
         if ((JSON.parse(line) as { msg?: unknown }).msg === 'listening') {
           clearTimeout(timer);
@@ -360,7 +351,7 @@ export async function spawnBox(opts: {
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`sluice exited (${code ?? signal}) before listening:\n${logs.join('\n')}`));
+      reject(new Error(`${script} exited (${code ?? signal}) before listening:\n${logs.join('\n')}`));
     });
   });
   try {
@@ -370,6 +361,35 @@ export async function spawnBox(opts: {
     await exited(child);
     throw err;
   }
+  return {
+    logs,
+    kill9: async () => {
+      const gone = exited(child);
+      child.kill('SIGKILL');
+      await gone;
+    },
+    stop: async () => {
+      const gone = exited(child);
+      child.kill('SIGTERM');
+      return gone;
+    },
+  };
+}
+
+/**
+ * `node services/single/src/main.ts` on the state `env` names (`childState()`: a data dir,
+ * or a database and a Redis prefix); resolves once it logs "listening".
+ */
+export async function spawnBox(opts: {
+  env: Record<string, string>;
+  port: number;
+  adminToken: string;
+}): Promise<ChildBox> {
+  const child = await spawnService('services/single/src/main.ts', {
+    ...opts.env,
+    PORT: String(opts.port),
+    SLUICE_ADMIN_TOKEN: opts.adminToken,
+  });
   const url = `http://127.0.0.1:${opts.port}`;
   const c = client(url);
   return {
@@ -377,17 +397,13 @@ export async function spawnBox(opts: {
     url,
     port: opts.port,
     adminToken: opts.adminToken,
-    logs,
+    logs: child.logs,
     kill9: async () => {
-      const gone = exited(child);
-      child.kill('SIGKILL');
-      await gone;
+      await child.kill9();
       await c.close();
     },
     stop: async () => {
-      const gone = exited(child);
-      child.kill('SIGTERM');
-      const code = await gone;
+      const code = await child.stop();
       await c.close();
       return code;
     },

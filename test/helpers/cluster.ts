@@ -1,0 +1,153 @@
+/**
+ * The distributed shape as separate processes, as it runs in production: one API, N rate
+ * limiters and M delivery workers (`node services/<name>/src/main.ts`), on a fresh database
+ * and Redis key prefix (`childState`). Every tick a limiter runs is collected from its debug
+ * log, so a test can check that no destination's tick ever ran on two replicas at once.
+ */
+
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { childState } from './shape.ts';
+import {
+  type ChildProcessHandle,
+  type Client,
+  client,
+  freePort,
+  randomToken,
+  spawnService,
+} from './sluice.ts';
+
+export interface TickRun {
+  limiter: number;
+  destinationId: string;
+  due: number;
+  startedAt: number;
+  finishedAt: number;
+}
+
+export interface Cluster extends Client {
+  url: string;
+  adminToken: string;
+  apiProcess: ChildProcessHandle;
+  limiters: ChildProcessHandle[];
+  workers: ChildProcessHandle[];
+  ticks: TickRun[];
+  /** A command connection to the cluster's Redis. */
+  redis: Redis;
+  prefix: string;
+  /** The BullMQ delivery queue, as the services name it. */
+  queue: Queue;
+  addLimiter(): Promise<ChildProcessHandle>;
+  addWorker(): Promise<ChildProcessHandle>;
+  close(): Promise<void>;
+}
+
+export async function startCluster(
+  opts: { limiters: number; workers: number; env?: Record<string, string> } = { limiters: 1, workers: 1 },
+): Promise<Cluster> {
+  const state = await childState();
+  const adminToken = randomToken();
+  const env: Record<string, string> = {
+    ...state.env,
+    SLUICE_ADMIN_TOKEN: adminToken,
+    SLUICE_LOG_LEVEL: 'info',
+    SLUICE_SWEEP_INTERVAL_MS: '1000',
+    ...opts.env,
+  };
+  const prefix = state.env.SLUICE_REDIS_PREFIX as string;
+  const redisUrl = new URL(env.REDIS_URL as string);
+  const ticks: TickRun[] = [];
+  const started: ChildProcessHandle[] = [];
+  const limiters: ChildProcessHandle[] = [];
+  const workers: ChildProcessHandle[] = [];
+  let limiterCount = 0;
+  const addLimiter = async () => {
+    const n = limiterCount++;
+    const child = await spawnService(
+      'services/rate-limiter/src/main.ts',
+      { ...env, PORT: '0', SLUICE_LOG_LEVEL: 'debug' },
+      (line) => {
+        if (!line.includes('"msg":"tick"')) return;
+        const t = JSON.parse(line) as Omit<TickRun, 'limiter'>;
+        ticks.push({
+          limiter: n,
+          destinationId: t.destinationId,
+          due: t.due,
+          startedAt: t.startedAt,
+          finishedAt: t.finishedAt,
+        });
+      },
+    );
+    limiters.push(child);
+    started.push(child);
+    return child;
+  };
+  const addWorker = async () => {
+    const child = await spawnService('services/delivery-worker/src/main.ts', { ...env, PORT: '0' });
+    workers.push(child);
+    started.push(child);
+    return child;
+  };
+  const port = await freePort();
+  let api: ChildProcessHandle;
+  try {
+    api = await spawnService('services/api/src/main.ts', { ...env, PORT: String(port) });
+    started.push(api);
+    await Promise.all([
+      ...Array.from({ length: opts.limiters }, addLimiter),
+      ...Array.from({ length: opts.workers }, addWorker),
+    ]);
+  } catch (err) {
+    await Promise.all(started.map((c) => c.kill9()));
+    await state.close();
+    throw err;
+  }
+  const url = `http://127.0.0.1:${port}`;
+  const c = client(url);
+  const redis = new Redis(env.REDIS_URL as string);
+  const queue = new Queue('deliveries', {
+    connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
+    prefix: `${prefix}-bull`,
+  });
+  return {
+    ...c,
+    url,
+    adminToken,
+    apiProcess: api,
+    limiters,
+    workers,
+    ticks,
+    redis,
+    prefix,
+    queue,
+    addLimiter,
+    addWorker,
+    close: async () => {
+      await c.close();
+      await Promise.all(started.map((child) => child.stop()));
+      await queue.close();
+      redis.disconnect();
+      await state.close();
+    },
+  };
+}
+
+/** Pairs of one destination's ticks that overlapped in time (ran on two replicas at once). */
+export function overlappingTicks(ticks: readonly TickRun[]): [TickRun, TickRun][] {
+  const byDestination = new Map<string, TickRun[]>();
+  for (const t of ticks) {
+    const list = byDestination.get(t.destinationId) ?? [];
+    list.push(t);
+    byDestination.set(t.destinationId, list);
+  }
+  const out: [TickRun, TickRun][] = [];
+  for (const list of byDestination.values()) {
+    list.sort((a, b) => a.startedAt - b.startedAt);
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1] as TickRun;
+      const next = list[i] as TickRun;
+      if (next.startedAt < prev.finishedAt) out.push([prev, next]);
+    }
+  }
+  return out;
+}

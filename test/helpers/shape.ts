@@ -1,0 +1,252 @@
+/**
+ * The shape under test (DESIGN I7: one behavioural suite, both shapes). `SLUICE_TEST_SHAPE`
+ * chooses: `single` (default) starts the single box on a fresh SQLite data dir;
+ * `distributed` starts the API, a rate limiter and a delivery worker in this process over a
+ * fresh Postgres database and a fresh Redis key prefix (`startDistributedBox`, what
+ * `npm start` runs with both URLs set). Tests see only what both have: the URL, the admin
+ * token, whether a destination is scheduled, SQL on the store (the same tables in both),
+ * a restart on the same state, and the settings a child process needs to run the same shape.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { pino } from 'pino';
+import {
+  adminToken as dataDirToken,
+  type SingleBoxOptions,
+  startSingleBox,
+} from '../../services/single/src/app.ts';
+import { startDistributedBox } from '../../services/single/src/distributed.ts';
+
+export type Shape = 'single' | 'distributed';
+
+export const SHAPE: Shape = process.env.SLUICE_TEST_SHAPE === 'distributed' ? 'distributed' : 'single';
+
+export const DATABASE_URL = process.env.SLUICE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.SLUICE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+
+/** What a test may set; the same names in both shapes. */
+export type BoxOptions = Partial<Omit<SingleBoxOptions, 'dataDir' | 'port' | 'adminToken' | 'logger'>>;
+
+export type SqlValue = string | number | null;
+
+export interface ShapeBox {
+  url: string;
+  adminToken: string;
+  /** Holds `admin-token` (and `sluice.db` in the single box); removed by `close`. */
+  dataDir: string;
+  isScheduled(destinationId: string): Promise<boolean>;
+  /** SQL on the store, `?` placeholders; rows as the driver gives them. */
+  query<T = Record<string, unknown>>(sql: string, params?: SqlValue[]): Promise<T[]>;
+  /** Stops everything, runs `meanwhile`, starts again on the same state, port and token. */
+  restart(meanwhile?: () => Promise<void>): Promise<void>;
+  /** The environment that makes `services/single/src/main.ts` run this shape on this state. */
+  childEnv(): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'sluice-test-'));
+}
+
+const unique = () => randomBytes(6).toString('hex');
+
+/** `?` placeholders as Postgres' `$1, $2, …`. */
+const numbered = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+function sqliteQuery(file: string): ShapeBox['query'] {
+  return async <T>(sql: string, params: SqlValue[] = []) => {
+    const db = new DatabaseSync(file);
+    try {
+      const statement = db.prepare(sql);
+      if (/^\s*select/i.test(sql)) return statement.all(...(params as SQLInputValue[])) as T[];
+      statement.run(...(params as SQLInputValue[]));
+      return [];
+    } finally {
+      db.close();
+    }
+  };
+}
+
+/** The single box on a fresh data dir. */
+async function startSingle(opts: BoxOptions, token: string | undefined): Promise<ShapeBox> {
+  const dataDir = await tempDir();
+  const start = (port: number) =>
+    startSingleBox({
+      host: '127.0.0.1',
+      allowPrivateNetworks: true,
+      logLevel: 'silent',
+      ...opts,
+      dataDir,
+      port,
+      adminToken: token,
+    });
+  let box = await start(0).catch(async (err: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  });
+  const port = Number(new URL(box.url).port);
+  const file = join(dataDir, 'sluice.db');
+  return {
+    url: box.url,
+    adminToken: box.adminToken,
+    dataDir,
+    isScheduled: async (id) => box.isScheduled(id),
+    query: sqliteQuery(file),
+    restart: async (meanwhile) => {
+      await box.close();
+      await meanwhile?.();
+      box = await start(port);
+    },
+    childEnv: () => ({ SLUICE_DATA_DIR: dataDir }),
+    close: async () => {
+      await box.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh Postgres database, Redis key prefix and data dir, and how to drop them. */
+async function distributedState() {
+  const dataDir = await tempDir();
+  const database = `sluice_t_${unique()}`;
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+  const prefix = `sluice-test-${unique()}`;
+  await ensureDatabase(databaseUrl);
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  // The DROP … WITH (FORCE) below ends any connection left; an idle one must not crash the test.
+  sql.on('error', () => {});
+  return {
+    dataDir,
+    databaseUrl,
+    prefix,
+    query: async <T>(text: string, params: SqlValue[] = []) =>
+      (await sql.query(numbered(text), params)).rows as T[],
+    env: (): Record<string, string> => ({
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      SLUICE_REDIS_PREFIX: prefix,
+      SLUICE_DATA_DIR: dataDir,
+    }),
+    drop: async () => {
+      await sql.end();
+      const admin = new pg.Client({ connectionString: DATABASE_URL });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+      const redis = new Redis(REDIS_URL);
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fresh state for Sluice run as a child process (`node services/single/src/main.ts`). */
+export async function childState(): Promise<{
+  env: Record<string, string>;
+  query: ShapeBox['query'];
+  close(): Promise<void>;
+}> {
+  if (SHAPE === 'distributed') {
+    const state = await distributedState();
+    return { env: state.env(), query: state.query, close: state.drop };
+  }
+  const dataDir = await tempDir();
+  return {
+    env: { SLUICE_DATA_DIR: dataDir },
+    query: sqliteQuery(join(dataDir, 'sluice.db')),
+    close: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** The three distributed services in this process, on a database and key prefix of their own. */
+async function startDistributed(opts: BoxOptions, token: string | undefined): Promise<ShapeBox> {
+  const state = await distributedState();
+  const { dataDir, databaseUrl, prefix } = state;
+  const admin = dataDirToken(dataDir, token);
+  const start = async (port: number) => {
+    const store = await PostgresStore.open(databaseUrl, { poolSize: 10 });
+    const box = await startDistributedBox({
+      store,
+      redisUrl: REDIS_URL,
+      prefix,
+      adminToken: admin.token,
+      logger: pino({ level: opts.logLevel ?? 'silent' }),
+      config: {
+        allowPrivateNetworks: opts.allowPrivateNetworks ?? true,
+        maxPayloadBytes: opts.maxPayloadBytes ?? 256 * 1024,
+        maxRequestBytes: opts.maxRequestBytes ?? 8 * 1024 * 1024,
+      },
+      host: '127.0.0.1',
+      port,
+      lookup: opts.lookup,
+      ...(opts.deliveryConcurrency === undefined ? {} : { deliveryConcurrency: opts.deliveryConcurrency }),
+      ...(opts.windowMarginMs === undefined ? {} : { windowMarginMs: opts.windowMarginMs }),
+      ...(opts.arrivalBoundMs === undefined ? {} : { arrivalBoundMs: opts.arrivalBoundMs }),
+      ...(opts.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: opts.sweepIntervalMs }),
+      ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
+      ...(opts.retentionDays === undefined ? {} : { retentionMs: opts.retentionDays * 86_400_000 }),
+    }).catch(async (err: unknown) => {
+      await store.close();
+      throw err;
+    });
+    return {
+      box,
+      close: async () => {
+        await box.close();
+        await store.close();
+      },
+    };
+  };
+  const drop = state.drop;
+  let running = await start(0).catch(async (err: unknown) => {
+    await drop();
+    throw err;
+  });
+  const port = Number(new URL(running.box.url).port);
+  return {
+    url: running.box.url,
+    adminToken: admin.token,
+    dataDir,
+    isScheduled: (id) => running.box.isScheduled(id),
+    query: state.query,
+    restart: async (meanwhile) => {
+      await running.close();
+      await meanwhile?.();
+      running = await start(port);
+    },
+    childEnv: state.env,
+    close: async () => {
+      await running.close();
+      await drop();
+    },
+  };
+}
+
+/** Sluice in the shape under test, on fresh state. */
+export function startShape(opts: BoxOptions = {}, adminToken?: string): Promise<ShapeBox> {
+  return SHAPE === 'distributed' ? startDistributed(opts, adminToken) : startSingle(opts, adminToken);
+}
