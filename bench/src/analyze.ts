@@ -1,0 +1,312 @@
+/**
+ * What the receiver saw, judged per destination (DESIGN "How we measure"; all at the receiver):
+ *
+ * - worst window: the most arrivals (any status: every request counts against a limit) in
+ *   any window [tᵢ, tᵢ + 1 s) anchored at every arrival — that set contains the worst window,
+ *   so the maximum is exact (two pointers over sorted times). Its limit is the highest limit
+ *   in force at any moment of the window (so a window across a change is judged leniently;
+ *   limit-change.ts judges the transitions themselves);
+ * - refused: requests a strictly enforcing receiver would have refused (greedy: admit while
+ *   the admitted ones in the trailing second number fewer than the limit in force);
+ * - delivered: distinct expected event ids answered 2xx; lost = expected − delivered;
+ *   duplicated = 2xx answers beyond the first for one id;
+ * - latency: first 2xx arrival − the event's creation time (`bench.createdAt`);
+ * - wall: first creation → last first-2xx; the ideal of a burst is (ceil(N/L) − 1) s;
+ * - webhook-id: one id must carry one `webhook-id` across its retries (Sluice only).
+ */
+
+import { readFileSync } from 'node:fs';
+import { percentile, round } from './common.ts';
+import { limitChangeStats } from './limit-change.ts';
+import type { AppliedChange } from './protocol.ts';
+import { idealWallS, type Workload } from './workload.ts';
+
+export const WINDOW_MS = 1_000;
+
+export interface Arrival {
+  t: number;
+  dest: string;
+  id: string;
+  created: number | null;
+  wid: string;
+  status: number;
+}
+
+export function readArrivals(file: string): Arrival[] {
+  const text = readFileSync(file, 'utf8');
+  const out: Arrival[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end > start) out.push(JSON.parse(text.slice(start, end)) as Arrival);
+    start = end + 1;
+  }
+  return out;
+}
+
+/** The limit in force over time: [from, limit] steps, ascending. */
+export type LimitSteps = [number, number][];
+
+export function limitAt(steps: LimitSteps, t: number): number {
+  let limit = (steps[0] as [number, number])[1];
+  for (const [from, l] of steps) {
+    if (from > t) break;
+    limit = l;
+  }
+  return limit;
+}
+
+function highestLimitIn(steps: LimitSteps, from: number, to: number): number {
+  let limit = limitAt(steps, from);
+  for (const [at, l] of steps) if (at > from && at < to && l > limit) limit = l;
+  return limit;
+}
+
+export interface SlidingStats {
+  maxCount: number;
+  maxRatio: number;
+  overWindows: number;
+  refused: number;
+}
+
+/** Exact sliding-window statistics of one destination's sorted arrival times. */
+export function slidingStats(times: readonly number[], steps: LimitSteps): SlidingStats {
+  let maxCount = 0;
+  let maxRatio = 0;
+  let overWindows = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    const ti = times[i] as number;
+    if (j < i) j = i;
+    while (j < times.length && (times[j] as number) < ti + WINDOW_MS) j++;
+    const count = j - i;
+    const limit =
+      steps.length === 1 ? (steps[0] as [number, number])[1] : highestLimitIn(steps, ti, ti + WINDOW_MS);
+    if (count > maxCount) maxCount = count;
+    if (count / limit > maxRatio) maxRatio = count / limit;
+    if (count > limit) overWindows++;
+  }
+  const admitted: number[] = [];
+  let head = 0;
+  let refused = 0;
+  for (const t of times) {
+    while (head < admitted.length && (admitted[head] as number) <= t - WINDOW_MS) head++;
+    if (admitted.length - head < limitAt(steps, t)) admitted.push(t);
+    else refused++;
+  }
+  return { maxCount, maxRatio, overWindows, refused };
+}
+
+export interface DestinationResult {
+  id: string;
+  limit: number;
+  events: number;
+  requests: number;
+  delivered: number;
+  maxCount: number;
+  maxRatio: number;
+  refused: number;
+  doneS: number | null;
+}
+
+export interface Analysis {
+  expected: number;
+  requests: number;
+  delivered: number;
+  lost: number;
+  duplicated: number;
+  non2xx: number;
+  status429: number;
+  unknownRequests: number;
+  webhookIdMismatches: number;
+  t0: number | null;
+  wallS: number | null;
+  idealS: number | null;
+  wallRatio: number | null;
+  deliveriesPerS: number | null;
+  worstRatio: number;
+  destinationsOver: number;
+  overWindows: number;
+  refused: number;
+  latencyMs: {
+    p50: number | null;
+    p90: number | null;
+    p99: number | null;
+    max: number | null;
+    mean: number | null;
+  };
+  doneS: { p50: number | null; max: number | null };
+  worst: { id: string; limit: number; maxCount: number }[];
+  limitChange: ReturnType<typeof limitChangeStats> | null;
+}
+
+export interface AnalyzeOptions {
+  /** Creation time of the first event, from the driver; else the earliest `created` seen. */
+  t0?: number | undefined;
+  changes?: readonly AppliedChange[];
+}
+
+export function stepsOf(initial: number, changes: readonly AppliedChange[], dest: string): LimitSteps {
+  const steps: LimitSteps = [[Number.NEGATIVE_INFINITY, initial]];
+  for (const c of changes.filter((x) => x.dest === dest).sort((a, b) => a.appliedAt - b.appliedAt)) {
+    steps.push([c.appliedAt, c.limit]);
+  }
+  return steps;
+}
+
+export function analyze(
+  arrivals: readonly Arrival[],
+  w: Workload,
+  options: AnalyzeOptions = {},
+): { summary: Analysis; perDestination: DestinationResult[]; times: Map<string, number[]> } {
+  const changes = options.changes ?? [];
+  const times = new Map<string, number[]>(w.destinations.map((d) => [d.id, []]));
+  const eventsOf = new Map(w.destinations.map((d) => [d.id, d.events]));
+  const firstOk = new Map<string, Arrival>();
+  const widOf = new Map<string, string>();
+  let ok = 0;
+  let non2xx = 0;
+  let status429 = 0;
+  let unknown = 0;
+  let unexpectedOk = 0;
+  let mismatches = 0;
+  let minCreated = Number.POSITIVE_INFINITY;
+  for (const a of arrivals) {
+    const list = times.get(a.dest);
+    if (list === undefined) {
+      unknown++;
+      continue;
+    }
+    list.push(a.t);
+    if (a.created !== null && a.created < minCreated) minCreated = a.created;
+    if (a.wid) {
+      const seen = widOf.get(a.id);
+      if (seen === undefined) widOf.set(a.id, a.wid);
+      else if (seen !== a.wid) mismatches++;
+    }
+    if (a.status < 200 || a.status >= 300) {
+      non2xx++;
+      if (a.status === 429) status429++;
+      continue;
+    }
+    ok++;
+    const sep = a.id.lastIndexOf(':');
+    const seq = Number(a.id.slice(sep + 1));
+    const expected = a.id.slice(0, sep) === a.dest && seq >= 0 && seq < (eventsOf.get(a.dest) ?? 0);
+    if (!expected) {
+      unexpectedOk++;
+      continue;
+    }
+    const prev = firstOk.get(a.id);
+    if (prev === undefined || a.t < prev.t) firstOk.set(a.id, a);
+  }
+
+  const t0 = options.t0 ?? (Number.isFinite(minCreated) ? minCreated : null);
+  const latencies: number[] = [];
+  const deliveredOf = new Map<string, number>();
+  const lastOf = new Map<string, number>();
+  let last: number | null = null;
+  for (const a of firstOk.values()) {
+    if (last === null || a.t > last) last = a.t;
+    if (a.created !== null) latencies.push(a.t - a.created);
+    deliveredOf.set(a.dest, (deliveredOf.get(a.dest) ?? 0) + 1);
+    if (a.t > (lastOf.get(a.dest) ?? Number.NEGATIVE_INFINITY)) lastOf.set(a.dest, a.t);
+  }
+  latencies.sort((a, b) => a - b);
+
+  const perDestination: DestinationResult[] = [];
+  let worstRatio = 0;
+  let destinationsOver = 0;
+  let overWindows = 0;
+  let refused = 0;
+  for (const d of w.destinations) {
+    const list = (times.get(d.id) as number[]).sort((a, b) => a - b);
+    const s = slidingStats(list, stepsOf(d.limit, changes, d.id));
+    worstRatio = Math.max(worstRatio, s.maxRatio);
+    if (s.overWindows > 0) destinationsOver++;
+    overWindows += s.overWindows;
+    refused += s.refused;
+    const delivered = deliveredOf.get(d.id) ?? 0;
+    const lastT = lastOf.get(d.id);
+    perDestination.push({
+      id: d.id,
+      limit: d.limit,
+      events: d.events,
+      requests: list.length,
+      delivered,
+      maxCount: s.maxCount,
+      maxRatio: round(s.maxRatio, 3) as number,
+      refused: s.refused,
+      doneS:
+        delivered === d.events && t0 !== null && lastT !== undefined ? round((lastT - t0) / 1_000) : null,
+    });
+  }
+  const done = perDestination
+    .map((d) => d.doneS)
+    .filter((x): x is number => x !== null)
+    .sort((a, b) => a - b);
+  const expected = w.destinations.reduce((sum, d) => sum + d.events, 0);
+  const wallS = t0 !== null && last !== null ? (last - t0) / 1_000 : null;
+  const idealS = idealWallS(w);
+  const summary: Analysis = {
+    expected,
+    requests: arrivals.length,
+    delivered: firstOk.size,
+    lost: expected - firstOk.size,
+    duplicated: ok - unexpectedOk - firstOk.size,
+    non2xx,
+    status429,
+    unknownRequests: unknown + unexpectedOk,
+    webhookIdMismatches: mismatches,
+    t0,
+    wallS: round(wallS, 3),
+    idealS,
+    wallRatio: wallS !== null && idealS ? round(wallS / idealS, 3) : null,
+    deliveriesPerS: wallS ? Math.round(firstOk.size / wallS) : null,
+    worstRatio: round(worstRatio, 3) as number,
+    destinationsOver,
+    overWindows,
+    refused,
+    latencyMs: {
+      p50: round(percentile(latencies, 50)),
+      p90: round(percentile(latencies, 90)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies[latencies.length - 1]),
+      mean: round(latencies.length > 0 ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null),
+    },
+    doneS: { p50: percentile(done, 50), max: done[done.length - 1] ?? null },
+    worst: [...perDestination]
+      .sort((a, b) => b.maxRatio - a.maxRatio)
+      .slice(0, 5)
+      .map(({ id, limit, maxCount }) => ({ id, limit, maxCount })),
+    limitChange: changes.length > 0 ? limitChangeStats(times, w, changes) : null,
+  };
+  return { summary, perDestination, times };
+}
+
+/**
+ * Sends in the trailing second, sampled every `stepMs` from t0, for a few destinations:
+ * the data of the plot (plot.ts).
+ */
+export function trailingSeries(
+  times: Map<string, number[]>,
+  dests: readonly string[],
+  t0: number,
+  stepMs = 100,
+): Record<string, [number, number][]> {
+  const out: Record<string, [number, number][]> = {};
+  for (const dest of dests) {
+    const list = times.get(dest) ?? [];
+    const end = list[list.length - 1] ?? t0;
+    const points: [number, number][] = [];
+    let lo = 0;
+    let hi = 0;
+    for (let t = t0; t <= end + WINDOW_MS; t += stepMs) {
+      while (hi < list.length && (list[hi] as number) <= t) hi++;
+      while (lo < hi && (list[lo] as number) <= t - WINDOW_MS) lo++;
+      points.push([round((t - t0) / 1_000, 2) as number, hi - lo]);
+    }
+    out[dest] = points;
+  }
+  return out;
+}

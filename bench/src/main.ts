@@ -1,0 +1,266 @@
+/**
+ * `npm run bench`: Sluice against the usual Node approach (BullMQ + rate-limiter-flexible)
+ * and the ceiling (undici straight to the receiver), scenario by scenario, measured at the
+ * receiver. Appends one record per run to bench/results/runs.ndjson, then regenerates
+ * BENCHMARKS.md (report.ts) and the plots.
+ *
+ *   npm run bench                                   every scenario but soak, 3 repetitions
+ *   npm run bench -- --scenarios compliance,latency --targets sluice,ceiling --reps 5
+ *   npm run bench -- --scenarios soak --targets sluice      1,000,000 deliveries (long)
+ *   npm run bench -- --quick                        correctness only, ~25 s (npm test)
+ *   npm run bench -- --report                       only regenerate BENCHMARKS.md
+ *
+ * Other flags: --sluice-ref <git ref> (bench a committed version), --profile (Sluice under
+ * --cpu-prof, summarised by profile.ts), --sluice-env KEY=VALUE, --label <name> (a variant,
+ * reported apart), --soak-total N, --soak-rate N (events/s), --no-report.
+ *
+ * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
+ * (for the limiting targets) no sliding window over the limit; it never asserts a time. It
+ * runs the single box and the ceiling, plus the distributed shape's compliance run (~6 s)
+ * when Postgres and Redis are reachable: without them it says loudly that it skipped it,
+ * and fails under CI=true. Its logs go to a temp directory.
+ */
+
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { errorMessage, newRunId } from './common.ts';
+import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
+import { writeReport } from './report.ts';
+import { runOnce } from './run.ts';
+import { prepareSnapshot } from './snapshot.ts';
+import { TARGETS, type TargetName, type TargetOptions } from './targets/target.ts';
+import { buildWorkload, SCENARIOS, type Scenario } from './workload.ts';
+
+const BENCH = fileURLToPath(new URL('../', import.meta.url));
+const REPO = join(BENCH, '..');
+const RESULTS = join(BENCH, 'results');
+const DEFAULT_SCENARIOS: Scenario[] = [
+  'compliance',
+  'latency',
+  'throughput',
+  'scale',
+  'limit-change',
+  'failures',
+];
+const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures'];
+const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'bullmq-rlf'];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    scenarios: { type: 'string' },
+    targets: { type: 'string' },
+    reps: { type: 'string' },
+    'sluice-ref': { type: 'string' },
+    'sluice-root': { type: 'string' },
+    'sluice-env': { type: 'string', multiple: true },
+    profile: { type: 'boolean', default: false },
+    label: { type: 'string' },
+    'soak-total': { type: 'string', default: '1000000' },
+    'soak-rate': { type: 'string', default: '1000' },
+    report: { type: 'boolean', default: false },
+    'no-report': { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+function list<T extends string>(raw: string | undefined, allowed: readonly T[], fallback: T[]): T[] {
+  if (!raw) return fallback;
+  const items = raw.split(',').map((s) => s.trim()) as T[];
+  for (const item of items) {
+    if (!allowed.includes(item)) throw new Error(`unknown "${item}"; one of ${allowed.join(', ')}`);
+  }
+  return items;
+}
+
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  process.stderr.write(
+    `Node ${process.versions.node}: run with Node 24 (npm run bench puts it first on PATH)\n`,
+  );
+  process.exit(2);
+}
+if (values.report) {
+  writeReport(RESULTS, join(REPO, 'BENCHMARKS.md'));
+  process.exit(0);
+}
+
+const quick = values.quick;
+const redis = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/';
+const scenarios = list(values.scenarios, SCENARIOS, quick ? QUICK_SCENARIOS : DEFAULT_SCENARIOS);
+const reps = Number(values.reps ?? (quick ? 1 : 3));
+const redisUp = (await redisInfo(redis)) !== null;
+const missingForDistributed = [
+  ...(redisUp ? [] : [`Redis at ${redis.host}:${redis.port}`]),
+  ...((await postgresInfo(postgresUrl)) === null ? [`Postgres at ${postgresUrl} (BENCH_DATABASE_URL)`] : []),
+];
+let skippedDistributed: string | null = null;
+let targets: TargetName[];
+if (values.targets || !quick) {
+  targets = list(values.targets, TARGETS, [...TARGETS]);
+} else if (missingForDistributed.length === 0) {
+  targets = ['sluice', 'sluice-distributed', 'ceiling'];
+} else {
+  // --quick without Postgres or Redis: the distributed shape goes unchecked, and says so.
+  const why = `${missingForDistributed.join(' and ')} not reachable`;
+  if (process.env.CI === 'true') {
+    process.stderr.write(`bench --quick: ${why}; the distributed shape needs both (CI=true: failing)\n`);
+    process.exit(1);
+  }
+  skippedDistributed = `\n  ⚠ bench --quick: SKIPPED the distributed shape (sluice-distributed): ${why}\n\n`;
+  process.stderr.write(skippedDistributed);
+  targets = ['sluice', 'ceiling'];
+}
+if (targets.includes('bullmq-rlf') && !redisUp) {
+  process.stderr.write(
+    `Redis is not reachable at ${redis.host}:${redis.port}; bullmq-rlf needs it (or pass --targets sluice,ceiling)\n`,
+  );
+  process.exit(2);
+}
+if (targets.includes('sluice-distributed') && missingForDistributed.length > 0) {
+  process.stderr.write(
+    `${missingForDistributed.join(' and ')} not reachable; sluice-distributed needs both (or pass --targets sluice,bullmq-rlf,ceiling)\n`,
+  );
+  process.exit(2);
+}
+
+let sluiceRoot = values['sluice-root'] ?? REPO;
+let sluiceRef: string | null = null;
+if (values['sluice-ref']) {
+  const snapshot = prepareSnapshot(REPO, values['sluice-ref']);
+  sluiceRoot = snapshot.root;
+  sluiceRef = snapshot.commit;
+}
+const sluiceEnv = Object.fromEntries(
+  (values['sluice-env'] ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
+const targetOptions: TargetOptions = { sluiceRoot, profile: values.profile, redis, postgresUrl, sluiceEnv };
+const scenarioOptions = {
+  quick,
+  soakTotal: Number(values['soak-total']),
+  soakRate: Number(values['soak-rate']),
+};
+
+const session = newRunId();
+const logRoot = quick ? join(tmpdir(), `sluice-bench-${session}`) : join(RESULTS, 'logs', session);
+mkdirSync(logRoot, { recursive: true });
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+const machine = await machineInfo(REPO, redis, postgresUrl);
+const sessionRecord = {
+  session,
+  date: new Date().toISOString(),
+  command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  quick,
+  label: values.label ?? null,
+  scenarios,
+  targets,
+  reps,
+  sluiceRef: sluiceRef ?? machine.sluiceCommit,
+  sluiceDirty: sluiceRef ? false : machine.sluiceDirty,
+  sluiceEnv,
+  machine,
+};
+if (!quick) {
+  mkdirSync(RESULTS, { recursive: true });
+  appendFileSync(join(RESULTS, 'sessions.ndjson'), `${JSON.stringify(sessionRecord)}\n`);
+}
+log(`session ${session}: ${scenarios.join(', ')} × ${targets.join(', ')} × ${reps} (logs in ${logRoot})`);
+
+const failures: string[] = [];
+for (let rep = 1; rep <= reps; rep++) {
+  for (const scenario of scenarios) {
+    for (const target of targets) {
+      // --quick: the ceiling (no limiter) only checks the harness itself, once; the
+      // distributed shape, unless asked for by name, once too (the behavioural test suite
+      // runs in both shapes).
+      const once = target === 'ceiling' || (target === 'sluice-distributed' && !values.targets);
+      if (quick && once && scenario !== 'compliance') continue;
+      const workload = buildWorkload(scenario, scenarioOptions);
+      const runId = newRunId();
+      const runDir = join(logRoot, `${scenario}-${target}-${rep}`);
+      mkdirSync(runDir, { recursive: true });
+      const name = `${scenario} × ${target} #${rep}`;
+      log(`▶ ${name}`);
+      let record: Record<string, unknown>;
+      try {
+        record = await runOnce({
+          scenario,
+          target,
+          workload,
+          rep,
+          runDir,
+          runId,
+          targetOptions,
+          plotDestinations: scenario === 'compliance' ? plotDestinations(workload) : undefined,
+          log,
+        });
+      } catch (err) {
+        failures.push(`${name}: ${errorMessage(err)}`);
+        log(`  ✗ ${errorMessage(err)} (logs: ${runDir})`);
+        record = { scenario, target, rep, runId, error: errorMessage(err) };
+      }
+      record = { session, label: values.label ?? null, date: new Date().toISOString(), ...record };
+      if (!quick) appendFileSync(join(RESULTS, 'runs.ndjson'), `${JSON.stringify(record)}\n`);
+      writeFileSync(join(runDir, 'result.json'), JSON.stringify(record, null, 1));
+      if (record.error === undefined) log(`  ${oneLine(record)}`);
+      if (quick && record.error === undefined) failures.push(...check(name, target, record));
+    }
+  }
+}
+
+function plotDestinations(w: ReturnType<typeof buildWorkload>): string[] {
+  const byLimit = new Map<number, string>();
+  for (const d of w.destinations) if (!byLimit.has(d.limit)) byLimit.set(d.limit, d.id);
+  return [...byLimit.values()];
+}
+
+function oneLine(r: Record<string, unknown>): string {
+  const lat = r.latencyMs as { p50: number; p99: number };
+  return [
+    `delivered ${r.delivered}/${r.expected}`,
+    `lost ${r.lost}`,
+    `dup ${r.duplicated}`,
+    `worst/limit ${r.worstRatio}`,
+    `over ${r.destinationsOver}`,
+    `wall ${r.wallS}s (ideal ${r.idealS})`,
+    `${r.deliveriesPerS}/s`,
+    `p50 ${lat.p50} p99 ${lat.p99} ms`,
+    `cpu ${r.systemCpuS}s`,
+  ].join(' · ');
+}
+
+/** --quick: correctness only, never a time. */
+function check(name: string, target: TargetName, r: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  if (r.lost !== 0) problems.push(`${r.lost} events lost`);
+  if (r.duplicated !== 0) problems.push(`${r.duplicated} duplicated`);
+  if (r.webhookIdMismatches !== 0) problems.push(`${r.webhookIdMismatches} webhook-id changes`);
+  if (LIMITING.includes(target) && r.destinationsOver !== 0) {
+    problems.push(`${r.destinationsOver} destinations over their limit (worst ${r.worstRatio}× the limit)`);
+  }
+  log(
+    problems.length === 0
+      ? `  ✓ ${name}: nothing lost, no duplicates${LIMITING.includes(target) ? ', limit held' : ''}`
+      : '',
+  );
+  return problems.map((p) => `${name}: ${p}`);
+}
+
+if (quick) {
+  if (failures.length === 0) rmSync(logRoot, { recursive: true, force: true });
+} else if (!values['no-report']) {
+  writeReport(RESULTS, join(REPO, 'BENCHMARKS.md'));
+  log('BENCHMARKS.md written');
+}
+if (skippedDistributed) process.stderr.write(skippedDistributed); // again, where it is seen last
+if (failures.length > 0) {
+  process.stderr.write(`\n${failures.length} failure(s):\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+  process.exit(1);
+}
+process.exit(0);

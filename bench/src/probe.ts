@@ -1,0 +1,39 @@
+/**
+ * Preloaded into a measured process (`node --import bench/src/probe.ts …`): every
+ * $BENCH_PROBE_MS (default 1000) it appends one line to $BENCH_PROBE_FILE with the
+ * event-loop delay of the interval (p50/p99/max, ms), RSS and heap (MB). This is how the
+ * bench sees inside Sluice's process without touching Sluice's code. Costs one timer a second.
+ */
+
+import { appendFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const file = process.env.BENCH_PROBE_FILE;
+if (file) {
+  const resolutionMs = 10;
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  histogram.enable();
+  // The histogram records whole timer periods: the delay is what exceeds the resolution.
+  const delay = (ns: number): number => Math.round(Math.max(0, ns / 1e6 - resolutionMs) * 100) / 100;
+  const timer = setInterval(
+    () => {
+      const memory = process.memoryUsage();
+      const line = {
+        t: performance.timeOrigin + performance.now(),
+        eldP50: delay(histogram.percentile(50)),
+        eldP99: delay(histogram.percentile(99)),
+        eldMax: delay(histogram.max),
+        rssMb: Math.round(memory.rss / 1e5) / 10,
+        heapMb: Math.round(memory.heapUsed / 1e5) / 10,
+      };
+      histogram.reset();
+      try {
+        appendFileSync(file, `${JSON.stringify(line)}\n`);
+      } catch {
+        // the run's directory is gone: nothing to report to
+      }
+    },
+    Number(process.env.BENCH_PROBE_MS ?? 1_000),
+  );
+  timer.unref();
+}

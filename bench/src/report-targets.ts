@@ -1,0 +1,190 @@
+/**
+ * The issues' targets, each judged from the medians of the report's cells: issue #4's for
+ * the single box, issue #6's for the distributed shape. A judge that both issues ask for
+ * takes the target it judges and the ones it is compared with in the "measured" text.
+ */
+
+import { type Cells, cellMedian, type RunRecord, SHORT_NAMES } from './report-rows.ts';
+import type { TargetName } from './targets/target.ts';
+
+export interface Judgement {
+  measured: string;
+  met: boolean | null;
+}
+
+export interface IssueTarget {
+  target: string;
+  judge: (cells: Cells) => Judgement;
+}
+
+const f = (x: number | null, d = 2): string => (x === null ? '–' : String(Math.round(x * 10 ** d) / 10 ** d));
+const s = (
+  cells: Cells,
+  scenario: string,
+  get: (r: RunRecord) => number | null | undefined,
+  target: TargetName = 'sluice',
+) => cellMedian(cells, scenario, target, get);
+const runs = (cells: Cells, scenario: string, target: TargetName = 'sluice'): RunRecord[] =>
+  cells.get(`${scenario}/${target}`) ?? [];
+
+/** `(BullMQ + RLF: 1.2 ms)`: the same median for the targets compared with. */
+const others = (
+  c: Cells,
+  scenario: string,
+  get: (r: RunRecord) => number | null | undefined,
+  compared: TargetName[],
+  digits = 2,
+  unit = '',
+): string =>
+  `(${compared.map((t) => `${SHORT_NAMES[t]}: ${f(s(c, scenario, get, t), digits)}${unit}`).join('; ')})`;
+
+function complianceWorst(target: TargetName, compared: TargetName[]): IssueTarget {
+  return {
+    target: 'compliance: worst sliding window ÷ limit ≤ 1.00 for every destination',
+    judge: (c) => {
+      const rs = runs(c, 'compliance', target);
+      const worst = rs.length ? Math.max(...rs.map((r) => r.worstRatio)) : null;
+      return {
+        measured: `worst of ${rs.length} runs: ${f(worst)} ${others(c, 'compliance', (r) => r.worstRatio, compared)}`,
+        met: worst === null ? null : worst <= 1,
+      };
+    },
+  };
+}
+
+function complianceWall(target: TargetName, compared: TargetName[]): IssueTarget {
+  return {
+    target: 'compliance: wall time ≤ 1.05 × ideal',
+    judge: (c) => {
+      const v = s(c, 'compliance', (r) => r.wallRatio, target);
+      return {
+        measured: `${f(v)} × ${others(c, 'compliance', (r) => r.wallRatio, compared, 2, ' ×')}`,
+        met: v === null ? null : v <= 1.05,
+      };
+    },
+  };
+}
+
+function latencyP99(target: TargetName, compared: TargetName[], atMostMs: number): IssueTarget {
+  return {
+    target: `latency: p99 ≤ ${atMostMs} ms`,
+    judge: (c) => {
+      const v = s(c, 'latency', (r) => r.latencyMs.p99, target);
+      return {
+        measured: `${f(v, 1)} ms ${others(c, 'latency', (r) => r.latencyMs.p99, compared, 1, ' ms')}`,
+        met: v === null ? null : v <= atMostMs,
+      };
+    },
+  };
+}
+
+function throughputAgainst(target: TargetName, baseline: TargetName, factor: number): IssueTarget {
+  const name = baseline === 'ceiling' ? 'the ceiling' : SHORT_NAMES[baseline];
+  return {
+    target: `throughput: ≥ ${factor} × ${name}`,
+    judge: (c) => {
+      const a = s(c, 'throughput', (r) => r.deliveriesPerS, target);
+      const b = s(c, 'throughput', (r) => r.deliveriesPerS, baseline);
+      const v = a !== null && b ? a / b : null;
+      return {
+        measured: `${f(a, 0)} vs ${f(b, 0)} deliveries/s = ${f(v)} ×`,
+        met: v === null ? null : v >= factor,
+      };
+    },
+  };
+}
+
+function scaleTickLag(target: TargetName): IssueTarget {
+  return {
+    target: 'scale: tick lag p99 < 20 ms',
+    judge: (c) => {
+      const share = s(c, 'scale', (r) => r.tickLag?.shareWithin20ms, target);
+      const p99 = s(c, 'scale', (r) => r.tickLag?.p99AtMostMs, target);
+      return {
+        measured: `p99 ≤ ${f(p99, 0)} ms; ${f(share === null ? null : share * 100, 1)} % of ticks ≤ 20 ms late`,
+        met: share === null ? null : share >= 0.99,
+      };
+    },
+  };
+}
+
+function noLoss(target: TargetName, which: string): IssueTarget {
+  return {
+    target: `no loss, no duplicates anywhere (every ${which} run)`,
+    judge: (c) => {
+      const all = [...c.entries()].filter(([k]) => k.endsWith(`/${target}`)).flatMap(([, v]) => v);
+      const lost = all.reduce((a, r) => a + r.lost, 0);
+      const dup = all.reduce((a, r) => a + r.duplicated + r.webhookIdMismatches, 0);
+      return {
+        measured: `${all.length} runs: ${lost} lost, ${dup} duplicated`,
+        met: all.length === 0 ? null : lost === 0 && dup === 0,
+      };
+    },
+  };
+}
+
+/** Issue #4: the single box against BullMQ + RLF and the ceiling. */
+export const ISSUE_TARGETS: IssueTarget[] = [
+  complianceWorst('sluice', ['bullmq-rlf']),
+  complianceWall('sluice', ['bullmq-rlf']),
+  latencyP99('sluice', ['bullmq-rlf'], 10),
+  throughputAgainst('sluice', 'bullmq-rlf', 2),
+  throughputAgainst('sluice', 'ceiling', 0.6),
+  scaleTickLag('sluice'),
+  {
+    target: 'scale: Sluice ≤ 1 core',
+    judge: (c) => {
+      const avg = s(c, 'scale', (r) => r.processes.sluice?.cpuPct);
+      const peak = s(c, 'scale', (r) => r.processes.sluice?.maxCpuPct);
+      return {
+        measured: `${f(avg, 0)} % of one core on average, ${f(peak, 0)} % in the busiest second`,
+        met: avg === null ? null : avg <= 100,
+      };
+    },
+  },
+  {
+    target: 'scale: 10,000 idle destinations cost ~0 CPU (≤ 1 % of a core, no ticks)',
+    judge: (c) => {
+      const v = s(c, 'scale', (r) => r.idle?.systemCpuPct);
+      const ticks = s(c, 'scale', (r) => r.idle?.ticks);
+      const floor = s(c, 'scale', (r) => r.idle?.systemCpuPct, 'ceiling');
+      return {
+        measured: `${f(v)} % of a core, ${f(ticks, 0)} ticks (a process doing nothing but the probe: ${f(floor)} %)`,
+        met: v === null ? null : v <= 1 && (ticks ?? 0) === 0,
+      };
+    },
+  },
+  {
+    target: 'limit-change: in force within one tick (1 s)',
+    judge: (c) => {
+      const low = s(c, 'limit-change', (r) => r.limitChange?.lowered.settleMsMax);
+      const high = s(c, 'limit-change', (r) => r.limitChange?.raised.visibleMsMax);
+      const worst = low === null || high === null ? null : Math.max(low, high);
+      return {
+        measured: `lowered: ${f(low, 0)} ms, raised: ${f(high, 0)} ms (worst change, median of runs)`,
+        met: worst === null ? null : worst <= 1_000,
+      };
+    },
+  },
+  {
+    target: 'soak: RSS growth ≤ 10 % from 100k to 1M deliveries',
+    judge: (c) => {
+      const v = s(c, 'soak', (r) => r.soak?.rssGrowthPct);
+      return {
+        measured: v === null ? 'not run (opt-in: --scenarios soak)' : `${f(v, 1)} %`,
+        met: v === null ? null : v <= 10,
+      };
+    },
+  },
+  noLoss('sluice', 'Sluice'),
+];
+
+/** Issue #6: the distributed shape (API, one rate limiter, two delivery workers). */
+export const ISSUE6_TARGETS: IssueTarget[] = [
+  complianceWorst('sluice-distributed', ['sluice', 'bullmq-rlf']),
+  complianceWall('sluice-distributed', ['sluice', 'bullmq-rlf']),
+  throughputAgainst('sluice-distributed', 'bullmq-rlf', 1.5),
+  latencyP99('sluice-distributed', ['sluice', 'bullmq-rlf'], 15),
+  scaleTickLag('sluice-distributed'),
+  noLoss('sluice-distributed', 'distributed'),
+];

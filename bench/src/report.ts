@@ -1,0 +1,235 @@
+/**
+ * BENCHMARKS.md and its plots, generated from bench/results/{runs,sessions}.ndjson — never
+ * typed by hand. For each scenario × target it takes the runs of the latest session that
+ * ran that cell without a `--label` and reports their median. Runs with another label are
+ * variants, each listed apart — except development runs (`--label dev` or `dev-…`), which
+ * are recorded but never reported.
+ */
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { median, round } from './common.ts';
+import type { MachineInfo } from './machine.ts';
+import { COLORS, type Panel, svg } from './plot.ts';
+import {
+  type Cells,
+  cellMedian,
+  NAMES,
+  ROWS,
+  type RunRecord,
+  SHORT_NAMES,
+  selectCells,
+} from './report-rows.ts';
+import { ISSUE_TARGETS, ISSUE6_TARGETS, type IssueTarget } from './report-targets.ts';
+import { TARGETS, type TargetName } from './targets/target.ts';
+import { SCENARIOS } from './workload.ts';
+
+interface SessionRecord {
+  session: string;
+  date: string;
+  command: string;
+  label: string | null;
+  sluiceRef: string | null;
+  sluiceDirty: boolean | null;
+  sluiceEnv: Record<string, string>;
+  machine: MachineInfo;
+}
+
+/** The ratio columns: each Sluice shape against the baseline and the ceiling. */
+const RATIOS: [TargetName, TargetName][] = [
+  ['sluice', 'bullmq-rlf'],
+  ['sluice', 'ceiling'],
+  ['sluice-distributed', 'bullmq-rlf'],
+  ['sluice-distributed', 'ceiling'],
+];
+
+/** Development runs: recorded in runs.ndjson, never reported. */
+const isDevLabel = (label: string): boolean => label === 'dev' || label.startsWith('dev-');
+
+function readNdjson<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
+const key = (scenario: string, target: string): string => `${scenario}/${target}`;
+
+const fmt = (x: number | null, digits = 2): string => {
+  if (x === null) return '–';
+  if (x === Number.POSITIVE_INFINITY) return '∞';
+  const r = round(x, Math.abs(x) >= 100 ? 0 : digits) as number;
+  return r.toLocaleString('en-US', { maximumFractionDigits: digits });
+};
+
+const ratio = (a: number | null, b: number | null): string =>
+  a === null || b === null || b === 0 ? '–' : `${fmt(a / b, 2)}×`;
+
+/** One column per target that ran the scenario, then the ratios between those present. */
+function scenarioTable(cells: Cells, scenario: string): string[] {
+  const rows = ROWS.filter((row) => row.scenarios === undefined || row.scenarios.includes(scenario));
+  const targets = TARGETS.filter((t) => cells.has(key(scenario, t)));
+  const ratios = RATIOS.filter(([a, b]) => targets.includes(a) && targets.includes(b));
+  const headings = [
+    ...targets.map((t) => `${NAMES[t]} (n=${(cells.get(key(scenario, t)) ?? []).length})`),
+    ...ratios.map(([a, b]) => `${SHORT_NAMES[a]} ÷ ${SHORT_NAMES[b]}`),
+  ];
+  const out = [
+    `| metric (median of runs) | ${headings.join(' | ')} |`,
+    `|---|${'---|'.repeat(headings.length)}`,
+  ];
+  for (const row of rows) {
+    const v = targets.map((t) => cellMedian(cells, scenario, t, row.get));
+    if (v.every((x) => x === null)) continue;
+    const of = (t: TargetName): number | null => v[targets.indexOf(t)] ?? null;
+    const r = ratios.map(([a, b]) => (row.ratio === false ? '' : ratio(of(a), of(b))));
+    out.push(`| ${row.label} | ${[...v.map((x) => fmt(x, row.digits ?? 2)), ...r].join(' | ')} |`);
+  }
+  return out;
+}
+
+function targetsTable(cells: Cells, targets: IssueTarget[]): string[] {
+  const out = ['| target | measured (median of runs) | met? |', '|---|---|---|'];
+  for (const t of targets) {
+    const r = t.judge(cells);
+    out.push(`| ${t.target} | ${r.measured} | ${r.met === null ? 'not run' : r.met ? 'yes' : '**no**'} |`);
+  }
+  return out;
+}
+
+function plotCompliance(cells: Cells, file: string): boolean {
+  const panels: Panel[] = [];
+  for (const target of TARGETS) {
+    const run = (cells.get(key('compliance', target)) ?? []).find((r) => r.plot !== undefined);
+    if (!run?.plot) continue;
+    const lines = Object.entries(run.plot.series).map(([dest, points], i) => ({
+      label: `${dest} (limit ${run.plot?.limits[dest]}/s)`,
+      color: COLORS[i % COLORS.length] as string,
+      points,
+      reference: run.plot?.limits[dest],
+    }));
+    panels.push({
+      title: `${NAMES[target]} — compliance, run ${run.rep} of session ${run.session}`,
+      lines,
+      xLabel: 'seconds since the first event was created',
+      yLabel: 'requests in the trailing second',
+    });
+  }
+  if (panels.length === 0) return false;
+  writeFileSync(
+    file,
+    svg(
+      panels,
+      'Requests arriving at the receiver in the trailing 1 s window (sampled every 100 ms); dashed: each destination’s limit.',
+    ),
+  );
+  return true;
+}
+
+function plotSoak(cells: Cells, file: string): boolean {
+  const panels: Panel[] = [];
+  for (const target of TARGETS) {
+    const run = (cells.get(key('soak', target)) ?? [])[0];
+    if (!run?.soak) continue;
+    const s = run.soak.series;
+    panels.push({
+      title: `${NAMES[target]} — soak: RSS and event-loop delay against deliveries`,
+      xLabel: 'deliveries (thousands)',
+      yLabel: 'MB / ms',
+      lines: [
+        {
+          label: 'RSS (MB)',
+          color: COLORS[0] as string,
+          points: s.map((x) => [x.delivered / 1_000, x.rssMb]),
+        },
+        {
+          label: 'event-loop delay p99 (ms)',
+          color: COLORS[1] as string,
+          points: s.map((x) => [x.delivered / 1_000, x.eldP99]),
+        },
+      ],
+    });
+  }
+  if (panels.length === 0) return false;
+  writeFileSync(file, svg(panels, 'Sampled once a second by the probe preloaded into the process.'));
+  return true;
+}
+
+export function writeReport(resultsDir: string, file: string): void {
+  const runs = readNdjson<RunRecord>(join(resultsDir, 'runs.ndjson'));
+  const sessions = readNdjson<SessionRecord>(join(resultsDir, 'sessions.ndjson'));
+  const cells = selectCells(runs);
+  const used = new Set([...cells.values()].flat().map((r) => r.session));
+  const usedSessions = sessions.filter((s) => used.has(s.session));
+  const last = usedSessions[usedSessions.length - 1];
+  const m = last?.machine;
+  const rel = (p: string): string => relative(join(file, '..'), p);
+  const out: string[] = [];
+  out.push('# Benchmarks', '');
+  out.push(
+    `Generated by \`npm run bench\` (\`bench/src/report.ts\`) from \`${rel(join(resultsDir, 'runs.ndjson'))}\`: nothing here is typed by hand. What is measured and how: [\`bench/README.md\`](bench/README.md).`,
+    '',
+  );
+  if (m && last) {
+    out.push(`- **Date**: ${usedSessions.map((s) => s.date).join(', ')}`);
+    out.push(
+      `- **Machine**: ${m.cores} cores, ${m.cpuModel}, ${m.memoryGiB} GiB RAM, Linux ${m.kernel ?? '?'}`,
+    );
+    const distributed = [...cells.keys()].some((k) => k.endsWith('/sluice-distributed'));
+    out.push(
+      `- **Node** ${m.node}; **Redis** ${m.redis ?? 'not reachable'}; **Postgres** ${distributed ? (m.postgres ?? 'not reachable') : 'not used (no distributed runs)'}`,
+    );
+    out.push(
+      `- **Libraries**: ${Object.entries(m.libraries)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+    out.push(
+      `- **Sluice**: ${usedSessions.map((s) => `\`${s.sluiceRef}\`${s.sluiceDirty ? ' + uncommitted changes' : ''}`).join(', ')}, single box (SQLite)${distributed ? '; distributed: the API, one rate limiter and two delivery workers as separate processes on Postgres + Redis' : ''}; default settings${Object.keys(last.sluiceEnv).length ? ` plus ${JSON.stringify(last.sluiceEnv)}` : ''}`,
+    );
+    const nices = [...new Set([...cells.values()].flat().map((r) => r.receiver?.nice))];
+    out.push(`- **Receiver** nice value: ${nices.join(', ')} (−10 = it ran under \`nice -n -10\`)`);
+    const steal = [...cells.values()].flat().map((r) => r.machine?.stealPct ?? 0);
+    out.push(
+      `- **CPU steal** (the hypervisor running others on our vCPUs) during the runs: median ${fmt(median(steal), 1)} %, worst ${fmt(Math.max(...steal), 1)} %`,
+    );
+    out.push('', '## Commands', '', '```sh');
+    for (const s of usedSessions) out.push(s.command);
+    out.push('```', '');
+  }
+  out.push('## Against the targets of issue #4 (single box)', '', ...targetsTable(cells, ISSUE_TARGETS), '');
+  out.push(
+    '## Against the targets of issue #6 (distributed)',
+    '',
+    ...targetsTable(cells, ISSUE6_TARGETS),
+    '',
+  );
+  const compliancePlot = plotCompliance(cells, join(resultsDir, 'compliance.svg'));
+  const soakPlot = plotSoak(cells, join(resultsDir, 'soak.svg'));
+  for (const scenario of SCENARIOS) {
+    if (!TARGETS.some((t) => cells.has(key(scenario, t)))) continue;
+    out.push(`## ${scenario}`, '');
+    out.push(...scenarioTable(cells, scenario), '');
+    if (scenario === 'compliance' && compliancePlot) {
+      out.push(
+        `Sends per second of one destination per limit against its limit: [${rel(join(resultsDir, 'compliance.svg'))}](${rel(join(resultsDir, 'compliance.svg'))})`,
+        '',
+      );
+      out.push(`![compliance](${rel(join(resultsDir, 'compliance.svg'))})`, '');
+    }
+    if (scenario === 'soak' && soakPlot) out.push(`![soak](${rel(join(resultsDir, 'soak.svg'))})`, '');
+  }
+  const labels = [
+    ...new Set(runs.map((r) => r.label).filter((l): l is string => typeof l === 'string' && !isDevLabel(l))),
+  ];
+  for (const label of labels) {
+    const variant = selectCells(runs, label);
+    out.push(`## Variant: ${label}`, '');
+    for (const scenario of SCENARIOS) {
+      if (!TARGETS.some((t) => variant.has(key(scenario, t)))) continue;
+      out.push(`### ${scenario}`, '', ...scenarioTable(variant, scenario), '');
+    }
+  }
+  writeFileSync(file, `${out.join('\n')}\n`);
+}

@@ -1,0 +1,350 @@
+/**
+ * One run: one scenario on one target, from scratch.
+ *
+ *   1. a fresh receiver (its own process, nice -10 when permitted);
+ *   2. a driver process for the target (driver.ts): it starts the target and creates the
+ *      workload's destinations, then answers the pids to sample;
+ *   3. /proc sampling of every process starts; the driver starts ingest (and limit changes);
+ *   4. the receiver is polled until every event was answered 2xx or the time limit passed,
+ *      then 500 ms more for late duplicates; for `scale`, an idle tail of `idleS` seconds;
+ *   5. peak RSS (VmHWM) is read, the driver stops the target (it cleans its temp dir and
+ *      Redis keys), the receiver dumps its NDJSON and stops;
+ *   6. the analysis (analyze.ts) and the costs become one result record.
+ */
+
+import { type ChildProcess, fork } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyze, readArrivals, trailingSeries } from './analyze.ts';
+import { now, percentile, round, sleep } from './common.ts';
+import { ProcSampler } from './procstat.ts';
+import type { AppliedChange, FromDriver, IngestStats, ToDriver } from './protocol.ts';
+import { ReceiverProcess } from './receiver-client.ts';
+import { type SluiceMetrics, tickLagBetween } from './targets/sluice-metrics.ts';
+import type { TargetName, TargetOptions } from './targets/target.ts';
+import type { Scenario, Workload } from './workload.ts';
+
+const DRIVER = fileURLToPath(new URL('./driver.ts', import.meta.url));
+const PROBE = fileURLToPath(new URL('./probe.ts', import.meta.url));
+
+/** The processes that make up each system under test (their CPU is the "system" CPU). */
+const SYSTEM: Record<TargetName, string[]> = {
+  sluice: ['sluice'],
+  'sluice-distributed': ['api', 'rate-limiter', 'worker-1', 'worker-2', 'postgres', 'redis-server'],
+  'bullmq-rlf': ['bullmq-rlf', 'redis-server'],
+  ceiling: ['ceiling'],
+};
+
+/** Whose RSS the soak follows: Sluice's process (distributed: a delivery worker, the path every delivery takes). */
+const SOAK_PROBE: Record<TargetName, string> = {
+  sluice: 'sluice',
+  'sluice-distributed': 'worker-1',
+  'bullmq-rlf': 'driver',
+  ceiling: 'driver',
+};
+
+class Driver {
+  readonly child: ChildProcess;
+  private readonly waiters: { kind: string; resolve: (m: FromDriver) => void }[] = [];
+  readonly changes: AppliedChange[] = [];
+  ingest: IngestStats | null = null;
+  failure: string | null = null;
+
+  constructor(runDir: string) {
+    const log = createWriteStream(join(runDir, 'driver.log'));
+    this.child = fork(DRIVER, [], {
+      execArgv: ['--import', PROBE],
+      env: { ...process.env, BENCH_PROBE_FILE: join(runDir, 'driver-probe.ndjson') },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    this.child.stdout?.pipe(log);
+    this.child.stderr?.pipe(log);
+    this.child.on('message', (m: FromDriver) => {
+      if (m.kind === 'changed') this.changes.push(m.change);
+      if (m.kind === 'ingested') this.ingest = m.stats;
+      if (m.kind === 'failed') this.failure = m.error;
+      for (const w of [...this.waiters]) {
+        if (w.kind === m.kind || m.kind === 'failed') {
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve(m);
+        }
+      }
+    });
+    this.child.on('exit', (code) => {
+      if (code !== 0 && this.failure === null) this.failure = `driver exited with ${code}`;
+      for (const w of this.waiters.splice(0))
+        w.resolve({ kind: 'failed', error: this.failure ?? 'driver exited' });
+    });
+  }
+
+  send(message: ToDriver): void {
+    this.child.send(message);
+  }
+
+  async request<K extends FromDriver['kind']>(
+    message: ToDriver,
+    kind: K,
+    timeoutMs: number,
+  ): Promise<Extract<FromDriver, { kind: K }>> {
+    const answer = new Promise<FromDriver>((resolve) => this.waiters.push({ kind, resolve }));
+    this.send(message);
+    const timeout = sleep(timeoutMs).then(
+      () => ({ kind: 'failed', error: `no ${kind} within ${timeoutMs} ms` }) as const,
+    );
+    const m = await Promise.race([answer, timeout]);
+    if (m.kind === 'failed') throw new Error(`driver: ${m.error}`);
+    return m as Extract<FromDriver, { kind: K }>;
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+interface ProbeLine {
+  t: number;
+  eldP50: number;
+  eldP99: number;
+  eldMax: number;
+  rssMb: number;
+  heapMb: number;
+}
+
+function readProbe(file: string, from: number, to: number): ProbeLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ProbeLine)
+    .filter((p) => p.t >= from && p.t <= to + 1_000);
+}
+
+function eldSummary(lines: ProbeLine[]) {
+  if (lines.length === 0) return null;
+  const p99s = lines.map((l) => l.eldP99).sort((a, b) => a - b);
+  return {
+    seconds: lines.length,
+    p99Median: percentile(p99s, 50),
+    p99Worst: p99s[p99s.length - 1] ?? null,
+    max: Math.max(...lines.map((l) => l.eldMax)),
+  };
+}
+
+export interface RunOptions {
+  scenario: Scenario;
+  target: TargetName;
+  workload: Workload;
+  rep: number;
+  runDir: string;
+  runId: string;
+  targetOptions: TargetOptions;
+  /** Destinations whose trailing-second series the record keeps (for the plot). */
+  plotDestinations?: string[];
+  log: (line: string) => void;
+}
+
+export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
+  const { workload: w } = o;
+  const receiver = await ReceiverProcess.start({ seed: 1 });
+  const driver = new Driver(o.runDir);
+  const sampler = new ProcSampler();
+  const marks: Record<string, number> = {};
+  const snapshots: Record<string, SluiceMetrics | null> = {};
+  let stopStats: Record<string, unknown> = {};
+  let setup: Record<string, unknown> = {};
+  let stopReason = 'time_limit';
+  const countSeries: [number, number][] = [];
+  try {
+    const ready = await driver.request(
+      {
+        kind: 'setup',
+        target: o.target,
+        workload: w,
+        receiverUrl: receiver.url,
+        runId: o.runId,
+        runDir: o.runDir,
+        options: o.targetOptions,
+      },
+      'ready',
+      300_000,
+    );
+    setup = ready.setup;
+    sampler.add('receiver', receiver.pid);
+    const pids = ready.pids;
+    if (!Object.values(pids).includes(driver.child.pid as number))
+      sampler.add('driver', driver.child.pid as number);
+    for (const [name, pid] of Object.entries(pids)) sampler.add(name, pid);
+    for (const [name, group] of Object.entries(ready.groups)) sampler.addGroup(name, group);
+    sampler.start(w.scenario === 'soak' ? 1_000 : 250);
+    const snap = async (mark: string): Promise<void> => {
+      const m = await driver.request({ kind: 'snapshot', mark }, 'snapshot', 30_000);
+      snapshots[mark] = m.data as SluiceMetrics | null;
+    };
+    await snap('start');
+
+    marks.start = sampler.sample();
+    driver.send({ kind: 'start' });
+    const expected = w.destinations.reduce((sum, d) => sum + d.events, 0);
+    let lastLog = now();
+    for (;;) {
+      await sleep(250);
+      if (driver.failure) throw new Error(`driver: ${driver.failure}`);
+      const count = await receiver.count();
+      countSeries.push([now(), count.uniqueOk]);
+      if (count.uniqueOk >= expected) {
+        stopReason = 'all_delivered';
+        break;
+      }
+      if (now() - marks.start > w.timeLimitS * 1_000) break;
+      if (now() - lastLog > 30_000) {
+        lastLog = now();
+        o.log(`    … ${count.uniqueOk}/${expected} delivered, ${count.requests} requests`);
+      }
+    }
+    marks.done = sampler.sample();
+    await sleep(500); // late duplicates
+    await snap('done');
+    if (w.idleS > 0) {
+      await sleep(2_000); // the send windows empty, the last completions are written
+      marks.idleStart = sampler.sample();
+      await snap('idleStart');
+      await sleep(w.idleS * 1_000);
+      marks.idleEnd = sampler.sample();
+      await snap('idleEnd');
+    }
+    sampler.stop(); // reads VmHWM while every process still runs
+    const stopped = await driver.request({ kind: 'stop' }, 'stopped', 60_000);
+    stopStats = stopped.stats;
+  } finally {
+    sampler.stop();
+    driver.kill();
+  }
+  const dumpFile = join(o.runDir, 'receiver.ndjson');
+  const dump = await receiver.dump(dumpFile);
+  await receiver.stop();
+
+  const t0 = driver.ingest?.t0;
+  const { summary, perDestination, times } = analyze(readArrivals(dumpFile), w, {
+    t0,
+    changes: driver.changes,
+  });
+  const changes = summary.limitChange?.details;
+  if (summary.limitChange) delete summary.limitChange.details;
+  writeFileSync(join(o.runDir, 'analysis.json'), JSON.stringify({ perDestination, changes }, null, 1));
+  const cost = sampler.cost(marks.start as number, marks.done as number);
+  const idle =
+    marks.idleStart !== undefined ? sampler.cost(marks.idleStart, marks.idleEnd as number) : undefined;
+  const systemCpuS = SYSTEM[o.target].reduce((sum, name) => sum + (cost[name]?.cpuS ?? 0), 0);
+  const eldOf = (name: string) =>
+    eldSummary(
+      readProbe(join(o.runDir, `${name}-probe.ndjson`), marks.start as number, marks.done as number),
+    );
+  const record: Record<string, unknown> = {
+    scenario: o.scenario,
+    target: o.target,
+    rep: o.rep,
+    runId: o.runId,
+    completed: summary.lost === 0,
+    stopReason,
+    runS: round(((marks.done as number) - (marks.start as number)) / 1_000),
+    setup,
+    ingest: driver.ingest,
+    ...summary,
+    systemCpuS: round(systemCpuS),
+    systemCpuPct: round((100 * systemCpuS) / (((marks.done as number) - (marks.start as number)) / 1_000), 1),
+    processes: Object.fromEntries(
+      Object.entries(cost).map(([name, c]) => [
+        name,
+        {
+          cpuS: round(c.cpuS),
+          cpuPct: round(c.cpuPct, 1),
+          maxCpuPct: round(c.maxCpuPct, 0),
+          peakRssMb: round(c.peakRssMb, 1),
+          hwmMb: round(c.hwmMb, 1),
+        },
+      ]),
+    ),
+    machine: sampler.machineUse(marks.start as number, marks.done as number),
+    eventLoopDelayMs: {
+      sluice: eldOf('sluice'),
+      driver: eldOf('driver'),
+      // The distributed shape's services (each has its own probe).
+      ...Object.fromEntries(
+        SYSTEM[o.target]
+          .filter((name) => name !== 'sluice')
+          .flatMap((name) => {
+            const summary = eldOf(name);
+            return summary ? [[name, summary]] : [];
+          }),
+      ),
+    },
+    receiver: {
+      nice: receiver.nice,
+      cpuS: round(dump.cpuS),
+      eventLoopDelayP99Ms: round(dump.eventLoopDelayP99Ms),
+      maxOpenConnections: dump.maxOpenConnections,
+    },
+    tickLag: tickLagBetween(snapshots.start ?? null, snapshots.done ?? null),
+    targetStats: stopStats,
+  };
+  if (idle) {
+    const idleS = ((marks.idleEnd as number) - (marks.idleStart as number)) / 1_000;
+    const idleSystemS = SYSTEM[o.target].reduce((sum, name) => sum + (idle[name]?.cpuS ?? 0), 0);
+    record.idle = {
+      seconds: round(idleS),
+      systemCpuS: round(idleSystemS, 3),
+      systemCpuPct: round((100 * idleSystemS) / idleS, 2),
+      ticks: tickLagBetween(snapshots.idleStart ?? null, snapshots.idleEnd ?? null)?.ticks ?? null,
+    };
+  }
+  if (w.scenario === 'soak') {
+    const probeOf = SOAK_PROBE[o.target];
+    record.soak = soakSeries(
+      join(o.runDir, `${probeOf}-probe.ndjson`),
+      countSeries,
+      marks.start as number,
+      marks.done as number,
+    );
+  }
+  if (o.plotDestinations && summary.t0 !== null) {
+    record.plot = {
+      series: trailingSeries(times, o.plotDestinations, summary.t0),
+      limits: Object.fromEntries(
+        perDestination.filter((d) => o.plotDestinations?.includes(d.id)).map((d) => [d.id, d.limit]),
+      ),
+    };
+  }
+  return record;
+}
+
+/** Soak: RSS and event-loop delay of Sluice against deliveries so far, and RSS at 100k and at the end. */
+function soakSeries(probeFile: string, counts: [number, number][], from: number, to: number) {
+  const probe = readProbe(probeFile, from, to);
+  const deliveredAt = (t: number): number => {
+    let n = 0;
+    for (const [ct, c] of counts) {
+      if (ct > t) break;
+      n = c;
+    }
+    return n;
+  };
+  const series = probe.map((p) => ({
+    s: round((p.t - from) / 1_000, 1),
+    delivered: deliveredAt(p.t),
+    rssMb: p.rssMb,
+    heapMb: p.heapMb,
+    eldP99: p.eldP99,
+  }));
+  const at = (n: number) => series.find((x) => x.delivered >= n) ?? null;
+  const last = series[series.length - 1] ?? null;
+  const first100k = at(100_000);
+  return {
+    rssAt100kMb: first100k?.rssMb ?? null,
+    rssAtEndMb: last?.rssMb ?? null,
+    rssGrowthPct:
+      first100k && last ? round((100 * (last.rssMb - first100k.rssMb)) / first100k.rssMb, 1) : null,
+    eldP99WorstMs: series.length > 0 ? Math.max(...series.map((x) => x.eldP99)) : null,
+    series: series.filter((_, i) => i % Math.max(1, Math.floor(series.length / 300)) === 0),
+  };
+}

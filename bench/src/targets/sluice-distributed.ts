@@ -1,0 +1,191 @@
+/**
+ * Sluice's distributed shape as a target: the services as separate processes, as they run
+ * in production — the API, one rate limiter and two delivery workers
+ * (`node services/<name>/src/main.ts`, each on a free port, default settings) — on a fresh
+ * Postgres database `sluice_bench_<runId>` and a fresh Redis key prefix `bench-<runId>`
+ * (BullMQ's keys under `bench-<runId>-bull`), driven over the API service exactly as the
+ * single box is driven (sluice-api.ts).
+ *
+ * What is sampled: every service (each with the bench's probe preloaded), redis-server, and
+ * — when Postgres runs on this machine — the Postgres backends serving the run's database,
+ * summed as one group (their pids come and go with the pools' connections; the server's
+ * shared background processes, which serve everyone's databases, are left out). Tick lag
+ * and tick counts come from the rate limiter's /metrics, deliveries from the workers'.
+ *
+ * At stop: SIGTERM to every service (each drains), `DROP DATABASE … WITH (FORCE)`, the Redis
+ * keys of both prefixes deleted, and anything left reported (`databaseLeftover`,
+ * `redisLeftoverKeys`). A failed start cleans up the same way.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ensureDatabase } from '@sluice/store-postgres';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { type ProcessGroup, parentOf } from '../procstat.ts';
+import { deleteKeys, redisServerPid } from './redis-keys.ts';
+import {
+  driveSluice,
+  readMetrics,
+  SluiceApi,
+  type SluiceProcess,
+  startSluice,
+  stopSluice,
+} from './sluice-api.ts';
+import type { SluiceMetrics } from './sluice-metrics.ts';
+import type { CreateTarget, Target, TargetSetup } from './target.ts';
+
+/** The processes, by the name the records use: the API first (it serves the bench). */
+const SERVICES = [
+  { name: 'api', script: 'services/api/src/main.ts' },
+  { name: 'rate-limiter', script: 'services/rate-limiter/src/main.ts' },
+  { name: 'worker-1', script: 'services/delivery-worker/src/main.ts' },
+  { name: 'worker-2', script: 'services/delivery-worker/src/main.ts' },
+] as const;
+
+/** The server URL with another database. */
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.href;
+}
+
+/** Runs `fn` on a connection to the server's `postgres` maintenance database. */
+async function onServer<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The postmaster's pid when Postgres runs on this machine (a backend's parent), else null. */
+async function postmasterPid(serverUrl: string): Promise<number | null> {
+  return onServer(serverUrl, async (c) => {
+    const backend = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+    return backend === undefined ? null : parentOf(backend); // while the backend still runs
+  });
+}
+
+/** The sum of the workers' delivery counters over the rate limiter's tick metrics. */
+function merged(limiter: SluiceMetrics | null, workers: (SluiceMetrics | null)[]): SluiceMetrics | null {
+  if (!limiter) return null;
+  const deliveries: Record<string, number> = {};
+  for (const m of [limiter, ...workers]) {
+    for (const [outcome, n] of Object.entries(m?.deliveries ?? {})) {
+      deliveries[outcome] = (deliveries[outcome] ?? 0) + n;
+    }
+  }
+  return { ...limiter, deliveries };
+}
+
+export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Target> => {
+  const { runId, runDir, options } = setup;
+  const database = `sluice_bench_${runId}`;
+  const databaseUrl = withDatabase(options.postgresUrl, database);
+  const prefix = `bench-${runId}`;
+  const adminToken = randomBytes(24).toString('hex');
+  const redis = new Redis({ ...options.redis });
+  const redisPid = await redisServerPid(redis);
+
+  /** Drops the database and deletes the keys; answers what was done and what is left. */
+  const cleanUp = async () => {
+    const databaseLeftover = await onServer(options.postgresUrl, async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
+      return (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount !== 0;
+    });
+    const deleted = (await deleteKeys(redis, `${prefix}:*`)) + (await deleteKeys(redis, `${prefix}-bull:*`));
+    const leftover = await deleteKeys(redis, `*${runId}*`);
+    redis.disconnect();
+    return { databaseLeftover, redisKeysDeleted: deleted, redisLeftoverKeys: leftover };
+  };
+
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: `redis://${options.redis.host}:${options.redis.port}/0`,
+    SLUICE_REDIS_PREFIX: prefix,
+  };
+  let processes: SluiceProcess[];
+  let postmaster: number | null;
+  try {
+    await ensureDatabase(databaseUrl);
+    postmaster = await postmasterPid(options.postgresUrl);
+    // All at once: each migrates under an advisory lock, so the first one in does it.
+    const started = await Promise.allSettled(
+      SERVICES.map((s) =>
+        startSluice({
+          name: s.name,
+          script: s.script,
+          runDir,
+          options,
+          profileDir: join(runDir, 'profile', s.name),
+          env: s.name === 'api' ? { ...env, SLUICE_ADMIN_TOKEN: adminToken } : env,
+        }),
+      ),
+    );
+    processes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      for (const p of processes) p.child.kill('SIGKILL');
+      await Promise.all(processes.map((p) => p.exited));
+      throw failed.reason;
+    }
+  } catch (err) {
+    await cleanUp().catch(() => redis.disconnect());
+    throw err;
+  }
+  const [apiProcess, limiter, ...workers] = processes as [SluiceProcess, SluiceProcess, ...SluiceProcess[]];
+  const api = new SluiceApi(apiProcess.url);
+  const driving = driveSluice(api, setup, adminToken);
+
+  return {
+    pids: () => ({
+      ...Object.fromEntries(processes.map((p) => [p.name, p.child.pid as number])),
+      'redis-server': redisPid,
+    }),
+
+    processGroups: (): Record<string, ProcessGroup> =>
+      postmaster === null ? {} : { postgres: { parentPid: postmaster, cmdlineIncludes: ` ${database} ` } },
+
+    setup: async () => ({
+      ...(await driving.setup()),
+      database,
+      prefix,
+      ports: Object.fromEntries(processes.map((p) => [p.name, Number(new URL(p.url).port)])),
+      // Without a visible postmaster (Postgres elsewhere) its backends' CPU is not measured.
+      postgresSampled: postmaster !== null,
+    }),
+    submit: driving.submit,
+    setLimit: driving.setLimit,
+    snapshot: async () => {
+      const [l, ...w] = await Promise.all([limiter, ...workers].map((p) => readMetrics(p.url)));
+      const metrics = merged(l ?? null, w);
+      return metrics ? { ...metrics } : null;
+    },
+
+    async stop() {
+      const started = performance.now();
+      const codes = await Promise.all(processes.map(stopSluice));
+      const stopMs = Math.round(performance.now() - started);
+      await api.agent.close();
+      const cleaned = await cleanUp();
+      const profiles: string[] = [];
+      for (const p of processes) {
+        const dir = join(runDir, 'profile', p.name);
+        for (const f of await readdir(dir).catch(() => [] as string[])) profiles.push(join(dir, f));
+      }
+      return {
+        exitCodes: Object.fromEntries(processes.map((p, i) => [p.name, codes[i] ?? null])),
+        stopMs,
+        ...driving.ingestStats(),
+        database,
+        prefix,
+        ...cleaned,
+        profiles,
+      };
+    },
+  };
+};

@@ -1,0 +1,276 @@
+/**
+ * Scenarios (issue #4) as workloads: plain data, deterministic (fixed seeds), so every
+ * target gets exactly the same destinations, events and limit changes.
+ *
+ * Glossary:
+ * - destination `d000`…: the receiver path `/d/<id>`, a limit per second, a number of events
+ *   and optionally a receiver behaviour (`query`, see receiver.ts);
+ * - event id `<dest>:<seq>`: the bench's own id, carried in the payload (`bench.id`) next to
+ *   its creation time (`bench.createdAt`), so the receiver reads both from the body that
+ *   every target sends unchanged;
+ * - burst: every event handed to the target as fast as it takes them, in chunks of at most
+ *   1000, interleaved round-robin across destinations (event 0 of each, then event 1, …);
+ * - steady: destination i's k-th event is due at t0 + (k + i/n) / rate seconds;
+ * - limit change: at t0 + atMs the destination's limit becomes `limit`.
+ */
+
+import { seededRandom } from './common.ts';
+
+export interface DestinationSpec {
+  id: string;
+  /** Requests per second. */
+  limit: number;
+  events: number;
+  /** Receiver behaviour, appended to the destination URL (`fail=0.1&limit429=5`). */
+  query: string;
+}
+
+export type Ingest =
+  | { mode: 'burst' }
+  | {
+      mode: 'steady';
+      ratePerDestination: number;
+      /** Hand each generator step's due events over in one call (soak) instead of one by one. */
+      batched: boolean;
+    };
+
+export interface LimitChange {
+  atMs: number;
+  dest: string;
+  limit: number;
+}
+
+export interface RetrySpec {
+  attempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface Workload {
+  scenario: string;
+  destinations: DestinationSpec[];
+  ingest: Ingest;
+  payloadBytes: number;
+  changes: LimitChange[];
+  retry: RetrySpec;
+  /** Give up (and record what was achieved) this long after ingest started. */
+  timeLimitS: number;
+  /** After everything arrived: seconds of CPU sampling with nothing to do (scale). */
+  idleS: number;
+}
+
+export const SCENARIOS = [
+  'compliance',
+  'latency',
+  'throughput',
+  'scale',
+  'limit-change',
+  'failures',
+  'soak',
+] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface ScenarioOptions {
+  quick: boolean;
+  /** soak: events per second over all destinations. */
+  soakRate: number;
+  /** soak: total deliveries. */
+  soakTotal: number;
+}
+
+const RETRY: RetrySpec = { attempts: 8, initialDelayMs: 1_000, maxDelayMs: 16_000 };
+const PAYLOAD_BYTES = 512;
+
+const destId = (i: number, width = 3): string => `d${String(i).padStart(width, '0')}`;
+
+function base(scenario: string, destinations: DestinationSpec[], timeLimitS: number): Workload {
+  return {
+    scenario,
+    destinations,
+    ingest: { mode: 'burst' },
+    payloadBytes: PAYLOAD_BYTES,
+    changes: [],
+    retry: RETRY,
+    timeLimitS,
+    idleS: 0,
+  };
+}
+
+function compliance(o: ScenarioOptions): Workload {
+  const random = seededRandom(42);
+  const choices = [5, 10, 20, 50];
+  const n = o.quick ? 10 : 100;
+  const destinations = Array.from({ length: n }, (_, i) => {
+    const limit = choices[Math.floor(random() * choices.length)] as number;
+    return { id: destId(i), limit, events: (o.quick ? 2 : 10) * limit, query: '' };
+  });
+  return base('compliance', destinations, o.quick ? 20 : 90);
+}
+
+function latency(o: ScenarioOptions): Workload {
+  const n = o.quick ? 20 : 200;
+  const seconds = o.quick ? 2 : 20;
+  const destinations = Array.from({ length: n }, (_, i) => ({
+    id: destId(i),
+    limit: 10,
+    events: 2 * seconds,
+    query: '',
+  }));
+  return {
+    ...base('latency', destinations, seconds + 40),
+    ingest: { mode: 'steady', ratePerDestination: 2, batched: false },
+  };
+}
+
+function throughput(o: ScenarioOptions): Workload {
+  const destinations = Array.from({ length: 20 }, (_, i) => ({
+    id: destId(i),
+    limit: 2_000,
+    events: o.quick ? 200 : 3_000,
+    query: '',
+  }));
+  return base('throughput', destinations, o.quick ? 20 : 120);
+}
+
+function scale(o: ScenarioOptions): Workload {
+  const n = o.quick ? 500 : 10_000;
+  const destinations = Array.from({ length: n }, (_, i) => ({
+    id: destId(i, 5),
+    limit: 1,
+    events: 3,
+    query: '',
+  }));
+  return { ...base('scale', destinations, o.quick ? 20 : 120), idleS: o.quick ? 2 : 15 };
+}
+
+/**
+ * Twenty destinations at 20/s with a backlog. At 4 s group A (d000–d009) is lowered to 5/s
+ * and group B (d010–d019) raised to 50/s; at 8 s A is raised to 20/s and B lowered to 10/s;
+ * at 12 s everything is raised to 200/s to drain the rest.
+ */
+function limitChange(o: ScenarioOptions): Workload {
+  const scaleT = o.quick ? 0.25 : 1;
+  const destinations = Array.from({ length: 20 }, (_, i) => ({
+    id: destId(i),
+    limit: 20,
+    events: o.quick ? 60 : 500,
+    query: '',
+  }));
+  const changes: LimitChange[] = [];
+  for (const d of destinations) {
+    const a = d.id < 'd010';
+    changes.push({ atMs: 4_000 * scaleT, dest: d.id, limit: a ? 5 : 50 });
+    changes.push({ atMs: 8_000 * scaleT, dest: d.id, limit: a ? 20 : 10 });
+    changes.push({ atMs: 12_000 * scaleT, dest: d.id, limit: 200 });
+  }
+  return { ...base('limit-change', destinations, o.quick ? 20 : 60), changes };
+}
+
+/** Every destination fails 10 % with 500; d000–d004 also answer 429 + Retry-After past 5/s. */
+function failures(o: ScenarioOptions): Workload {
+  const n = o.quick ? 5 : 20;
+  const destinations = Array.from({ length: n }, (_, i) => ({
+    id: destId(i),
+    limit: 10,
+    events: o.quick ? 20 : 50,
+    query: i < (o.quick ? 2 : 5) ? 'fail=0.1&limit429=5' : 'fail=0.1',
+  }));
+  const w = base('failures', destinations, o.quick ? 40 : 120);
+  return o.quick ? { ...w, retry: { ...RETRY, initialDelayMs: 200 } } : w;
+}
+
+/** A long steady stream to `soakTotal` deliveries: 100 destinations at 100/s, batched ingest. */
+function soak(o: ScenarioOptions): Workload {
+  const n = 100;
+  const perDestination = Math.ceil(o.soakTotal / n);
+  const destinations = Array.from({ length: n }, (_, i) => ({
+    id: destId(i),
+    limit: 100,
+    events: perDestination,
+    query: '',
+  }));
+  const seconds = o.soakTotal / o.soakRate;
+  return {
+    ...base('soak', destinations, Math.ceil(seconds * 1.5 + 60)),
+    ingest: { mode: 'steady', ratePerDestination: o.soakRate / n, batched: true },
+  };
+}
+
+const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
+  compliance,
+  latency,
+  throughput,
+  scale,
+  'limit-change': limitChange,
+  failures,
+  soak,
+};
+
+export function buildWorkload(scenario: Scenario, options: ScenarioOptions): Workload {
+  return BUILDERS[scenario](options);
+}
+
+export function totalEvents(w: Workload): number {
+  return w.destinations.reduce((sum, d) => sum + d.events, 0);
+}
+
+/** The wall time a perfect sliding-window limiter needs (DESIGN "How we measure"), seconds. */
+export function idealWallS(w: Workload): number | null {
+  if (w.changes.length > 0) return null;
+  if (w.ingest.mode === 'steady') {
+    const rate = w.ingest.ratePerDestination;
+    return Math.max(...w.destinations.map((d) => (d.events - 1) / rate));
+  }
+  return Math.max(...w.destinations.map((d) => Math.ceil(d.events / d.limit) - 1));
+}
+
+export interface PlannedEvent {
+  id: string;
+  /** Index into the workload's destinations. */
+  dest: number;
+  /** Milliseconds after t0 when the event is due (0 in a burst). */
+  offMs: number;
+}
+
+/**
+ * The events in creation order, produced lazily (the soak has a million). All destinations
+ * of a workload share one rate, so (seq, destination) order is due-time order.
+ */
+export function* planEvents(w: Workload): Generator<PlannedEvent> {
+  const n = w.destinations.length;
+  const most = Math.max(0, ...w.destinations.map((d) => d.events));
+  const rate = w.ingest.mode === 'steady' ? w.ingest.ratePerDestination : 0;
+  for (let k = 0; k < most; k++) {
+    for (let i = 0; i < n; i++) {
+      const d = w.destinations[i] as DestinationSpec;
+      if (k >= d.events) continue;
+      yield { id: `${d.id}:${k}`, dest: i, offMs: rate > 0 ? ((k + i / n) / rate) * 1_000 : 0 };
+    }
+  }
+}
+
+const padCache = new Map<number, string>();
+
+/**
+ * The event's JSON payload, about `bytes` long: the same document for every target.
+ * Sluice posts it as the webhook body unchanged; the baselines POST this string.
+ */
+export function payloadOf(
+  id: string,
+  createdAt: number,
+  bytes: number,
+): { bench: { id: string; createdAt: number }; pad: string } {
+  const overhead = 40 + id.length + 18;
+  const padLength = Math.max(0, bytes - overhead);
+  let pad = padCache.get(padLength);
+  if (pad === undefined) {
+    pad = 'x'.repeat(padLength);
+    padCache.set(padLength, pad);
+  }
+  return { bench: { id, createdAt }, pad };
+}
+
+/** The destination URL at the receiver, with its behaviour. */
+export function destinationUrl(receiverUrl: string, d: DestinationSpec): string {
+  return `${receiverUrl}/d/${d.id}${d.query ? `?${d.query}` : ''}`;
+}
