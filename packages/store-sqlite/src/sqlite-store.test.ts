@@ -71,6 +71,43 @@ describe('SqliteStore on its file', () => {
     assert.equal((await second.tenantByKeyHash('hash'))?.name, 'Acme', 'the data survived');
   });
 
+  it('accepts made in one turn of the event loop share one commit; a failing one leaves the others', async () => {
+    const store = open();
+    const tenantId = newId('ten');
+    await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
+    const event = (key: string | null, type = 'order.paid') => ({
+      type,
+      payload: '{}',
+      idempotencyKey: key,
+      destinationIds: [newId('dst')],
+    });
+    const commits: string[] = [];
+    const exec = store.db.exec.bind(store.db);
+    store.db.exec = (sql: string) => {
+      if (sql === 'COMMIT') commits.push(sql);
+      return exec(sql);
+    };
+    const calls = [
+      store.acceptEvents(tenantId, [event('a'), event(null)], T0),
+      // NOT NULL fails inside the second event: this call's first event must go too.
+      store.acceptEvents(tenantId, [event('b'), event(null, null as unknown as string)], T0),
+      store.acceptEvents(tenantId, [event('a')], T0),
+    ];
+    const [first, failed, repeat] = await Promise.allSettled(calls);
+    store.db.exec = exec;
+    assert.equal(commits.length, 1, 'one commit for the three calls');
+    assert.equal(failed?.status, 'rejected');
+    assert.ok(first?.status === 'fulfilled' && repeat?.status === 'fulfilled');
+    assert.equal(repeat.value[0]?.event.id, first.value[0]?.event.id, 'the key answers the first');
+    const keys = store.db.prepare('SELECT idempotency_key FROM events ORDER BY rowid').all();
+    assert.deepEqual(
+      keys.map((r) => r.idempotency_key),
+      ['a', null],
+      'the failed call left nothing, the others everything',
+    );
+    assert.equal(await store.acceptEvents(tenantId, [event('c')], T0).then((r) => r.length), 1);
+  });
+
   it('runs in WAL mode', () => {
     const store = open();
     assert.equal(store.db.prepare('PRAGMA journal_mode').get()?.journal_mode, 'wal');
