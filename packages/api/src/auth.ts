@@ -32,13 +32,39 @@ export const generateApiKey = (): string => `sk_${randomBytes(32).toString('base
 
 export const generateAdminToken = (): string => `sa_${randomBytes(32).toString('base64url')}`;
 
+/**
+ * Tenants found by key hash, kept a short while: every request of a busy client would
+ * otherwise read its tenant from the store again. Only keys that matched are kept (a wrong
+ * key is looked up every time), at most `KEY_CACHE_SIZE`, oldest dropped first.
+ */
+const KEY_CACHE_MS = 30_000;
+const KEY_CACHE_SIZE = 10_000;
+
 export class Authenticator {
   private readonly adminDigest: Buffer;
   private readonly store: Store;
+  private readonly tenants = new Map<string, { tenant: Tenant; until: number }>();
 
   constructor(adminToken: string, store: Store) {
     this.adminDigest = createHash('sha256').update(adminToken).digest();
     this.store = store;
+  }
+
+  private async tenantByKey(token: string): Promise<Tenant | undefined> {
+    const hash = hashKey(token);
+    const now = Date.now();
+    const hit = this.tenants.get(hash);
+    if (hit !== undefined && hit.until > now) return hit.tenant;
+    const tenant = await this.store.tenantByKeyHash(hash);
+    this.tenants.delete(hash);
+    if (tenant !== undefined) {
+      if (this.tenants.size >= KEY_CACHE_SIZE) {
+        const oldest = this.tenants.keys().next();
+        if (!oldest.done) this.tenants.delete(oldest.value);
+      }
+      this.tenants.set(hash, { tenant, until: now + KEY_CACHE_MS });
+    }
+    return tenant;
   }
 
   /** The `onRequest` hook: sets `request.principal` or throws 401/403. */
@@ -53,7 +79,7 @@ export class Authenticator {
       request.principal = { kind: 'admin' };
       return;
     }
-    const tenant = await this.store.tenantByKeyHash(hashKey(token));
+    const tenant = await this.tenantByKey(token);
     if (tenant === undefined) throw new ApiError(401, 'unauthorized', 'invalid token');
     if (access === 'admin') throw new ApiError(403, 'forbidden', 'this route needs the admin token');
     request.principal = { kind: 'tenant', tenant };

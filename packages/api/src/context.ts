@@ -1,4 +1,4 @@
-import type { Store } from '@sluice/engine';
+import type { Destination, Store } from '@sluice/engine';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -17,6 +17,11 @@ export interface Dispatcher {
   /** The destination changed (limit, state, …) or was deleted. */
   destinationChanged(destinationId: string): Promise<void>;
   runtimeStats(destinationId: string): Promise<{ queued: number; inFlight: number }>;
+  /**
+   * The live destination as the delivery side sees it (its cache, refreshed on every change):
+   * ingest checks the destinations an event names without a read of the store each time.
+   */
+  destination(destinationId: string): Promise<Destination | undefined>;
 }
 
 export interface ApiConfig {

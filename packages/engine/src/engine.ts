@@ -19,7 +19,7 @@ import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
 import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
-import type { Store } from './store.ts';
+import type { Destination, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {
@@ -212,6 +212,10 @@ export class Engine {
 
   isScheduled(destinationId: string): boolean {
     return this.schedule.isScheduled(destinationId);
+  }
+
+  destination(destinationId: string): Promise<Destination | undefined> {
+    return this.destinations.get(destinationId);
   }
 
   async runtimeStats(destinationId: string): Promise<RuntimeStats> {

@@ -38,6 +38,7 @@ export type {
   AcceptedEvent,
   AcceptResult,
   Attempt,
+  Claim,
   ClaimedDelivery,
   CompletedAttempt,
   Delivery,

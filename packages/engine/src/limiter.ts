@@ -3,7 +3,8 @@
  *
  *   1. read the live limit;
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms;
- *   3. claim up to `allow` due deliveries, oldest first, and publish them;
+ *   3. claim up to `allow` due deliveries, oldest first (learning when the next one left is
+ *      due), count them against the window and publish them;
  *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
  *      null: the schedule drops the entry unless a wake arrived meanwhile);
  *   5. otherwise return when the next tick is due.
@@ -49,31 +50,30 @@ export function createTick(deps: LimiterDeps) {
       inFlight: counts.inFlight,
       maxConcurrency: destination.maxConcurrency,
     });
-    const claimed = allow > 0 ? await store.claimDue(destinationId, allow, now) : [];
-    if (claimed.length > 0) {
-      // Counted before publishing: an over-count only slows the destination.
-      await pacing.published(
-        destinationId,
-        claimed.map((d) => d.id),
-        now,
-      );
-      await publisher.publish(destinationId, claimed);
-    }
-    const roomForMore = allow > 0 && claimed.length < allow;
+    const claim = allow > 0 ? await store.claimDue(destinationId, allow, now) : null;
+    const claimed = claim?.deliveries ?? [];
+    // Counted before publishing (an over-count only slows the destination), and in the same
+    // step: when the window next has room, with these counted.
+    const roomAt = await pacing.published(
+      destinationId,
+      claimed.map((d) => d.id),
+      plan,
+      now,
+    );
+    if (claimed.length > 0) await publisher.publish(destinationId, claimed);
+    const roomForMore = claim !== null && claimed.length < allow;
     pacing.noteRoom(destinationId, roomForMore);
-    const roomAt = await pacing.roomAt(destinationId, plan.limit, plan.periodMs, now);
     const next = nextTickAt(due, now, plan, roomAt, limitedBy);
-    if (!roomForMore) {
+    if (claim === null || !roomForMore) {
       metrics.ticks.inc({ result: allow > 0 ? 'published' : 'short_circuit' });
       return next;
     }
     // Everything due went out: is anything left for later?
-    const work = await store.destinationWork(destinationId);
-    if (work.nextPendingAt === null && counts.queued + claimed.length === 0) {
+    if (claim.nextPendingAt === null && counts.queued + claimed.length === 0) {
       metrics.ticks.inc({ result: 'idle' });
       return null;
     }
     metrics.ticks.inc({ result: claimed.length > 0 ? 'published' : 'short_circuit' });
-    return work.nextPendingAt === null ? next : Math.max(next, work.nextPendingAt);
+    return claim.nextPendingAt === null ? next : Math.max(next, claim.nextPendingAt);
   };
 }

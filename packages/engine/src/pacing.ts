@@ -21,13 +21,18 @@ export interface PaceCounts {
 /** The rate limiter's side. */
 export interface TickPacing {
   read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts>;
-  /** Records deliveries as published, before they are handed to the delivery queue. */
-  published(destinationId: string, deliveryIds: readonly string[], now: number): Promise<void>;
   /**
-   * The earliest moment the window may have room for one more (a scheduling hint: requests
-   * in flight are assumed to finish now, queued ones to start now).
+   * Records deliveries as published, before they are handed to the delivery queue (none: a
+   * tick that publishes nothing), and returns the earliest moment the window may then have
+   * room for one more (a scheduling hint: requests in flight are assumed to finish now,
+   * queued ones to start now). One step, so one round trip where the state is remote.
    */
-  roomAt(destinationId: string, limit: number, periodMs: number, now: number): Promise<number>;
+  published(
+    destinationId: string,
+    deliveryIds: readonly string[],
+    plan: { limit: number; periodMs: number },
+    now: number,
+  ): Promise<number>;
   /** The tick was allowed more than was due (new work may go out before the next tick). */
   noteRoom(destinationId: string, roomForMore: boolean): void;
 }
@@ -67,14 +72,15 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     return { queued: pace.queued, inFlight: pace.inFlight, sentInWindow: pace.window.count(now) };
   }
 
-  async published(destinationId: string, deliveryIds: readonly string[]): Promise<void> {
-    const pace = this.pacer.peek(destinationId);
-    if (pace) pace.queued += deliveryIds.length;
-  }
-
-  async roomAt(destinationId: string, limit: number, periodMs: number, now: number): Promise<number> {
-    const pace = this.pacer.of(destinationId, periodMs);
-    return pace.window.roomAt(now, limit - 1, pace.queued);
+  async published(
+    destinationId: string,
+    deliveryIds: readonly string[],
+    plan: { limit: number; periodMs: number },
+    now: number,
+  ): Promise<number> {
+    const pace = this.pacer.of(destinationId, plan.periodMs);
+    pace.queued += deliveryIds.length;
+    return pace.window.roomAt(now, plan.limit - 1, pace.queued);
   }
 
   noteRoom(destinationId: string, roomForMore: boolean): void {

@@ -33,6 +33,16 @@ type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 
 const T0 = 1_700_000_000_000;
 
+/** The deliveries a claim took (most tests look only at those). */
+async function claim(
+  store: Store,
+  destinationId: string,
+  max: number,
+  now: number,
+): Promise<ClaimedDelivery[]> {
+  return (await store.claimDue(destinationId, max, now)).deliveries;
+}
+
 function newTenant(createdAt = T0): Tenant {
   return { id: newId('ten'), name: 'Acme', createdAt };
 }
@@ -130,7 +140,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     /** Makes attempts for `destinationId` that started at `startedAts`, in that order. */
     const attemptsAt = async (destinationId: string, startedAts: number[], now: number): Promise<void> => {
       await accept(destinationId, startedAts.length, now);
-      const claimed = await store.claimDue(destinationId, startedAts.length, now);
+      const claimed = await claim(store, destinationId, startedAts.length, now);
       assert.equal(claimed.length, startedAts.length);
       await store.completeAttempts(
         claimed.map((c, i) => completion(c, { status: 'delivered', startedAt: startedAts[i] ?? 0 })),
@@ -249,12 +259,12 @@ export function storeConformance(name: string, open: OpenStore): void {
         const kept = await destination();
         const [delivered, queued, retrying, pending] = await accept(doomed.id, 4, T0);
         const [keptPending] = await accept(kept.id, 1, T0);
-        const claimed = await store.claimDue(doomed.id, 2, T0);
+        const claimed = await claim(store, doomed.id, 2, T0);
         assert.deepEqual(
           claimed.map((c) => c.id),
           [delivered, queued],
         );
-        const [third] = await store.claimDue(doomed.id, 1, T0);
+        const [third] = await claim(store, doomed.id, 1, T0);
         assert.equal(third?.id, retrying);
         await store.completeAttempts(
           [
@@ -272,7 +282,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(await store.getDestination(doomed.id), undefined);
         assert.equal(await statusOf(delivered as string), 'delivered');
         for (const id of [queued, pending, retrying]) assert.equal(await statusOf(id as string), 'cancelled');
-        assert.deepEqual(await store.claimDue(doomed.id, 10, T0 + 10_000), []);
+        assert.deepEqual(await claim(store, doomed.id, 10, T0 + 10_000), []);
         assert.deepEqual(await store.destinationWork(doomed.id), { nextPendingAt: null, inQueue: 0 });
         assert.equal(await statusOf(keptPending as string), 'pending', 'other destinations are untouched');
         assert.equal(await store.deleteDestination(doomed.id, T0 + 4), false, 'deleted once');
@@ -343,7 +353,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           attempts: [],
         });
         assert.match(first?.event.deliveries[0]?.id ?? '', /^dlv_/);
-        assert.equal((await store.claimDue(b.id, 10, T0 + 5)).length, 2, 'due at once');
+        assert.equal((await claim(store, b.id, 10, T0 + 5)).length, 2, 'due at once');
         assert.equal(await store.getDelivery(newId('dlv')), undefined);
       });
 
@@ -366,7 +376,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(first?.replayed, false);
         assert.deepEqual(again, { event: first?.event, replayed: true });
         assert.equal(fresh?.replayed, false);
-        const claimed = await store.claimDue(a.id, 10, T0 + 100);
+        const claimed = await claim(store, a.id, 10, T0 + 100);
         assert.deepEqual(
           claimed.map((c) => [c.eventId, c.payload]),
           [
@@ -374,7 +384,7 @@ export function storeConformance(name: string, open: OpenStore): void {
             [fresh?.event.id, '{"order":1}'],
           ],
         );
-        assert.equal((await store.claimDue(b.id, 10, T0 + 100)).length, 1);
+        assert.equal((await claim(store, b.id, 10, T0 + 100)).length, 1);
       });
 
       it('a key repeated within one batch answers with the first of the batch', async () => {
@@ -386,7 +396,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         );
         assert.equal(one?.replayed, false);
         assert.deepEqual(two, { event: one?.event, replayed: true });
-        assert.equal((await store.claimDue(a.id, 10, T0)).length, 1);
+        assert.equal((await claim(store, a.id, 10, T0)).length, 1);
       });
 
       it('the same key in another tenant is independent; events without a key never collide', async () => {
@@ -404,8 +414,8 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.notEqual(their?.event.id, mine?.event.id);
         const unkeyed = await store.acceptEvents(tenant.id, [newEvent([a.id]), newEvent([a.id])], T0);
         assert.ok(unkeyed.every((r) => !r.replayed));
-        assert.equal((await store.claimDue(a.id, 10, T0)).length, 3);
-        assert.equal((await store.claimDue(theirs.id, 10, T0)).length, 1);
+        assert.equal((await claim(store, a.id, 10, T0)).length, 3);
+        assert.equal((await claim(store, theirs.id, 10, T0)).length, 1);
       });
 
       it('a batch whose later event fails leaves nothing', async () => {
@@ -415,7 +425,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           store.acceptEvents(tenant.id, [newEvent([a.id], { idempotencyKey: 'first' }), broken], T0),
         );
         assert.deepEqual(await store.destinationWork(a.id), { nextPendingAt: null, inQueue: 0 });
-        assert.deepEqual(await store.claimDue(a.id, 10, T0), []);
+        assert.deepEqual(await claim(store, a.id, 10, T0), []);
         const [retried] = await store.acceptEvents(
           tenant.id,
           [newEvent([a.id], { idempotencyKey: 'first' })],
@@ -447,8 +457,8 @@ export function storeConformance(name: string, open: OpenStore): void {
         const [early] = await accept(a.id, 1, T0 + 10);
         const [x, y] = await accept(a.id, 2, T0 + 20);
         const [z] = await accept(a.id, 1, T0 + 20);
-        const firstTwo = await store.claimDue(a.id, 2, T0 + 100);
-        const rest = await store.claimDue(a.id, 10, T0 + 100);
+        const firstTwo = await claim(store, a.id, 2, T0 + 100);
+        const rest = await claim(store, a.id, 10, T0 + 100);
         assert.deepEqual(
           firstTwo.map((c) => c.id),
           [early, x],
@@ -457,7 +467,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           rest.map((c) => c.id),
           [y, z, late],
         );
-        assert.deepEqual(await store.claimDue(a.id, 10, T0 + 100), [], 'never claimed twice');
+        assert.deepEqual(await claim(store, a.id, 10, T0 + 100), [], 'never claimed twice');
       });
 
       it('claims only due deliveries of that destination, and none with max 0', async () => {
@@ -465,10 +475,10 @@ export function storeConformance(name: string, open: OpenStore): void {
         const b = await destination();
         const [due] = await accept(a.id, 1, T0 + 50);
         await accept(b.id, 1, T0);
-        assert.deepEqual(await store.claimDue(a.id, 0, T0 + 50), []);
-        assert.deepEqual(await store.claimDue(a.id, 10, T0 + 49), [], 'not due yet');
+        assert.deepEqual(await claim(store, a.id, 0, T0 + 50), []);
+        assert.deepEqual(await claim(store, a.id, 10, T0 + 49), [], 'not due yet');
         assert.deepEqual(
-          (await store.claimDue(a.id, 10, T0 + 50)).map((c) => c.id),
+          (await claim(store, a.id, 10, T0 + 50)).map((c) => c.id),
           [due],
           'due when nextAttemptAt = now',
         );
@@ -483,7 +493,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           T0 + 3,
         );
         const deliveryId = result?.event.deliveries[0]?.id as string;
-        const claimed = await store.claimDue(a.id, 5, T0 + 8);
+        const claimed = await claim(store, a.id, 5, T0 + 8);
         assert.deepEqual(claimed, [
           {
             id: deliveryId,
@@ -505,7 +515,7 @@ export function storeConformance(name: string, open: OpenStore): void {
       it('records attempts in order and moves deliveries to pending, then dead or delivered', async () => {
         const a = await destination();
         const [failing, ok] = await accept(a.id, 2, T0);
-        const claimed = await store.claimDue(a.id, 2, T0);
+        const claimed = await claim(store, a.id, 2, T0);
         const [c1, c2] = claimed as [ClaimedDelivery, ClaimedDelivery];
         const retry = completion(c1, { status: 'pending', startedAt: T0 + 1, nextAttemptAt: T0 + 1_000 });
         const success = completion(c2, { status: 'delivered', startedAt: T0 + 2 });
@@ -523,8 +533,8 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(delivered?.delivery.lastError, null);
         assert.deepEqual(delivered?.attempts, [success.attempt]);
 
-        assert.deepEqual(await store.claimDue(a.id, 10, T0 + 999), [], 'the retry waits for its time');
-        const [again] = await store.claimDue(a.id, 10, T0 + 1_000);
+        assert.deepEqual(await claim(store, a.id, 10, T0 + 999), [], 'the retry waits for its time');
+        const [again] = await claim(store, a.id, 10, T0 + 1_000);
         assert.equal(again?.id, failing);
         assert.equal(again?.attempts, 1);
         const last = completion(again as ClaimedDelivery, {
@@ -538,13 +548,13 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(dead?.delivery.status, 'dead');
         assert.equal(dead?.delivery.attempts, 2);
         assert.deepEqual(dead?.attempts, [retry.attempt, last.attempt]);
-        assert.deepEqual(await store.claimDue(a.id, 10, T0 + 100_000), []);
+        assert.deepEqual(await claim(store, a.id, 10, T0 + 100_000), []);
       });
 
       it('disableDestination disables the destination with a reason', async () => {
         const a = await destination();
         await accept(a.id, 1, T0);
-        const [claimed] = await store.claimDue(a.id, 1, T0);
+        const [claimed] = await claim(store, a.id, 1, T0);
         await store.completeAttempts(
           [
             completion(claimed as ClaimedDelivery, {
@@ -568,7 +578,7 @@ export function storeConformance(name: string, open: OpenStore): void {
       it('a completion for a delivery no longer queued does not resurrect it', async () => {
         const a = await destination();
         const [cancelled] = await accept(a.id, 1, T0);
-        const [claimed] = await store.claimDue(a.id, 1, T0);
+        const [claimed] = await claim(store, a.id, 1, T0);
         await store.deleteDestination(a.id, T0 + 1);
         await store.completeAttempts(
           [
@@ -589,7 +599,7 @@ export function storeConformance(name: string, open: OpenStore): void {
 
         const b = await destination();
         const [done] = await accept(b.id, 1, T0);
-        const [twice] = await store.claimDue(b.id, 1, T0);
+        const [twice] = await claim(store, b.id, 1, T0);
         await store.completeAttempts(
           [completion(twice as ClaimedDelivery, { status: 'delivered', startedAt: T0 })],
           T0,
@@ -599,7 +609,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           T0 + 1,
         );
         assert.equal(await statusOf(done as string), 'delivered', 'a repeated completion changes nothing');
-        assert.deepEqual(await store.claimDue(b.id, 10, T0 + 10), []);
+        assert.deepEqual(await claim(store, b.id, 10, T0 + 10), []);
         await store.completeAttempts([], T0);
       });
     });
@@ -611,7 +621,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         await accept(a.id, 1, T0 + 100);
         await accept(a.id, 1, T0 + 200);
         await accept(a.id, 1, T0 + 300);
-        const [first] = await store.claimDue(a.id, 1, T0 + 150);
+        const [first] = await claim(store, a.id, 1, T0 + 150);
         assert.deepEqual(await store.destinationWork(a.id), { nextPendingAt: T0 + 200, inQueue: 1 });
         await store.completeAttempts(
           [
@@ -624,6 +634,25 @@ export function storeConformance(name: string, open: OpenStore): void {
           T0 + 160,
         );
         assert.deepEqual(await store.destinationWork(a.id), { nextPendingAt: T0 + 50, inQueue: 0 });
+      });
+
+      it('claimDue tells when the next delivery left pending is due', async () => {
+        const a = await destination();
+        assert.deepEqual(await store.claimDue(a.id, 5, T0), { deliveries: [], nextPendingAt: null });
+        await accept(a.id, 2, T0 + 100);
+        await accept(a.id, 1, T0 + 300);
+        const first = await store.claimDue(a.id, 1, T0 + 150);
+        assert.equal(first.deliveries.length, 1);
+        assert.equal(first.nextPendingAt, T0 + 100, 'the second of the same time is still due');
+        const rest = await store.claimDue(a.id, 5, T0 + 150);
+        assert.equal(rest.deliveries.length, 1);
+        assert.equal(rest.nextPendingAt, T0 + 300, 'what it claimed is not pending any more');
+        assert.deepEqual(await store.claimDue(a.id, 0, T0 + 150), {
+          deliveries: [],
+          nextPendingAt: T0 + 300,
+        });
+        const last = await store.claimDue(a.id, 5, T0 + 300);
+        assert.deepEqual([last.deliveries.length, last.nextPendingAt], [1, null]);
       });
 
       it('pendingDestinations: active, not deleted, with pending work, and its earliest time', async () => {
@@ -640,7 +669,7 @@ export function storeConformance(name: string, open: OpenStore): void {
 
         await accept(active.id, 1, T0 + 100);
         await accept(active.id, 1, T0 + 200);
-        const [retried] = await store.claimDue(active.id, 1, T0 + 100);
+        const [retried] = await claim(store, active.id, 1, T0 + 100);
         await store.completeAttempts(
           [
             completion(retried as ClaimedDelivery, {
@@ -652,7 +681,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           T0 + 110,
         );
         await accept(future.id, 1, T0);
-        const [later] = await store.claimDue(future.id, 1, T0);
+        const [later] = await claim(store, future.id, 1, T0);
         await store.completeAttempts(
           [
             completion(later as ClaimedDelivery, {
@@ -668,7 +697,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         await store.updateDestination(paused.id, { state: 'paused' }, T0 + 1);
         await store.updateDestination(disabled.id, { state: 'disabled', disabledReason: 'gone' }, T0 + 1);
         await store.deleteDestination(deleted.id, T0 + 1);
-        await store.claimDue(queuedOnly.id, 1, T0);
+        await claim(store, queuedOnly.id, 1, T0);
 
         assert.deepEqual(
           byDestination(await store.pendingDestinations()),
@@ -687,10 +716,10 @@ export function storeConformance(name: string, open: OpenStore): void {
         const b = await destination();
         const [a1, a2, a3] = await accept(a.id, 3, T0);
         const [b1, b2] = await accept(b.id, 2, T0);
-        await store.claimDue(a.id, 2, T0 + 10); // a1, a2
-        await store.claimDue(b.id, 1, T0 + 20); // b1
-        await store.claimDue(a.id, 1, T0 + 30); // a3: at the cutoff, not before it
-        await store.claimDue(b.id, 1, T0 + 30); // b2
+        await claim(store, a.id, 2, T0 + 10); // a1, a2
+        await claim(store, b.id, 1, T0 + 20); // b1
+        await claim(store, a.id, 1, T0 + 30); // a3: at the cutoff, not before it
+        await claim(store, b.id, 1, T0 + 30); // b2
 
         const requeued = await store.requeue(T0 + 30, new Set([a1 as string]), T0 + 100);
         assert.deepEqual(
@@ -707,7 +736,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(back?.delivery.attempts, 0);
         assert.equal(await statusOf(b1 as string), 'pending');
         assert.deepEqual(
-          (await store.claimDue(a.id, 10, T0 + 100)).map((c) => c.id),
+          (await claim(store, a.id, 10, T0 + 100)).map((c) => c.id),
           [a2],
         );
         assert.deepEqual(
@@ -722,9 +751,9 @@ export function storeConformance(name: string, open: OpenStore): void {
         const gone = await destination();
         const [pending, delivered, dead, queued] = await accept(a.id, 4, T0);
         const [cancelled] = await accept(gone.id, 1, T0);
-        await store.claimDue(gone.id, 1, T0);
+        await claim(store, gone.id, 1, T0);
         await store.deleteDestination(gone.id, T0 + 1);
-        const claimed = await store.claimDue(a.id, 4, T0);
+        const claimed = await claim(store, a.id, 4, T0);
         await store.completeAttempts(
           [
             completion(claimed[0] as ClaimedDelivery, {
@@ -782,14 +811,14 @@ export function storeConformance(name: string, open: OpenStore): void {
         });
         // Delivered before the span: not counted.
         await accept(a.id, 1, T0 + 100);
-        const [old] = await store.claimDue(a.id, 1, T0 + 100);
+        const [old] = await claim(store, a.id, 1, T0 + 100);
         await store.completeAttempts(
           [completion(old as ClaimedDelivery, { status: 'delivered', startedAt: T0 + 100 })],
           T0 + 500,
         );
         // Created at T0 + 200, pending again with a later retry: the oldest pending.
         await accept(a.id, 1, T0 + 200);
-        const [retried] = await store.claimDue(a.id, 1, T0 + 200);
+        const [retried] = await claim(store, a.id, 1, T0 + 200);
         await store.completeAttempts(
           [
             completion(retried as ClaimedDelivery, {
@@ -801,7 +830,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           T0 + 250,
         );
         await accept(a.id, 3, T0 + 1_200);
-        const [ok, failed] = await store.claimDue(a.id, 3, T0 + 1_200);
+        const [ok, failed] = await claim(store, a.id, 3, T0 + 1_200);
         await store.completeAttempts(
           [completion(ok as ClaimedDelivery, { status: 'delivered', startedAt: T0 + 1_200 })],
           T0 + 1_500,
@@ -907,7 +936,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         const [first] = await store.acceptEvents(tenant.id, [newEvent([a.id])], T0);
         const [second] = await store.acceptEvents(tenant.id, [newEvent([a.id, b.id])], T0 + 1);
         const [their] = await store.acceptEvents(other.id, [newEvent([theirs.id])], T0 + 2);
-        const [claimed] = await store.claimDue(a.id, 1, T0 + 5);
+        const [claimed] = await claim(store, a.id, 1, T0 + 5);
         const ids = (r: AcceptResult | undefined) => r?.event.deliveries.map((d) => d.id) ?? [];
         const [a1] = ids(first);
         const [a2, b2] = ids(second);
@@ -930,7 +959,7 @@ export function storeConformance(name: string, open: OpenStore): void {
       /** Accepts `count` events for `destinationId` and fails each once, finally: dead at `at`. */
       const dieAt = async (destinationId: string, count: number, at: number): Promise<string[]> => {
         const ids = await accept(destinationId, count, at);
-        const claimed = await store.claimDue(destinationId, count, at);
+        const claimed = await claim(store, destinationId, count, at);
         await store.completeAttempts(
           claimed.map((c) => completion(c, { status: 'dead', startedAt: at })),
           at,
@@ -959,7 +988,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.equal(await statusOf(elsewhere as string), 'dead', 'only that destination');
         assert.equal(await store.replayDead(a.id, null, T0 + 3_000), 0);
 
-        const claimed = await store.claimDue(a.id, 10, T0 + 2_000);
+        const claimed = await claim(store, a.id, 10, T0 + 2_000);
         const again = claimed.find((c) => c.id === late);
         assert.equal(again?.attempts, 1);
         assert.equal(again?.attemptBase, 1);
@@ -979,7 +1008,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         const a = await destination();
         const [dead] = await dieAt(a.id, 1, T0 + 10);
         const [waiting, queued, delivered] = await accept(a.id, 3, T0 + 20);
-        const claimed = await store.claimDue(a.id, 3, T0 + 20);
+        const claimed = await claim(store, a.id, 3, T0 + 20);
         await store.completeAttempts(
           [
             completion(claimed[0] as ClaimedDelivery, {
@@ -1020,7 +1049,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           reason: 'not_found',
         });
         assert.deepEqual(
-          (await store.claimDue(a.id, 10, T0 + 100)).map((c) => c.id),
+          (await claim(store, a.id, 10, T0 + 100)).map((c) => c.id),
           [dead, waiting],
         );
       });
@@ -1051,9 +1080,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         // Expired: delivered before the cutoff (with its attempt), and its event.
         const [oldDelivered] = await accept(a.id, 1, T0);
         await store.completeAttempts(
-          (await store.claimDue(a.id, 1, T0)).map((c) =>
-            completion(c, { status: 'delivered', startedAt: T0 }),
-          ),
+          (await claim(store, a.id, 1, T0)).map((c) => completion(c, { status: 'delivered', startedAt: T0 })),
           T0 + 100,
         );
         // Kept: dead deliveries stay until replayed.
@@ -1061,7 +1088,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         // Split: the delivery to a expires, the one to b is pending: the event stays.
         const [split] = await store.acceptEvents(tenant.id, [newEvent([a.id, b.id])], T0 + 200);
         await store.completeAttempts(
-          (await store.claimDue(a.id, 1, T0 + 200)).map((c) =>
+          (await claim(store, a.id, 1, T0 + 200)).map((c) =>
             completion(c, { status: 'delivered', startedAt: T0 + 200 }),
           ),
           T0 + 300,
@@ -1072,7 +1099,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         // Kept: delivered after the cutoff.
         const [recent] = await accept(a.id, 1, T0 + 500);
         await store.completeAttempts(
-          (await store.claimDue(a.id, 1, T0 + 500)).map((c) =>
+          (await claim(store, a.id, 1, T0 + 500)).map((c) =>
             completion(c, { status: 'delivered', startedAt: T0 + 500 }),
           ),
           T0 + 5_000,

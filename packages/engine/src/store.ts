@@ -122,6 +122,14 @@ export interface ClaimedDelivery {
   eventCreatedAt: number;
 }
 
+/** What a claim took, and what it left for later. */
+export interface Claim {
+  /** Oldest first; at most the `max` asked for. */
+  deliveries: ClaimedDelivery[];
+  /** Earliest `nextAttemptAt` of a delivery still pending after the claim, or null. */
+  nextPendingAt: number | null;
+}
+
 export interface StoredEvent {
   id: string;
   tenantId: string;
@@ -213,7 +221,11 @@ export interface Store {
    */
   deleteExpired(before: number, batch: number): Promise<RetentionResult>;
 
-  claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Takes up to `max` deliveries due at `now`, oldest first, marks them `queued`, and tells
+   * when the next one left pending is due: what a tick needs, in one round trip.
+   */
+  claimDue(destinationId: string, max: number, now: number): Promise<Claim>;
   completeAttempts(completed: CompletedAttempt[], now: number): Promise<void>;
   destinationWork(destinationId: string): Promise<DestinationWork>;
   /** Active destinations with pending deliveries, and when the earliest is due. */

@@ -6,7 +6,7 @@
  */
 
 import { PERIOD_MS } from '@sluice/core';
-import type { DestinationCache } from '@sluice/engine';
+import type { Destination, DestinationCache } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { publishChange } from './change-feed.ts';
@@ -44,6 +44,10 @@ export class RedisDispatcher {
     await publishChange(redis, keys, destinationId);
     // A new limit is in force within one tick: run that tick now.
     if (destination?.state === 'active') await schedule.wake(destinationId, clock());
+  }
+
+  destination(destinationId: string): Promise<Destination | undefined> {
+    return this.d.destinations.get(destinationId);
   }
 
   async runtimeStats(destinationId: string): Promise<{ queued: number; inFlight: number }> {

@@ -44,8 +44,12 @@ describe('RedisPacing', { skip }, () => {
         if (roll < 0.3) {
           const ids = Array.from({ length: 1 + Math.floor(random() * 3) }, () => `dlv_${n++}`);
           queued.push(...ids);
-          await remote.published(d, ids, now);
-          await local.published(d, ids);
+          const plan = { limit, periodMs };
+          const [rr, lr] = [
+            await remote.published(d, ids, plan, now),
+            await local.published(d, ids, plan, now),
+          ];
+          assert.equal(rr, lr, `roomAt after publishing, seed ${seed} step ${step}`);
         } else if (roll < 0.6 && queued.length > 0) {
           const id = queued.shift() as string;
           running.push({
@@ -73,8 +77,8 @@ describe('RedisPacing', { skip }, () => {
         // timeout remotely: the same while no timeout passes, as here.
         assert.deepEqual(r, l, `seed ${seed} step ${step}`);
         const [rr, lr] = [
-          await remote.roomAt(d, limit, periodMs, now),
-          await local.roomAt(d, limit, periodMs, now),
+          await remote.published(d, [], { limit, periodMs }, now),
+          await local.published(d, [], { limit, periodMs }, now),
         ];
         assert.equal(rr, lr, `roomAt, seed ${seed} step ${step}`);
       }
@@ -84,8 +88,8 @@ describe('RedisPacing', { skip }, () => {
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {
     const keys = new Keys(`${prefix}-expiry`);
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 10_000 });
-    await pacing.published('d', ['lost'], 0);
-    await pacing.published('d', ['started'], 0);
+    await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000 }, 0);
+    await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000 }, 0);
     await pacing.start('d', 'started', 1_000, 3_000, 100); // its worker dies: never finishes
     assert.deepEqual(await pacing.read('d', 1_000, 200), { queued: 1, inFlight: 1, sentInWindow: 1 });
     assert.deepEqual(await pacing.read('d', 1_000, 3_101), { queued: 1, inFlight: 0, sentInWindow: 1 });

@@ -24,7 +24,8 @@ export interface RedisPacingOptions {
 }
 
 export class RedisPacing implements TickPacing, AttemptPacing {
-  private readonly o: RedisPacingOptions;
+  /** Also what a wake needs to find when the window has room (`Scripts.wakeForWork`). */
+  readonly o: RedisPacingOptions;
 
   constructor(options: RedisPacingOptions) {
     defineScripts(options.redis);
@@ -50,23 +51,23 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     return { queued, inFlight, sentInWindow };
   }
 
-  async published(destinationId: string, deliveryIds: readonly string[], now: number): Promise<void> {
-    if (deliveryIds.length === 0) return;
-    const members = deliveryIds.flatMap((id) => [Math.floor(now), id]);
-    await this.o.redis.zadd(this.o.keys.queued(destinationId), ...members);
-  }
-
-  async roomAt(destinationId: string, limit: number, periodMs: number, now: number): Promise<number> {
+  async published(
+    destinationId: string,
+    deliveryIds: readonly string[],
+    plan: { limit: number; periodMs: number },
+    now: number,
+  ): Promise<number> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
     return Number(
       await this.script('paceRoom')(
         keys.queued(destinationId),
         keys.sends(destinationId),
         Math.floor(now),
-        limit,
-        periodMs,
+        plan.limit,
+        plan.periodMs,
         windowMarginMs,
         claimLeaseMs,
+        ...deliveryIds,
       ),
     );
   }

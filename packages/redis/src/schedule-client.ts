@@ -31,7 +31,10 @@ export class ScheduleClient {
     }
   }
 
-  /** Schedules a tick at the earliest moment the destination may have room. */
+  /**
+   * Schedules a tick at the earliest moment the destination may have room, in one round
+   * trip (`wakeForWork-5.lua`).
+   */
   async wakeForWork(
     destinationId: string,
     destinations: DestinationCache,
@@ -40,8 +43,9 @@ export class ScheduleClient {
   ): Promise<void> {
     const destination = await destinations.get(destinationId);
     if (destination === undefined || destination.state !== 'active') return;
-    const plan = ratePlan(destination.rateLimit);
-    await this.wake(destinationId, await pacing.roomAt(destinationId, plan.limit, plan.periodMs, now));
+    const { limit, periodMs } = ratePlan(destination.rateLimit);
+    const { windowMarginMs, claimLeaseMs } = pacing.o;
+    await this.scripts.wakeForWork(destinationId, now, { limit, periodMs, windowMarginMs, claimLeaseMs });
   }
 
   async isScheduled(destinationId: string): Promise<boolean> {

@@ -19,6 +19,16 @@ export interface ClaimedTick {
   lease: string;
 }
 
+/**
+ * A script's text with each `-- @include <name>` line replaced by `lua/includes/<name>.lua`:
+ * shared snippets are included, not pasted (BullMQ's `includes/`).
+ */
+function scriptText(file: string): string {
+  return readFileSync(new URL(file, LUA_DIR), 'utf8').replace(/^-- @include (\w+)$/gm, (_, name: string) =>
+    readFileSync(new URL(`includes/${name}.lua`, LUA_DIR), 'utf8'),
+  );
+}
+
 /** Defines every script on a connection (idempotent per connection). */
 export function defineScripts(redis: Redis): void {
   const marker = redis as unknown as { sluiceScripts?: boolean };
@@ -26,10 +36,7 @@ export function defineScripts(redis: Redis): void {
   for (const file of readdirSync(LUA_DIR)) {
     const match = /^(.+)-(\d+)\.lua$/.exec(file);
     if (!match) continue;
-    redis.defineCommand(match[1] as string, {
-      numberOfKeys: Number(match[2]),
-      lua: readFileSync(new URL(file, LUA_DIR), 'utf8'),
-    });
+    redis.defineCommand(match[1] as string, { numberOfKeys: Number(match[2]), lua: scriptText(file) });
   }
   marker.sluiceScripts = true;
 }
@@ -78,6 +85,32 @@ export class Scripts {
       Math.ceil(at),
     );
     return result === 1;
+  }
+
+  /**
+   * A sooner-only wake at the earliest moment the window may have room, kicking the
+   * limiters when it lands at the head of the schedule. Returns the due time asked for.
+   */
+  async wakeForWork(
+    destinationId: string,
+    now: number,
+    room: { limit: number; periodMs: number; windowMarginMs: number; claimLeaseMs: number },
+  ): Promise<number> {
+    return Number(
+      await this.call('wakeForWork').call(
+        this.redis,
+        ...this.keys.scheduleKeys(destinationId),
+        this.keys.queued(destinationId),
+        this.keys.sends(destinationId),
+        destinationId,
+        Math.floor(now),
+        room.limit,
+        room.periodMs,
+        room.windowMarginMs,
+        room.claimLeaseMs,
+        this.keys.kickChannel(),
+      ),
+    );
   }
 
   /** Ends a tick: `next` null shuts the destination down. Returns where it now stands. */

@@ -10,12 +10,21 @@
  * other claim holds, so no delivery is claimed twice and no claim waits on another.
  */
 
-import type { ClaimedDelivery, CompletedAttempt, DestinationCounts, DestinationWork } from '@sluice/engine';
+import type {
+  Claim,
+  ClaimedDelivery,
+  CompletedAttempt,
+  DestinationCounts,
+  DestinationWork,
+} from '@sluice/engine';
 import type { Queryable } from './db.ts';
 
 /**
  * $1 destination, $2 max, $3 now. The inner SELECT reads `deliveries_due` in claim order (due
- * time, then insertion) and stops after $2 rows it could lock.
+ * time, then insertion) and stops after $2 rows it could lock. `next_pending` reads the same
+ * index for the earliest row left pending: the statement's snapshot still shows the claimed
+ * rows as pending, so they are left out by id. One row per claimed delivery, or a single row
+ * with a null id when nothing was claimed; every row carries `next_pending_at`.
  */
 export const CLAIM_DUE = `
   WITH claimed AS (
@@ -27,9 +36,14 @@ export const CLAIM_DUE = `
       LIMIT $2
       FOR UPDATE SKIP LOCKED)
     RETURNING id, event_id, attempts, attempt_base, next_attempt_at, seq
+  ), next_pending AS (
+    SELECT min(next_attempt_at) AS at FROM deliveries
+    WHERE destination_id = $1 AND status = 'pending' AND id NOT IN (SELECT id FROM claimed)
   )
-  SELECT c.id, c.event_id, c.attempts, c.attempt_base, e.type, e.payload, e.created_at
-  FROM claimed c JOIN events e ON e.id = c.event_id
+  SELECT c.id, c.event_id, c.attempts, c.attempt_base, e.type, e.payload, e.created_at,
+    n.at AS next_pending_at
+  FROM next_pending n
+  LEFT JOIN (claimed c JOIN events e ON e.id = c.event_id) ON true
   ORDER BY c.next_attempt_at, c.seq`;
 
 /** Takes up to `max` due deliveries of a destination, oldest first, and marks them queued. */
@@ -38,19 +52,23 @@ export async function claimDue(
   destinationId: string,
   max: number,
   now: number,
-): Promise<ClaimedDelivery[]> {
-  if (max <= 0) return [];
-  const rows = await db.query(CLAIM_DUE, [destinationId, max, now]);
-  return rows.map((r) => ({
-    id: r.id as string,
-    eventId: r.event_id as string,
-    destinationId,
-    eventType: r.type as string,
-    payload: r.payload as string,
-    attempts: r.attempts as number,
-    attemptBase: r.attempt_base as number,
-    eventCreatedAt: r.created_at as number,
-  }));
+): Promise<Claim> {
+  const rows = await db.query(CLAIM_DUE, [destinationId, Math.max(0, max), now]);
+  const deliveries: ClaimedDelivery[] = [];
+  for (const r of rows) {
+    if (r.id === null) continue;
+    deliveries.push({
+      id: r.id as string,
+      eventId: r.event_id as string,
+      destinationId,
+      eventType: r.type as string,
+      payload: r.payload as string,
+      attempts: r.attempts as number,
+      attemptBase: r.attempt_base as number,
+      eventCreatedAt: r.created_at as number,
+    });
+  }
+  return { deliveries, nextPendingAt: (rows[0]?.next_pending_at as number | null | undefined) ?? null };
 }
 
 /**

@@ -122,7 +122,7 @@ await withPostgres('PostgresStore', () => {
       const loop = async (store: PostgresStore): Promise<ClaimedDelivery[]> => {
         const mine: ClaimedDelivery[] = [];
         for (;;) {
-          const claimed = await store.claimDue(destination.id, 7, T0 + 1);
+          const claimed = (await store.claimDue(destination.id, 7, T0 + 1)).deliveries;
           if (claimed.length === 0) return mine;
           mine.push(...claimed);
         }
@@ -194,14 +194,14 @@ await withPostgres('PostgresStore', () => {
         }
       }
       assert.equal(new Set(eventOf.values()).size, keys.length);
-      assert.equal((await a.claimDue(destination.id, 100, T0)).length, keys.length);
+      assert.equal((await a.claimDue(destination.id, 100, T0)).deliveries.length, keys.length);
     });
 
     it('a completion batch written twice (a lost commit answer, then a retry) changes nothing more', async () => {
       const [store] = opened as [PostgresStore];
       const destination = await store.createDestination(newDestination(tenant.id), T0);
       await store.acceptEvents(tenant.id, [newEvent([destination.id]), newEvent([destination.id])], T0);
-      const claimed = await store.claimDue(destination.id, 2, T0);
+      const claimed = (await store.claimDue(destination.id, 2, T0)).deliveries;
       const batch: CompletedAttempt[] = claimed.map((c, i) => ({
         attempt: {
           id: newId('att'),

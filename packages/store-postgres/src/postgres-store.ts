@@ -16,7 +16,7 @@
 import type {
   AcceptResult,
   Attempt,
-  ClaimedDelivery,
+  Claim,
   CompletedAttempt,
   Delivery,
   DeliveryFilter,
@@ -216,7 +216,7 @@ export class PostgresStore implements Store {
     return lists.deleteExpired(this.db, before, batch);
   }
 
-  async claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]> {
+  async claimDue(destinationId: string, max: number, now: number): Promise<Claim> {
     return lifecycle.claimDue(this.db, destinationId, max, now);
   }
 

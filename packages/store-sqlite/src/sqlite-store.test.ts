@@ -139,7 +139,7 @@ describe('SqliteStore on its file', () => {
       destinationIds: [destination.id],
     }));
     await store.acceptEvents(tenant.id, events, T0);
-    assert.equal((await store.claimDue(destination.id, 10, T0)).length, 10);
+    assert.equal((await store.claimDue(destination.id, 10, T0)).deliveries.length, 10);
 
     // The statement the store ran, as it prepared it (not a copy of its text).
     const statements = [...(store as unknown as { cache: Map<string, StatementSync> }).cache.keys()];

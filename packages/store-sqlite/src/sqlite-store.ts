@@ -14,7 +14,7 @@ import { newId } from '@sluice/core';
 import type {
   AcceptResult,
   Attempt,
-  ClaimedDelivery,
+  Claim,
   CompletedAttempt,
   Delivery,
   DeliveryFilter,
@@ -315,30 +315,40 @@ export class SqliteStore implements Store {
     return { delivery: deliveryFromRow(r), attempts };
   }
 
-  async claimDue(destinationId: string, max: number, now: number): Promise<ClaimedDelivery[]> {
-    if (max <= 0) return [];
+  async claimDue(destinationId: string, max: number, now: number): Promise<Claim> {
     return this.progressTx(() => {
-      const rows = this.sql(
-        `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
-         FROM deliveries d JOIN events e ON e.id = d.event_id
-         WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
-         ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
-      ).all(destinationId, now, max);
-      if (rows.length === 0) return [];
-      this.sql(
-        `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?
-         WHERE id IN (SELECT value FROM json_each(?))`,
-      ).run(now, now, JSON.stringify(rows.map((r) => r.id)));
-      return rows.map((r) => ({
-        id: r.id as string,
-        eventId: r.event_id as string,
-        destinationId,
-        eventType: r.type as string,
-        payload: r.payload as string,
-        attempts: r.attempts as number,
-        attemptBase: r.attempt_base as number,
-        eventCreatedAt: r.created_at as number,
-      }));
+      const rows =
+        max <= 0
+          ? []
+          : this.sql(
+              `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
+               FROM deliveries d JOIN events e ON e.id = d.event_id
+               WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+               ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+            ).all(destinationId, now, max);
+      if (rows.length > 0) {
+        this.sql(
+          `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?
+           WHERE id IN (SELECT value FROM json_each(?))`,
+        ).run(now, now, JSON.stringify(rows.map((r) => r.id)));
+      }
+      const next = this.sql(
+        `SELECT next_attempt_at FROM deliveries WHERE destination_id = ? AND status = 'pending'
+         ORDER BY next_attempt_at LIMIT 1`,
+      ).get(destinationId);
+      return {
+        deliveries: rows.map((r) => ({
+          id: r.id as string,
+          eventId: r.event_id as string,
+          destinationId,
+          eventType: r.type as string,
+          payload: r.payload as string,
+          attempts: r.attempts as number,
+          attemptBase: r.attempt_base as number,
+          eventCreatedAt: r.created_at as number,
+        })),
+        nextPendingAt: next ? (next.next_attempt_at as number) : null,
+      };
     });
   }
 

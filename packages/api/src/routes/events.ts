@@ -41,7 +41,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       all.checked ??= new Set();
       for (const id of destinationIds) {
         if (all.checked.has(id)) continue;
-        const destination = await store.getDestination(id);
+        const destination = await dispatcher.destination(id);
         if (!destination || destination.tenantId !== tenantId) throw notFound('destination', id);
         all.checked.add(id);
       }

@@ -1,7 +1,8 @@
 --[[
-  When a destination's window may next have room for one more request: a scheduling hint,
-  optimistic (an attempt in flight is assumed to arrive now, a queued delivery to start
-  now), as SendWindow.roomAt in the single box.
+  Records deliveries as published (their requests not started yet), if any, then tells when
+  the destination's window may next have room for one more (includes/roomAt.lua). A tick
+  calls it with what it publishes, before handing them to the delivery queue: counted
+  before publishing, so an over-count only slows the destination.
 
   Input:
     KEYS[1] queued     ZSET delivery -> publish time (ms)
@@ -12,18 +13,20 @@
     ARGV[3] period (ms)
     ARGV[4] window margin (ms)
     ARGV[5] claim lease (ms)
+    ARGV[6..] ids of the deliveries being published (none: only the hint)
 
   Output:
     the earliest moment (ms) at which at most limit - 1 requests count
 ]]
+-- @include roomAt
 local now = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
+for i = 6, #ARGV, 500 do
+  local members = {}
+  for j = i, math.min(i + 499, #ARGV) do
+    members[#members + 1] = now
+    members[#members + 1] = ARGV[j]
+  end
+  redis.call('ZADD', KEYS[1], unpack(members))
+end
 local span = tonumber(ARGV[3]) + tonumber(ARGV[4])
-local queued = redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[5])), '+inf')
-local sends = redis.call('ZCOUNT', KEYS[2], '(' .. (now - span), '+inf')
-local excess = sends + queued - (limit - 1)
-if excess <= 0 then return tostring(now) end
-if excess > sends then return tostring(now + span) end
-local kth = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. (now - span), '+inf', 'WITHSCORES', 'LIMIT', excess - 1, 1)
-local arrived = math.min(tonumber(kth[2]), now)
-return tostring(arrived + span)
+return tostring(roomAt(KEYS[1], KEYS[2], now, tonumber(ARGV[2]), span, tonumber(ARGV[5])))

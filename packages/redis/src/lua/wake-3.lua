@@ -1,7 +1,5 @@
 --[[
-  Schedules a destination's tick no later than `at` (DESIGN flow 1): sooner only, never
-  later (ZADD LT). If its tick is running (leased), the wake is remembered in `woken` and
-  `settle` honours it, so a wake during a tick that is shutting down is never lost.
+  Schedules a destination's tick no later than `at`: sooner only (includes/wake.lua).
 
   Input:
     KEYS[1] schedule   ZSET destination -> due time (ms)
@@ -15,12 +13,5 @@
     1 when the tick is now at the head of the schedule sooner than before (kick the
     limiters so they do not sleep past it), else 0.
 ]]
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
-  redis.call('ZADD', KEYS[3], 'LT', ARGV[2], ARGV[1])
-  return 0
-end
-local changed = redis.call('ZADD', KEYS[1], 'LT', 'CH', ARGV[2], ARGV[1])
-if changed == 0 then return 0 end
-local head = redis.call('ZRANGE', KEYS[1], 0, 0)
-if head[1] == ARGV[1] then return 1 end
-return 0
+-- @include wake
+return wake(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2])
