@@ -8,7 +8,9 @@
  * - `SLUICE_DATA_DIR` defaults to `./data`, relative to the directory `npm start` was run
  *   from (`INIT_CWD`);
  * - `DATABASE_URL` or `REDIS_URL` alone, or a bad value, stops the start with a message that
- *   names the variable.
+ *   names the variable;
+ * - each service's `PORT` and `HOST` defaults (read from its settings schema) and the
+ *   safe defaults of the rest of the table.
  */
 
 import assert from 'node:assert/strict';
@@ -20,7 +22,12 @@ import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sluice } from '@sluice/client';
+import { parseEnv } from '@sluice/config';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { apiConfigSchema } from '../services/api/src/config.ts';
+import { deliveryWorkerConfigSchema } from '../services/delivery-worker/src/config.ts';
+import { rateLimiterConfigSchema } from '../services/rate-limiter/src/config.ts';
+import { configSchema as singleConfigSchema } from '../services/single/src/config.ts';
 import { rejectsWith } from './helpers/client.ts';
 import { childState, SHAPE, tempDir } from './helpers/shape.ts';
 import { freePort, spawnService } from './helpers/sluice.ts';
@@ -143,5 +150,38 @@ describe('service settings', () => {
     const badPort = await runToExit({ PORT: 'eighty' });
     assert.equal(badPort.code, 2, badPort.stderr);
     assert.match(badPort.stderr, /PORT/);
+  });
+
+  it('PORT and HOST default per service: 3000 (the API, the single box), 3001, 3002; 127.0.0.1', () => {
+    const urls = {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+    };
+    const single = parseEnv(singleConfigSchema, {});
+    const api = parseEnv(apiConfigSchema, { ...urls, SLUICE_ADMIN_TOKEN: 'a'.repeat(16) });
+    const limiter = parseEnv(rateLimiterConfigSchema, urls);
+    const worker = parseEnv(deliveryWorkerConfigSchema, urls);
+    assert.deepEqual(
+      [single, api, limiter, worker].map((c) => [c.PORT, c.HOST]),
+      [
+        [3000, '127.0.0.1'],
+        [3000, '127.0.0.1'],
+        [3001, '127.0.0.1'],
+        [3002, '127.0.0.1'],
+      ],
+    );
+    assert.equal(single.SLUICE_DATA_DIR, './data');
+    assert.equal(single.SLUICE_ADMIN_TOKEN, undefined, 'generated at the first start, not defaulted');
+    assert.equal(single.SLUICE_ALLOW_PRIVATE_NETWORKS, false);
+    assert.equal(api.SLUICE_ALLOW_PRIVATE_NETWORKS, false);
+    assert.equal(single.SLUICE_MAX_PAYLOAD_BYTES, 256 * 1024);
+    assert.equal(single.SLUICE_MAX_REQUEST_BYTES, 8 * 1024 * 1024);
+    assert.equal(api.SLUICE_MAX_PAYLOAD_BYTES, 256 * 1024);
+    assert.equal(api.SLUICE_MAX_REQUEST_BYTES, 8 * 1024 * 1024);
+    assert.throws(
+      () => parseEnv(apiConfigSchema, urls),
+      /SLUICE_ADMIN_TOKEN/,
+      'the API service needs the token',
+    );
   });
 });
