@@ -5,7 +5,7 @@
  *
  * "After the overlap" without waiting 24 h, three ways:
  * - the real expiry: the box is stopped, the rotated-out secret's `expiresAt` in the store
- *   is moved to the past (the only write any API test makes to the store, done while no
+ *   is moved to the past (the only write this file makes to the store, done while no
  *   process has it open), and the box is started again on the same file: the signer must
  *   drop the expired secret by itself, and a later rotation must not bring it back;
  * - `PATCH secret`, which replaces every secret at once;

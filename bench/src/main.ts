@@ -15,7 +15,8 @@
  * reported apart), --soak-total N, --soak-rate N (events/s), --no-report.
  *
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
- * (for the limiting targets) no sliding window over the limit; it never asserts a time. It
+ * (for the limiting targets) no sliding window over the limit — at the receiver, and for
+ * Sluice also by its own audit (`stats.maxSentInAnyWindow`); it never asserts a time. It
  * runs the single box and the ceiling, plus the distributed shape's compliance run (~6 s)
  * when Postgres and Redis are reachable: without them it says loudly that it skipped it,
  * and fails under CI=true. Its logs go to a temp directory.
@@ -243,6 +244,14 @@ function check(name: string, target: TargetName, r: Record<string, unknown>): st
   if (r.webhookIdMismatches !== 0) problems.push(`${r.webhookIdMismatches} webhook-id changes`);
   if (LIMITING.includes(target) && r.destinationsOver !== 0) {
     problems.push(`${r.destinationsOver} destinations over their limit (worst ${r.worstRatio}× the limit)`);
+  }
+  // Sluice's own compliance audit (its stats, read through the client at stop) must agree.
+  const audit = (r.targetStats as { apiAudit?: { over?: number; maxSentRatio?: number } } | undefined)
+    ?.apiAudit;
+  if (audit?.over) {
+    problems.push(
+      `Sluice's audit: ${audit.over} destinations over their limit (worst ${audit.maxSentRatio}×)`,
+    );
   }
   log(
     problems.length === 0

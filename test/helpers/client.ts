@@ -45,6 +45,8 @@ export interface ApiBox {
    * again on the same state, port and admin token: clients made before still work.
    */
   restart(meanwhile?: () => Promise<void>): Promise<void>;
+  /** The settings that name this box's state (`SLUICE_DATA_DIR`, or the database and prefix). */
+  childEnv(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function startApiBox(opts: BoxOptions = {}): Promise<ApiBox> {
       return { tenant, api: client(tenant.apiKey) };
     },
     restart: (meanwhile) => box.restart(meanwhile),
+    childEnv: () => box.childEnv(),
     close: async () => {
       await agent.close().catch(() => agent.destroy());
       await box.close();

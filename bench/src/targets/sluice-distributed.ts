@@ -4,7 +4,7 @@
  * (`node services/<name>/src/main.ts`, each on a free port, default settings) — on a fresh
  * Postgres database `sluice_bench_<runId>` and a fresh Redis key prefix `bench-<runId>`
  * (BullMQ's keys under `bench-<runId>-bull`), driven over the API service exactly as the
- * single box is driven (sluice-api.ts).
+ * single box is driven (sluice-client.ts).
  *
  * What is sampled: every service (each with the bench's probe preloaded), redis-server, and
  * — when Postgres runs on this machine — the Postgres backends serving the run's database,
@@ -23,17 +23,12 @@ import { join } from 'node:path';
 import { ensureDatabase } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { errorMessage } from '../common.ts';
 import { type ProcessGroup, parentOf } from '../procstat.ts';
 import { deleteKeys, redisServerPid } from './redis-keys.ts';
-import {
-  driveSluice,
-  readMetrics,
-  SluiceApi,
-  type SluiceProcess,
-  startSluice,
-  stopSluice,
-} from './sluice-api.ts';
+import { driveSluice } from './sluice-client.ts';
 import type { SluiceMetrics } from './sluice-metrics.ts';
+import { readMetrics, type SluiceProcess, startSluice, stopSluice } from './sluice-process.ts';
 import type { CreateTarget, Target, TargetSetup } from './target.ts';
 
 /** The processes, by the name the records use: the API first (it serves the bench). */
@@ -138,8 +133,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     throw err;
   }
   const [apiProcess, limiter, ...workers] = processes as [SluiceProcess, SluiceProcess, ...SluiceProcess[]];
-  const api = new SluiceApi(apiProcess.url);
-  const driving = driveSluice(api, setup, adminToken);
+  const driving = driveSluice(apiProcess.url, setup, adminToken);
 
   return {
     pids: () => ({
@@ -167,10 +161,11 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     },
 
     async stop() {
+      const apiAudit = await driving.audit().catch((err: unknown) => ({ error: errorMessage(err) }));
+      await driving.close();
       const started = performance.now();
       const codes = await Promise.all(processes.map(stopSluice));
       const stopMs = Math.round(performance.now() - started);
-      await api.agent.close();
       const cleaned = await cleanUp();
       const profiles: string[] = [];
       for (const p of processes) {
@@ -181,6 +176,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
         exitCodes: Object.fromEntries(processes.map((p, i) => [p.name, codes[i] ?? null])),
         stopMs,
         ...driving.ingestStats(),
+        apiAudit,
         database,
         prefix,
         ...cleaned,

@@ -1,15 +1,17 @@
 /**
  * Sluice single box as a target: started as a child process exactly as `npm start` runs it
  * (`node services/single/src/main.ts`, a fresh data directory, a free port), with the
- * bench's probe preloaded for its event-loop delay, and driven ONLY over its HTTP API
- * (sluice-api.ts, shared with the distributed shape).
+ * bench's probe preloaded for its event-loop delay (sluice-process.ts), and driven ONLY
+ * through `@sluice/client` (sluice-client.ts, shared with the distributed shape).
  */
 
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { driveSluice, readMetrics, SluiceApi, startSluice, stopSluice } from './sluice-api.ts';
+import { errorMessage } from '../common.ts';
+import { driveSluice } from './sluice-client.ts';
+import { readMetrics, startSluice, stopSluice } from './sluice-process.ts';
 import type { CreateTarget, Target, TargetSetup } from './target.ts';
 
 export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Target> => {
@@ -25,8 +27,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     profileDir,
     env: { SLUICE_DATA_DIR: dataDir, SLUICE_ADMIN_TOKEN: adminToken },
   });
-  const api = new SluiceApi(sluice.url);
-  const driving = driveSluice(api, setup, adminToken);
+  const driving = driveSluice(sluice.url, setup, adminToken);
 
   return {
     pids: () => ({ sluice: sluice.child.pid as number }),
@@ -39,15 +40,17 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     },
 
     async stop() {
+      const apiAudit = await driving.audit().catch((err: unknown) => ({ error: errorMessage(err) }));
+      await driving.close();
       const started = performance.now();
       const code = await stopSluice(sluice);
-      await api.agent.close();
       await rm(dataDir, { recursive: true, force: true });
       const profiles = await readdir(profileDir).catch(() => [] as string[]);
       return {
         exitCode: code,
         stopMs: Math.round(performance.now() - started),
         ...driving.ingestStats(),
+        apiAudit,
         profiles: profiles.map((f) => join(profileDir, f)),
       };
     },

@@ -1,0 +1,198 @@
+/**
+ * Driving a Sluice API — the single box, or the distributed shape's API service — ONLY
+ * through its typed client, `@sluice/client`, as a user's program would: a tenant (admin
+ * token), one destination per workload destination, then events — `events.sendBatch`
+ * (≤ 1000 per call, all or nothing) for bursts and batched streams, `events.send` per event
+ * for steady ingest — `destinations.update` for limit changes, and at the end
+ * `destinations.stats` for Sluice's own compliance audit, reported beside the receiver's.
+ *
+ * The client sends through the `fetch` it is given (its `FetchLike`: `status`,
+ * `headers.get()`, `text()`). Here that is undici's `request` over one pool of keep-alive
+ * connections: the bench posts tens of thousands of events, a connection per request would
+ * measure the handshakes, and undici's `fetch` costs the driver about three times the CPU
+ * of `request` per call (its WHATWG streams) — enough to make the driver lag its own plan
+ * in the latency scenario on a small machine.
+ */
+
+import { type FetchLike, type NewEvent, Sluice, SluiceError } from '@sluice/client';
+import { Agent, type Dispatcher, request } from 'undici';
+import { errorMessage } from '../common.ts';
+import { destinationUrl, type PlannedEvent, payloadOf } from '../workload.ts';
+import type { Target, TargetSetup } from './target.ts';
+
+const EVENT_TYPE = 'bench.event';
+const SETUP_CONCURRENCY = 16;
+/** A batch of 1000 events into a loaded box may take long; the bench waits for it. */
+const TIMEOUT_MS = 120_000;
+/** The audit at stop reads one destination's stats per request, this many at once… */
+const AUDIT_CONCURRENCY = 16;
+/** …for at most this long (the scale scenario has 10,000 destinations); the rest are skipped. */
+const AUDIT_BUDGET_MS = 20_000;
+
+/** A `fetch` for the client over undici's `request` on `agent`'s connections. */
+function pooledFetch(agent: Dispatcher): FetchLike {
+  return async (url, init) => {
+    const res = await request(url, {
+      method: init.method as Dispatcher.HttpMethod,
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+      dispatcher: agent,
+    });
+    const get = (name: string): string | null => {
+      const value = res.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    };
+    return { status: res.statusCode, headers: { get }, text: () => res.body.text() };
+  };
+}
+
+/** Runs `fn` over `items` with at most `n` at once; stops taking items once `until()` is false. */
+async function pool<T>(
+  items: readonly T[],
+  n: number,
+  fn: (item: T) => Promise<void>,
+  until: () => boolean = () => true,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length && until()) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+/** Sluice's own view of the limit at the end of a run (`GET /v1/destinations/:id/stats`). */
+export interface ApiAudit {
+  /** Destinations whose stats were read (all, unless the budget ran out). */
+  audited: number;
+  /** The most of `maxSentInAnyWindow ÷ rateLimit.limit` (the limit in force at the end). */
+  maxSentRatio: number | null;
+  /** Destinations whose `maxSentInAnyWindow` is over their limit. */
+  over: number;
+  /** Deliveries Sluice counts as delivered and dead over the run, summed. */
+  delivered: number;
+  dead: number;
+}
+
+export interface SluiceDriving extends Pick<Target, 'setup' | 'submit' | 'setLimit'> {
+  /** Events the API refused or that could not be posted, for the target's stop statistics. */
+  ingestStats(): { ingestRejected: number; ingestErrors: number; lastError: string | null };
+  /** Reads every destination's stats (within a budget): Sluice's own compliance audit. */
+  audit(): Promise<ApiAudit>;
+  /** Closes the client's connections. */
+  close(): Promise<void>;
+}
+
+/** Drives the Sluice API at `baseUrl` for one workload, with the operator's `adminToken`. */
+export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string): SluiceDriving {
+  const { workload, receiverUrl, runId } = s;
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
+  const admin = new Sluice({ baseUrl, token: adminToken, fetch: pooledFetch(agent), timeout: TIMEOUT_MS });
+  let tenant: Sluice | undefined;
+  const ids: string[] = new Array(workload.destinations.length);
+  let setupAt = 0;
+  let rejected = 0;
+  let errors = 0;
+  let lastError: string | null = null;
+  const steadySingle = workload.ingest.mode === 'steady' && !workload.ingest.batched;
+
+  const api = (): Sluice => {
+    if (tenant === undefined) throw new Error('setup() first');
+    return tenant;
+  };
+  const eventOf = (e: PlannedEvent, createdAt: number): NewEvent => ({
+    type: EVENT_TYPE,
+    payload: payloadOf(e.id, createdAt, workload.payloadBytes),
+    destinationId: ids[e.dest] as string,
+  });
+  /** An answer that is not a 202: refused by the API (an answer) or not posted (none). */
+  const failed = (err: unknown, count: number): void => {
+    if (err instanceof SluiceError && err.status !== 0) {
+      rejected += count;
+      lastError = `${err.status} ${err.code}: ${err.message.slice(0, 200)}`;
+    } else {
+      errors++;
+      lastError = errorMessage(err);
+    }
+  };
+
+  return {
+    async setup() {
+      const started = performance.now();
+      setupAt = Date.now();
+      const created = await admin.tenants.create({ name: `bench-${runId}` });
+      const client = admin.withToken(created.apiKey);
+      tenant = client;
+      const indexes = workload.destinations.map((_, i) => i);
+      await pool(indexes, SETUP_CONCURRENCY, async (i) => {
+        const d = workload.destinations[i] as (typeof workload.destinations)[number];
+        const destination = await client.destinations.create({
+          name: d.id,
+          url: destinationUrl(receiverUrl, d),
+          rateLimit: { limit: d.limit, period: 'second' },
+          retry: {
+            maxAttempts: workload.retry.attempts,
+            initialDelayMs: workload.retry.initialDelayMs,
+            maxDelayMs: workload.retry.maxDelayMs,
+          },
+          timeoutMs: 10_000,
+        });
+        ids[i] = destination.id;
+      });
+      return { setupS: (performance.now() - started) / 1_000 };
+    },
+
+    async submit(events, createdAt) {
+      if (steadySingle) {
+        const answers = await Promise.allSettled(events.map((e) => api().events.send(eventOf(e, createdAt))));
+        let accepted = 0;
+        for (const a of answers) {
+          if (a.status === 'fulfilled') accepted++;
+          else failed(a.reason, 1);
+        }
+        return accepted;
+      }
+      let accepted = 0;
+      for (let i = 0; i < events.length; i += 1_000) {
+        const chunk = events.slice(i, i + 1_000);
+        try {
+          await api().events.sendBatch(chunk.map((e) => eventOf(e, createdAt)));
+          accepted += chunk.length;
+        } catch (err) {
+          failed(err, chunk.length);
+        }
+      }
+      return accepted;
+    },
+
+    async setLimit(dest, limit) {
+      const i = workload.destinations.findIndex((d) => d.id === dest);
+      await api().destinations.update(ids[i] as string, { rateLimit: { limit, period: 'second' } });
+    },
+
+    ingestStats: () => ({ ingestRejected: rejected, ingestErrors: errors, lastError }),
+
+    async audit() {
+      const seconds = Math.min(86_400, Math.ceil((Date.now() - setupAt) / 1_000) + 1);
+      const out: ApiAudit = { audited: 0, maxSentRatio: null, over: 0, delivered: 0, dead: 0 };
+      const deadline = performance.now() + AUDIT_BUDGET_MS;
+      await pool(
+        ids.filter((id) => id !== undefined),
+        AUDIT_CONCURRENCY,
+        async (id) => {
+          const stats = await api().destinations.stats(id, { seconds });
+          const ratio = stats.maxSentInAnyWindow / stats.rateLimit.limit;
+          out.audited++;
+          out.maxSentRatio = Math.max(out.maxSentRatio ?? 0, Math.round(ratio * 1_000) / 1_000);
+          if (stats.maxSentInAnyWindow > stats.rateLimit.limit) out.over++;
+          out.delivered += stats.delivered;
+          out.dead += stats.dead;
+        },
+        () => performance.now() < deadline,
+      );
+      return out;
+    },
+
+    close: () => agent.close(),
+  };
+}
