@@ -1,6 +1,12 @@
 /**
  * Prometheus metrics (prom-client), in base units, with no per-destination or per-tenant
  * label. Each engine registers on its own Registry, so several can share a process (tests).
+ *
+ * Every service exports the same names, and the gauges read shared state (the BullMQ queue,
+ * the Redis schedule, the store), so any replica's `/metrics` shows the installation's real
+ * depth and backlog age: query them with `max()`, never `sum()`, across replicas.
+ * `sluice_delivery_queue_depth` scales the delivery workers; `sluice_oldest_pending_age_seconds`
+ * is the backlog alert (docs/operations.md).
  */
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
@@ -12,6 +18,9 @@ export interface Sample {
   scheduled: number;
 }
 
+/** When the longest-waiting due delivery came due (`Store.oldestDueAt`), or null. */
+export type OldestDue = (now: number) => Promise<number | null>;
+
 export class EngineMetrics {
   readonly registry: Registry;
   readonly deliveries: Counter<'outcome'>;
@@ -22,8 +31,14 @@ export class EngineMetrics {
   readonly queueDepth: Gauge;
   readonly inFlight: Gauge;
   readonly scheduled: Gauge;
+  readonly oldestPendingAge: Gauge;
 
-  constructor(registry: Registry, sample: () => Sample | Promise<Sample>) {
+  constructor(
+    registry: Registry,
+    sample: () => Sample | Promise<Sample>,
+    oldestDue: OldestDue,
+    clock: () => number = Date.now,
+  ) {
     this.registry = registry;
     const registers = [registry];
     this.deliveries = new Counter({
@@ -79,6 +94,16 @@ export class EngineMetrics {
       registers,
       async collect() {
         this.set((await sample()).scheduled);
+      },
+    });
+    this.oldestPendingAge = new Gauge({
+      name: 'sluice_oldest_pending_age_seconds',
+      help: 'How long the longest-waiting due delivery (active destinations) has waited; 0 when none.',
+      registers,
+      async collect() {
+        const now = clock();
+        const due = await oldestDue(now);
+        this.set(due === null ? 0 : Math.max(0, now - due) / 1000);
       },
     });
     collectDefaultMetrics({ register: registry });
