@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EXPORTED, samples, scrape, valueOf } from './helpers/metrics.ts';
+import { EXPORTED, metricValue, samples, scrape } from './helpers/metrics.ts';
 import { sleep } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
 import { createDestination, createTenant, harness, postEvents, waitUntil } from './helpers/sluice.ts';
@@ -31,7 +31,7 @@ describe('metrics', () => {
         `${name} is exported`,
       );
     }
-    assert.equal(valueOf(idle, 'sluice_oldest_pending_age_seconds'), 0);
+    assert.equal(metricValue(idle, 'sluice_oldest_pending_age_seconds'), 0);
 
     // 16 events at 4 a second: the last ones wait about 3 s behind the limit.
     const events = Array.from({ length: 16 }, (_, n) => ({
@@ -42,7 +42,7 @@ describe('metrics', () => {
     const accepted = await postEvents(box, tenant.apiKey, events, 16);
     await sleep(1_500);
     const busy = await scrape(box.url);
-    const age = valueOf(busy, 'sluice_oldest_pending_age_seconds') ?? 0;
+    const age = metricValue(busy, 'sluice_oldest_pending_age_seconds') ?? 0;
     assert.ok(age >= 0.5 && age < 10, `the backlog age while work waits on the limit: ${age}`);
 
     await rcv.waitFor(
@@ -58,14 +58,14 @@ describe('metrics', () => {
         const text = await scrape(box.url);
         const settled =
           SHAPE === 'single'
-            ? valueOf(text, 'sluice_deliveries_total', { outcome: 'delivered' }) === 16
-            : valueOf(text, 'sluice_scheduled_destinations') === 0;
-        return settled && valueOf(text, 'sluice_oldest_pending_age_seconds') === 0 ? text : undefined;
+            ? metricValue(text, 'sluice_deliveries_total', { outcome: 'delivered' }) === 16
+            : metricValue(text, 'sluice_scheduled_destinations') === 0;
+        return settled && metricValue(text, 'sluice_oldest_pending_age_seconds') === 0 ? text : undefined;
       },
       5_000,
       'the delivered counter to reach 16 and the backlog age to return to 0',
     );
-    assert.equal(valueOf(done, 'sluice_delivery_queue_depth'), 0);
+    assert.equal(metricValue(done, 'sluice_delivery_queue_depth'), 0);
     if (SHAPE === 'single') {
       const lag = samples(done).find((s) => s.name === 'sluice_tick_lag_seconds_count');
       assert.ok((lag?.value ?? 0) > 0, 'ticks are timed');

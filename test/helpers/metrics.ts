@@ -32,7 +32,11 @@ export function samples(text: string): { name: string; labels: Record<string, st
 }
 
 /** The value of one unlabelled (or exactly labelled) series. */
-export function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+export function metricValue(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   return samples(text).find(
     (s) =>
       s.name === name &&
