@@ -52,7 +52,8 @@ describe('deploy', { skip }, () => {
     const copied = new Set(
       lines.slice(0, ci).flatMap((l) => /^COPY (\S+)\/package\.json /.exec(l)?.slice(1) ?? []),
     );
-    for (const ws of workspaces()) assert.ok(copied.has(ws), `${ws}/package.json is copied before the install`);
+    for (const ws of workspaces())
+      assert.ok(copied.has(ws), `${ws}/package.json is copied before the install`);
     const user = lines.filter((l) => l.startsWith('USER ')).at(-1);
     assert.ok(user && !/^USER (root|0)(:|$)/.test(user), 'the last USER is not root');
     const cmd = /^CMD (\[.*\])$/.exec(lines.filter((l) => l.startsWith('CMD ')).at(-1) ?? '');

@@ -15,6 +15,7 @@ import {
   find,
   hasKubectl,
   type Manifest,
+  metricNames,
   readYaml,
   render,
   renderAdapterQuery,
@@ -65,6 +66,22 @@ describe('k8s manifests', { skip }, () => {
       }
     });
   }
+
+  it('metricNames reads the metrics out of PromQL', () => {
+    assert.deepEqual(metricNames('max by (namespace) (sluice_delivery_queue_depth{namespace="sluice"})'), [
+      'sluice_delivery_queue_depth',
+    ]);
+    assert.deepEqual(
+      metricNames(
+        'histogram_quantile(0.99, sum by (namespace, le) (rate(sluice_tick_lag_seconds_bucket[5m]))) > 0.5',
+      ),
+      ['sluice_tick_lag_seconds_bucket'],
+    );
+    assert.deepEqual(metricNames('sum(rate(a_total{x="y"}[1m])) / sum(rate(b_total[1m]))'), [
+      'a_total',
+      'b_total',
+    ]);
+  });
 
   it('the validator rejects what Kubernetes would', () => {
     const deployment = find(render('base'), 'Deployment', 'sluice-api');

@@ -99,29 +99,24 @@ export function renderAdapterQuery(template: string, series: string, labelMatche
   return template.replaceAll('<<.Series>>', series).replaceAll('<<.LabelMatchers>>', labelMatchers);
 }
 
-/** Metric names in a PromQL expression (identifiers followed by `{` or standing alone). */
+/** PromQL's own words: keywords and aggregation operators (`max by (…) (…)` has no `(` after `max`). */
+const PROMQL = new Set(
+  (
+    'by without on ignoring group_left group_right bool and or unless offset ' +
+    'sum min max avg count stddev stdvar topk bottomk quantile count_values group'
+  ).split(' '),
+);
+
+/** Metric names in a PromQL expression: identifiers that are not functions, words, labels or durations. */
 export function metricNames(expr: string): string[] {
-  const keywords = new Set([
-    'by',
-    'without',
-    'on',
-    'ignoring',
-    'group_left',
-    'group_right',
-    'bool',
-    'and',
-    'or',
-    'unless',
-  ]);
   const names = new Set<string>();
   const stripped = expr.replace(/\{[^}]*\}/g, '{}').replace(/"[^"]*"/g, '""');
   for (const m of stripped.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)) {
     const name = m[1] as string;
-    if (keywords.has(name) || /^\d/.test(name)) continue;
-    // Labels inside by (…)/without (…) are not metrics.
+    if (PROMQL.has(name)) continue;
     const before = stripped.slice(0, m.index);
-    if (/\b(by|without|on|ignoring)\s*\([^)]*$/.test(before)) continue;
-    if (/\[[^\]]*$/.test(before)) continue; // a range like [5m]
+    if (/\b(by|without|on|ignoring)\s*\([^)]*$/.test(before)) continue; // a label in by (…)
+    if (/\[[^\]]*$/.test(before)) continue; // a range such as [5m]
     names.add(name);
   }
   return [...names];
