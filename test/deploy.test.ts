@@ -9,6 +9,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -109,6 +110,24 @@ describe('deploy', { skip }, () => {
     assert.match(services.postgres?.image ?? '', /^postgres:\d+/);
     assert.match(services.redis?.image ?? '', /^redis:\d+/);
     assert.match(services.prometheus?.image ?? '', /^prom\/prometheus:/);
+  });
+
+  it('a bad setting stops each service with exit 2, naming every bad variable and what it expected', () => {
+    for (const { main } of Object.values(SERVICES)) {
+      const out = spawnSync(process.execPath, [main], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { PATH: process.env.PATH, PORT: 'eighty', DATABASE_URL: 'mysql://db/sluice' },
+      });
+      assert.equal(out.status, 2, `${main}: ${out.stderr}`);
+      assert.match(out.stderr, /PORT: .*\(got "eighty"\)/, main);
+      assert.match(
+        out.stderr,
+        /DATABASE_URL: a postgres: or postgresql: URL such as .*\(got "mysql:\/\/db\/sluice"\)/,
+      );
+      assert.match(out.stderr, /REDIS_URL: .*\(unset\)/);
+    }
   });
 
   it('prometheus.yml: scrapes every service where it listens', () => {
