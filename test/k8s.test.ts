@@ -10,12 +10,16 @@
  */
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { parse } from 'yaml';
 import {
   find,
   hasKubectl,
   type Manifest,
   metricNames,
+  REPO_ROOT,
   readYaml,
   render,
   renderAdapterQuery,
@@ -81,6 +85,14 @@ describe('k8s manifests', { skip }, () => {
       'a_total',
       'b_total',
     ]);
+  });
+
+  it('docs/operations.md shows the alerts as shipped', () => {
+    const guide = readFileSync(join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+    const block =
+      /```yaml\n(apiVersion: monitoring\.coreos\.com\/v1\nkind: PrometheusRule\n[\s\S]*?)```/.exec(guide);
+    assert.ok(block, 'the guide has the PrometheusRule');
+    assert.deepEqual(parse(block[1] as string), readYaml('k8s/base/alerts.yaml'));
   });
 
   it('the validator rejects what Kubernetes would', () => {
