@@ -14,13 +14,13 @@
  * Pure: the tests feed it a metric series and read the replica counts it chooses.
  */
 
-export interface Policy {
+interface Policy {
   type: 'Pods' | 'Percent';
   value: number;
   periodSeconds: number;
 }
 
-export interface ScalingRules {
+interface ScalingRules {
   stabilizationWindowSeconds?: number;
   selectPolicy?: 'Max' | 'Min' | 'Disabled';
   policies?: Policy[];
@@ -33,7 +33,7 @@ export interface HpaSpec {
   behavior?: { scaleUp?: ScalingRules; scaleDown?: ScalingRules };
 }
 
-export interface Step {
+interface Step {
   atSeconds: number;
   metric: number;
   proposed: number;
@@ -54,7 +54,7 @@ const DEFAULT_DOWN: Required<ScalingRules> = {
   selectPolicy: 'Max',
   policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
 };
-export const TOLERANCE = 0.1;
+const TOLERANCE = 0.1;
 
 function rules(given: ScalingRules | undefined, defaults: Required<ScalingRules>): Required<ScalingRules> {
   return {

@@ -19,7 +19,7 @@ export interface Sample {
 }
 
 /** When the longest-waiting due delivery came due (`Store.oldestDueAt`), or null. */
-export type OldestDue = (now: number) => Promise<number | null>;
+type OldestDue = (now: number) => Promise<number | null>;
 
 export class EngineMetrics {
   readonly registry: Registry;
