@@ -41,6 +41,14 @@ export class EngineMetrics {
   ) {
     this.registry = registry;
     const registers = [registry];
+    // One scrape collects the three gauges of `sample` together: read the shared state once
+    // for them (a BullMQ count and a ZCARD in the distributed shape), not once per gauge.
+    let last: { at: number; value: Promise<Sample> } | undefined;
+    const sampleOnce = (): Promise<Sample> => {
+      const now = performance.now();
+      if (!last || now - last.at > 100) last = { at: now, value: Promise.resolve(sample()) };
+      return last.value;
+    };
     this.deliveries = new Counter({
       name: 'sluice_deliveries_total',
       help: 'Attempts by outcome: delivered, retry, dead, disabled.',
@@ -77,7 +85,7 @@ export class EngineMetrics {
       help: 'Deliveries published to the delivery queue whose request has not started.',
       registers,
       async collect() {
-        this.set((await sample()).queued);
+        this.set((await sampleOnce()).queued);
       },
     });
     this.inFlight = new Gauge({
@@ -85,7 +93,7 @@ export class EngineMetrics {
       help: 'Requests started and not finished.',
       registers,
       async collect() {
-        this.set((await sample()).inFlight);
+        this.set((await sampleOnce()).inFlight);
       },
     });
     this.scheduled = new Gauge({
@@ -93,7 +101,7 @@ export class EngineMetrics {
       help: 'Destinations with an entry in the schedule (they have work).',
       registers,
       async collect() {
-        this.set((await sample()).scheduled);
+        this.set((await sampleOnce()).scheduled);
       },
     });
     this.oldestPendingAge = new Gauge({
