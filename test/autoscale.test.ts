@@ -193,7 +193,7 @@ describe('autoscaling: the real services', {
     assert.equal(replicas.at(-1), spec.minReplicas, 'and back down after it');
   });
 
-  it('SIGTERM: the worker finishes its requests in flight, each service exits 0', {
+  it('SIGTERM: the worker turns unready, finishes its requests in flight; each service exits 0', {
     timeout: 60_000,
   }, async () => {
     const tenant = await createTenant(cluster, cluster.adminToken);
@@ -213,7 +213,20 @@ describe('autoscaling: the real services', {
     await rcv.waitFor(() => rcv.arrivals(path).length === 4, 10_000, 'the 4 requests to be in flight');
     const worker = cluster.workers[0];
     assert.ok(worker);
-    assert.equal(await worker.stop(), 0, 'the worker drained and exited 0');
+    const exited = worker.stop();
+    // Draining: not ready any more, still answering, the requests still in flight.
+    const draining = await waitUntil(
+      async () => {
+        const res = await fetch(`${workerUrl()}/readyz`);
+        await res.body?.cancel();
+        return res.status === 503 ? res.status : undefined;
+      },
+      1_000,
+      'the draining worker to answer /readyz with 503',
+    );
+    assert.equal(draining, 503);
+    assert.ok(rcv.deliveredIds(path).size < 4, 'readiness went before the requests finished');
+    assert.equal(await exited, 0, 'the worker drained and exited 0');
     assert.equal(rcv.deliveredIds(path).size, 4, 'every request in flight was answered before the exit');
     const listed = await cluster.api<{ data: { eventId: string; status: string }[] }>(
       'GET',

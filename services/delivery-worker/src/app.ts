@@ -146,6 +146,7 @@ export async function startDeliveryWorkerService(
   return {
     url: ops.url,
     async close() {
+      ops.draining();
       await worker.close(); // takes no new job, waits for the requests in flight
       await completions.flush();
       await deliverer.close();

@@ -109,6 +109,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     schedule,
     sweeper,
     async close() {
+      ops.draining();
       await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
