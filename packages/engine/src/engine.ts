@@ -72,10 +72,12 @@ export class Engine {
     this.clock = clock;
     this.destinations = new DestinationCache(store);
     this.pacer = new Pacer({ marginMs: options.windowMarginMs, arrivalBoundMs: options.arrivalBoundMs });
-    this.metrics = new EngineMetrics(options.registry, () => ({
-      ...this.pacer.totals(),
-      scheduled: this.schedule.size,
-    }));
+    this.metrics = new EngineMetrics(
+      options.registry,
+      () => ({ ...this.pacer.totals(), scheduled: this.schedule.size }),
+      (now) => store.oldestDueAt(now),
+      clock,
+    );
     this.deliverer = new Deliverer({
       allowPrivateNetworks: options.allowPrivateNetworks,
       lookup: options.lookup,

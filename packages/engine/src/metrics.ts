@@ -1,6 +1,12 @@
 /**
  * Prometheus metrics (prom-client), in base units, with no per-destination or per-tenant
  * label. Each engine registers on its own Registry, so several can share a process (tests).
+ *
+ * Every service exports the same names, and the gauges read shared state (the BullMQ queue,
+ * the Redis schedule, the store), so any replica's `/metrics` shows the installation's real
+ * depth and backlog age: query them with `max()`, never `sum()`, across replicas.
+ * `sluice_delivery_queue_depth` scales the delivery workers; `sluice_oldest_pending_age_seconds`
+ * is the backlog alert (docs/operations.md).
  */
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
@@ -12,6 +18,9 @@ export interface Sample {
   scheduled: number;
 }
 
+/** When the longest-waiting due delivery came due (`Store.oldestDueAt`), or null. */
+type OldestDue = (now: number) => Promise<number | null>;
+
 export class EngineMetrics {
   readonly registry: Registry;
   readonly deliveries: Counter<'outcome'>;
@@ -22,10 +31,24 @@ export class EngineMetrics {
   readonly queueDepth: Gauge;
   readonly inFlight: Gauge;
   readonly scheduled: Gauge;
+  readonly oldestPendingAge: Gauge;
 
-  constructor(registry: Registry, sample: () => Sample | Promise<Sample>) {
+  constructor(
+    registry: Registry,
+    sample: () => Sample | Promise<Sample>,
+    oldestDue: OldestDue,
+    clock: () => number = Date.now,
+  ) {
     this.registry = registry;
     const registers = [registry];
+    // One scrape collects the three gauges of `sample` together: read the shared state once
+    // for them (a BullMQ count and a ZCARD in the distributed shape), not once per gauge.
+    let last: { at: number; value: Promise<Sample> } | undefined;
+    const sampleOnce = (): Promise<Sample> => {
+      const now = performance.now();
+      if (!last || now - last.at > 100) last = { at: now, value: Promise.resolve(sample()) };
+      return last.value;
+    };
     this.deliveries = new Counter({
       name: 'sluice_deliveries_total',
       help: 'Attempts by outcome: delivered, retry, dead, disabled.',
@@ -62,7 +85,7 @@ export class EngineMetrics {
       help: 'Deliveries published to the delivery queue whose request has not started.',
       registers,
       async collect() {
-        this.set((await sample()).queued);
+        this.set((await sampleOnce()).queued);
       },
     });
     this.inFlight = new Gauge({
@@ -70,7 +93,7 @@ export class EngineMetrics {
       help: 'Requests started and not finished.',
       registers,
       async collect() {
-        this.set((await sample()).inFlight);
+        this.set((await sampleOnce()).inFlight);
       },
     });
     this.scheduled = new Gauge({
@@ -78,7 +101,17 @@ export class EngineMetrics {
       help: 'Destinations with an entry in the schedule (they have work).',
       registers,
       async collect() {
-        this.set((await sample()).scheduled);
+        this.set((await sampleOnce()).scheduled);
+      },
+    });
+    this.oldestPendingAge = new Gauge({
+      name: 'sluice_oldest_pending_age_seconds',
+      help: 'How long the longest-waiting due delivery (active destinations) has waited; 0 when none.',
+      registers,
+      async collect() {
+        const now = clock();
+        const due = await oldestDue(now);
+        this.set(due === null ? 0 : Math.max(0, now - due) / 1000);
       },
     });
     collectDefaultMetrics({ register: registry });

@@ -707,6 +707,14 @@ export function storeConformance(name: string, open: OpenStore): void {
             { destinationId: theirs.id, nextPendingAt: T0 + 7 },
           ]),
         );
+        // The backlog age reads the same rows: paused, disabled and deleted ones do not count.
+        assert.equal(await store.oldestDueAt(T0 + 500), T0 + 7);
+        assert.equal(await store.oldestDueAt(T0 + 6), null, 'nothing due yet');
+      });
+
+      it('oldestDueAt: null with nothing pending', async () => {
+        await destination();
+        assert.equal(await store.oldestDueAt(T0), null);
       });
     });
 

@@ -231,6 +231,12 @@ export interface Store {
   /** Active destinations with pending deliveries, and when the earliest is due. */
   pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]>;
   /**
+   * When the longest-waiting pending delivery of an active destination came due, if one is
+   * due by `now`; else null. The backlog-age signal (`sluice_oldest_pending_age_seconds`):
+   * read at every scrape, so one index probe per destination, never a scan of the backlog.
+   */
+  oldestDueAt(now: number): Promise<number | null>;
+  /**
    * Returns `queued`/`delivering` deliveries claimed before `claimedBefore` to `pending`
    * (a crash left them), except `keep`. Returns how many per destination.
    */

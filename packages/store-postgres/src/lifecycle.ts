@@ -208,6 +208,20 @@ export async function pendingDestinations(
   }));
 }
 
+/** One probe of `deliveries_due` per active destination (a loose index scan), not a scan of the backlog. */
+export async function oldestDueAt(db: Queryable, now: number): Promise<number | null> {
+  const rows = await db.query(
+    `SELECT min(p.next_attempt_at) AS oldest
+     FROM destinations t CROSS JOIN LATERAL (
+       SELECT d.next_attempt_at FROM deliveries d
+       WHERE d.destination_id = t.id AND d.status = 'pending'
+       ORDER BY d.next_attempt_at LIMIT 1) p
+     WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+  );
+  const oldest = (rows[0]?.oldest as number | null | undefined) ?? null;
+  return oldest !== null && oldest <= now ? oldest : null;
+}
+
 export async function recentAttempts(
   db: Queryable,
   since: number,

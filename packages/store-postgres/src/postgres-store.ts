@@ -232,6 +232,10 @@ export class PostgresStore implements Store {
     return lifecycle.pendingDestinations(this.db);
   }
 
+  async oldestDueAt(now: number): Promise<number | null> {
+    return lifecycle.oldestDueAt(this.db, now);
+  }
+
   async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
     return lifecycle.requeue(this.db, claimedBefore, keep, now);
   }

@@ -418,6 +418,16 @@ export class SqliteStore implements Store {
       }));
   }
 
+  async oldestDueAt(now: number): Promise<number | null> {
+    const row = this.sql(
+      `SELECT min((SELECT min(d.next_attempt_at) FROM deliveries d
+                   WHERE d.destination_id = t.id AND d.status = 'pending')) AS oldest
+       FROM destinations t WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+    ).get();
+    const oldest = (row?.oldest as number | null | undefined) ?? null;
+    return oldest !== null && oldest <= now ? oldest : null;
+  }
+
   async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
     return this.tx(() => {
       const rows = this.sql(

@@ -7,7 +7,13 @@
 
 import { type ApiConfig, buildApi } from '@sluice/api';
 import { EngineMetrics, type Store } from '@sluice/engine';
-import { openSharedState, RedisDispatcher, type ScheduleClient } from '@sluice/redis';
+import {
+  BullPublisher,
+  bullConnection,
+  openSharedState,
+  RedisDispatcher,
+  type ScheduleClient,
+} from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -37,12 +43,18 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   const shared = await openSharedState(o);
   const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
-  // The API runs no queue: its gauges read the shared state.
-  new EngineMetrics(registry, async () => ({
-    queued: 0,
-    inFlight: 0,
-    scheduled: await redis.zcard(keys.schedule(0)),
-  }));
+  // The API runs no queue: its gauges read the shared state (every service shows the same).
+  const queue = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
+  new EngineMetrics(
+    registry,
+    async () => ({
+      queued: await queue.depth(),
+      inFlight: 0,
+      scheduled: await redis.zcard(keys.schedule(0)),
+    }),
+    (now) => o.store.oldestDueAt(now),
+    clock,
+  );
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -71,7 +83,8 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     url,
     schedule,
     async close() {
-      await app.close();
+      await app.close(); // stops accepting, finishes the requests in flight
+      await queue.close();
       await shared.close();
     },
   };

@@ -16,7 +16,13 @@ import {
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import { bullConnection, openSharedState, publishChange, startDeliveryWorker } from '@sluice/redis';
+import {
+  BullPublisher,
+  bullConnection,
+  openSharedState,
+  publishChange,
+  startDeliveryWorker,
+} from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -50,7 +56,19 @@ export async function startDeliveryWorkerService(
   const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
   let active = 0;
-  const metrics = new EngineMetrics(registry, () => ({ queued: 0, inFlight: active, scheduled: 0 }));
+  // A view of the delivery queue that publishes nothing: it reads the depth for /metrics, so
+  // the workers' own scrape target carries the signal they are scaled by.
+  const queue = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
+  const metrics = new EngineMetrics(
+    registry,
+    async () => ({
+      queued: await queue.depth(),
+      inFlight: active,
+      scheduled: await redis.zcard(keys.schedule(0)),
+    }),
+    (now) => o.store.oldestDueAt(now),
+    clock,
+  );
   const concurrency = o.concurrency ?? 100;
   const deliverer = new Deliverer({
     allowPrivateNetworks: o.allowPrivateNetworks ?? false,
@@ -128,9 +146,11 @@ export async function startDeliveryWorkerService(
   return {
     url: ops.url,
     async close() {
+      ops.draining();
       await worker.close(); // takes no new job, waits for the requests in flight
       await completions.flush();
       await deliverer.close();
+      await queue.close();
       await ops.close();
       await shared.close();
     },

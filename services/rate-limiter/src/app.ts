@@ -50,11 +50,16 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
   const { keys, redis, subscriber, destinations, pacing } = shared;
   const publisher = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
   const registry = new Registry();
-  const metrics = new EngineMetrics(registry, async () => ({
-    queued: await publisher.depth(),
-    inFlight: 0,
-    scheduled: await redis.zcard(keys.schedule(0)),
-  }));
+  const metrics = new EngineMetrics(
+    registry,
+    async () => ({
+      queued: await publisher.depth(),
+      inFlight: 0,
+      scheduled: await redis.zcard(keys.schedule(0)),
+    }),
+    (now) => o.store.oldestDueAt(now),
+    clock,
+  );
   const schedule = new RedisSchedule({
     redis,
     subscriber,
@@ -104,6 +109,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     schedule,
     sweeper,
     async close() {
+      ops.draining();
       await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
