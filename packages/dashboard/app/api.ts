@@ -28,6 +28,17 @@ export interface Destination {
   updatedAt: string;
 }
 
+export interface DestinationWithSecret extends Destination {
+  secret: string;
+}
+
+export interface NewDestinationInput {
+  name?: string;
+  url: string;
+  rateLimit: RateLimit;
+  maxConcurrency?: number;
+}
+
 export interface Backlog {
   pending: number;
   queued: number;
@@ -159,6 +170,8 @@ export const api = {
     call<Page<DestinationOverview>>('GET', '/v1/destinations/stats', {
       query: { limit: 500, seconds: 3600, tenantId },
     }),
+  create: (input: NewDestinationInput, tenantId?: string) =>
+    call<DestinationWithSecret>('POST', '/v1/destinations', { body: input, query: { tenantId } }),
   destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),
   stats: (id: string, seconds: number) =>
     call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),

@@ -108,7 +108,15 @@ export function DeadLetters({ role }: { role: Role }) {
         </p>
       )}
       <p class="muted">{dead.data ? `${rows.length}${dead.data.nextCursor ? '+' : ''} dead` : 'Loading…'}</p>
-      <DeliveryTable deliveries={rows} showDestination caption="Dead deliveries" onChanged={dead.refresh} />
+      <DeliveryTable
+        deliveries={rows}
+        showDestination
+        caption="Dead deliveries"
+        onChanged={(message) => {
+          setNotice(message);
+          dead.refresh();
+        }}
+      />
     </section>
   );
 }

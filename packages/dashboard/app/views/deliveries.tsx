@@ -54,7 +54,8 @@ export function DeliveryRows({
 }: {
   deliveries: Delivery[];
   showDestination?: boolean;
-  onChanged?: () => void;
+  /** After a replay, with what to tell the operator. */
+  onChanged?: (message: string) => void;
 }) {
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<Record<string, string>>({});
@@ -64,7 +65,7 @@ export function DeliveryRows({
     try {
       await api.retry(d.id);
       setNotice((n) => ({ ...n, [d.id]: 'Replayed: pending' }));
-      onChanged?.();
+      onChanged?.(`${d.id} replayed: pending again, through the rate limiter.`);
     } catch (err) {
       setNotice((n) => ({ ...n, [d.id]: err instanceof Error ? err.message : String(err) }));
     }
@@ -133,7 +134,8 @@ export function DeliveryTable({
   deliveries: Delivery[];
   showDestination?: boolean;
   caption: string;
-  onChanged?: () => void;
+  /** After a replay, with what to tell the operator. */
+  onChanged?: (message: string) => void;
 }) {
   return (
     <div class="table-wrap">

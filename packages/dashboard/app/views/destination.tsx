@@ -15,7 +15,7 @@ import { LimitForm } from './limit-form.tsx';
 const SPAN_SECONDS = 180;
 
 /** The limit in force at each moment, as this page saw it: a step per change. */
-type LimitHistory = { at: number; perSecond: number }[];
+type LimitHistory = { at: number; perSecond: number; limit: number }[];
 
 function chartData(stats: Stats, history: LimitHistory): ChartData {
   const t = stats.perSecond.map((p) => Date.parse(p.t) / 1_000);
@@ -42,7 +42,9 @@ export function DestinationDetail({ id }: { id: string }) {
   if (stats) {
     const value = perSecond(stats.rateLimit);
     const last = history.current[history.current.length - 1];
-    if (last?.perSecond !== value) history.current.push({ at: Date.now(), perSecond: value });
+    if (last?.perSecond !== value) {
+      history.current.push({ at: Date.now(), perSecond: value, limit: stats.rateLimit.limit });
+    }
   }
 
   const act = async (what: string, run: () => Promise<Destination | undefined>) => {
@@ -61,6 +63,9 @@ export function DestinationDetail({ id }: { id: string }) {
   }
   const state = stats?.state ?? destination.state;
   const rate = stats?.rateLimit ?? destination.rateLimit;
+  // The audit spans the chart: judge it against the highest limit in force over the span.
+  const highest = Math.max(rate.limit, ...history.current.map((h) => h.limit));
+  const broken = stats !== null && stats.maxSentInAnyWindow > highest;
 
   return (
     <section aria-labelledby="destination-title">
@@ -97,12 +102,15 @@ export function DestinationDetail({ id }: { id: string }) {
               <dd data-testid="current-limit">{formatRate(rate)}</dd>
             </div>
             <div>
-              <dt>Most in any window</dt>
-              <dd
-                data-testid="max-window"
-                class={stats && stats.maxSentInAnyWindow > rate.limit ? 'bad' : ''}
-              >
-                {stats?.maxSentInAnyWindow ?? '—'} / {rate.limit}
+              <dt>
+                Most in any {rate.period} ({SPAN_SECONDS / 60} min)
+              </dt>
+              <dd data-testid="max-window" class={broken ? 'bad' : ''}>
+                {stats?.maxSentInAnyWindow ?? '—'}
+                <span class="muted">
+                  {' '}
+                  / {highest === rate.limit ? rate.limit : `${highest}, now ${rate.limit}`}
+                </span>
               </dd>
             </div>
             <div>
@@ -138,7 +146,11 @@ export function DestinationDetail({ id }: { id: string }) {
             key={destination.updatedAt}
             destination={destination}
             onSaved={(updated) => {
-              history.current.push({ at: Date.now(), perSecond: perSecond(updated.rateLimit) });
+              history.current.push({
+                at: Date.now(),
+                perSecond: perSecond(updated.rateLimit),
+                limit: updated.rateLimit.limit,
+              });
               setDestination(updated);
               setNotice(`Limit set to ${formatRate(updated.rateLimit)}: in force within one tick.`);
             }}

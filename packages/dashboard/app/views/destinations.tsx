@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
 import { drainSeconds, formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
+import { NewDestination } from './new-destination.tsx';
 
 type SortKey =
   | 'name'
@@ -110,6 +111,7 @@ export function Destinations({ role }: { role: Role }) {
     <section aria-labelledby="destinations-title">
       <div class="title-row">
         <h1 id="destinations-title">Destinations</h1>
+        <NewDestination role={role} tenants={tenants} />
         <p class="muted" aria-live="polite">
           {data ? `${rows.length} of ${data.data.length} shown` : 'Loading…'}
           {updatedAt && ` · updated ${updatedAt.toLocaleTimeString(undefined, { hour12: false })}`}
