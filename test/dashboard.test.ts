@@ -137,7 +137,6 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       assert.equal(Number(await chart.getAttribute('data-limit')), HIGH);
       await sleep(1_500);
       await shot(page, '2-at-the-limit');
-      if (process.env.SLUICE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: DOCS_SHOT });
 
       // Lower the limit in the form: in force within one tick, at the receiver and on the chart.
       const limitForm = page.locator('form.limit-form');
@@ -155,6 +154,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       await sleep(4_000);
       const lowEnd = now();
       await shot(page, '3-limit-lowered');
+      if (process.env.SLUICE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: DOCS_SHOT });
       const times = rcv.times(path);
       const at = (ms: number) => `${Math.round(ms - start)} ms`;
       const phase = `changed at ${at(changeSent)}–${at(changeAnswered)}`;

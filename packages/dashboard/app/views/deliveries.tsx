@@ -104,8 +104,13 @@ export function DeliveryRows({
                 <span role="status">{notice[d.id]}</span>
               ) : (
                 (d.status === 'dead' || d.status === 'pending') && (
-                  <button type="button" class="small" onClick={() => retry(d)} aria-label={`Replay ${d.id}`}>
-                    Replay
+                  <button
+                    type="button"
+                    class="small"
+                    onClick={() => retry(d)}
+                    aria-label={`${d.status === 'dead' ? 'Replay' : 'Retry now'} ${d.id}`}
+                  >
+                    {d.status === 'dead' ? 'Replay' : 'Retry now'}
                   </button>
                 )
               )}
