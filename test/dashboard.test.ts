@@ -226,6 +226,24 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       await page.goto(`${box.url}/dashboard/#/events/${sent.id}`);
       await page.locator(`tr[data-delivery="${dlv}"][data-status="delivered"]`).waitFor();
       await shot(page, '6-event');
+
+      // A tenant's key sees its own destinations only; another tenant's is not found.
+      const globex = await createTenant(box, box.adminToken, 'globex');
+      await createDestination(box, globex.apiKey, {
+        name: 'globex-hooks',
+        url: rcv.url('globex'),
+        rateLimit: { limit: 3, period: 'minute' },
+      });
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Token').fill(globex.apiKey);
+      await page.keyboard.press('Enter');
+      await page.getByText('Tenant key').waitFor();
+      await page.goto(`${box.url}/dashboard/#/`);
+      await page.getByRole('link', { name: 'globex-hooks' }).waitFor();
+      assert.equal(await page.locator('tbody tr').count(), 1, 'only its own destination');
+      assert.equal(await page.getByText('3 / minute').count(), 1);
+      await page.goto(`${box.url}/dashboard/#/destinations/${destinationId}`);
+      await page.getByText(`destination not found: ${destinationId}`).waitFor();
       assert.deepEqual(errors, [], 'no error in the page');
       await page.close();
     } finally {

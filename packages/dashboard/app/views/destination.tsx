@@ -21,7 +21,8 @@ function chartData(stats: Stats, history: LimitHistory): ChartData {
   const t = stats.perSecond.map((p) => Date.parse(p.t) / 1_000);
   const limitAt = (seconds: number) => {
     let value = history[0]?.perSecond ?? perSecond(stats.rateLimit);
-    for (const step of history) if (step.at <= seconds * 1_000) value = step.perSecond;
+    // A limit set during a second is drawn from that second on: the line shows a change at once.
+    for (const step of history) if (step.at < (seconds + 1) * 1_000) value = step.perSecond;
     return value;
   };
   return { t, sent: stats.perSecond.map((p) => p.sent), limit: t.map(limitAt) };
@@ -36,7 +37,7 @@ export function DestinationDetail({ id }: { id: string }) {
 
   useEffect(() => {
     history.current = [];
-    void api.destination(id).then(setDestination, (err: Error) => setNotice(err.message));
+    void api.destination(id).then(setDestination, (err: Error) => setNotice(`${err.message}: ${id}`));
   }, [id]);
 
   if (stats) {
