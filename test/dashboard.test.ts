@@ -4,7 +4,9 @@
  * recording receiver from the page; send a burst and watch the live chart reach the limit
  * line; lower the limit in the form and check, at the receiver, that from one tick after
  * the change no sliding second holds more than the new limit (DESIGN I2, I5) while the chart
- * draws the new line; replay a dead delivery from the dead-letter view and see it delivered.
+ * draws the new line; pause it and see the table mark it paused and backing up; replay a
+ * dead delivery from the dead-letter view, then all matching, and see them delivered; look the
+ * event up; sign in with a tenant's key and see only its own destinations.
  *
  * Screenshots go to `test-artifacts/dashboard/` (git-ignored). `SLUICE_DOCS_SCREENSHOT=1`
  * also writes the README's `docs/dashboard.png`. Without a browser it skips, loudly; in CI
@@ -84,7 +86,7 @@ const shot = async (page: Page, name: string) => {
 };
 
 describe('the operator dashboard', { skip: why ?? false }, () => {
-  it('sign in, create, watch the limit, change it live, replay a dead delivery', {
+  it('sign in, create, watch the limit, change it live, replay dead deliveries, tenant scope', {
     timeout: 180_000,
   }, async (t) => {
     await mkdir(ARTIFACTS, { recursive: true });
@@ -221,6 +223,36 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       );
       assert.equal(delivered.attempts.length, 2);
       assert.equal(rcv.arrivals(billingPath).filter((a) => a.status === 200).length, 1);
+
+      // Two more die; "Replay all matching" for billing puts both back, and both arrive.
+      await rcv.setDefault(billingPath, 500);
+      const more = await postEvents(
+        box,
+        tenant.apiKey,
+        [2, 3].map((invoice) => ({ type: 'invoice.paid', destinationId: billing.id, payload: { invoice } })),
+        2,
+      );
+      const moreIds = more.map((a) => a.deliveries[0]?.id ?? assert.fail('no delivery'));
+      for (const id of moreIds) {
+        await waitUntil(
+          async () => (await getDelivery(box, tenant.apiKey, id)).status === 'dead',
+          15_000,
+          'dead',
+        );
+      }
+      await rcv.setDefault(billingPath, 200);
+      await page.getByLabel('Destination').selectOption({ label: 'billing — acme' });
+      await page.getByLabel('Died in').selectOption({ label: 'the last hour' });
+      for (const id of moreIds) await page.locator(`tr[data-delivery="${id}"]`).waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Replay all matching' }).click();
+      await page.getByText('2 dead deliveries replayed.').waitFor();
+      await page.getByText('None.').waitFor();
+      await rcv.waitFor(
+        () => rcv.arrivals(billingPath).filter((a) => a.status === 200).length === 3,
+        15_000,
+        'the two replayed deliveries to arrive',
+      );
 
       // Event lookup shows it delivered.
       await page.goto(`${box.url}/dashboard/#/events/${sent.id}`);

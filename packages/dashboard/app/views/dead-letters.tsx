@@ -5,8 +5,8 @@
  * for each one listed). Replayed deliveries go through the rate limiter like any other.
  */
 
-import { useState } from 'preact/hooks';
-import { api, type Role } from '../api.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Role, type Tenant } from '../api.ts';
 import { usePoll } from '../use-poll.ts';
 import { DeliveryTable } from './deliveries.tsx';
 
@@ -23,6 +23,12 @@ export function DeadLetters({ role }: { role: Role }) {
   const [sinceSeconds, setSinceSeconds] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+
+  const [tenants, setTenants] = useState<Tenant[]>([]);
+  useEffect(() => {
+    if (role === 'admin') void api.tenants().then((page) => setTenants(page.data));
+  }, [role]);
+  const tenantName = (id: string) => tenants.find((t) => t.id === id)?.name ?? id;
 
   const destinations = usePoll(() => api.overview(), 10_000, []);
   const since = () =>
@@ -78,7 +84,7 @@ export function DeadLetters({ role }: { role: Role }) {
             {list.map((d) => (
               <option key={d.id} value={d.id}>
                 {d.name ?? d.id}
-                {role === 'admin' ? ` (${d.tenantId})` : ''}
+                {role === 'admin' ? ` — ${tenantName(d.tenantId)}` : ''}
               </option>
             ))}
           </select>
