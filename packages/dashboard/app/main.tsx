@@ -64,6 +64,9 @@ function App() {
   ];
   return (
     <>
+      <button type="button" class="skip" onClick={() => document.getElementById('content')?.focus()}>
+        Skip to content
+      </button>
       <header class="top">
         <a class="brand" href="#/">
           Sluice
@@ -87,7 +90,7 @@ function App() {
           Sign out
         </button>
       </header>
-      <main>
+      <main id="content" tabIndex={-1}>
         <Route path={path} role={role} />
       </main>
     </>
