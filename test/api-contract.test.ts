@@ -299,6 +299,56 @@ describe('destinations', () => {
     assert.ok(fallback.perSecond.length >= 300, 'seconds defaults to 300');
   });
 
+  it('GET /v1/destinations/stats → 200: every destination with its backlog and outcomes', async () => {
+    const rcv = get().rcv;
+    const held = await api().destinations.create({ url: rcv.url('held'), rateLimit: RATE });
+    await api().destinations.pause(held.id);
+    const before = Date.now();
+    await api().events.sendBatch(
+      [0, 1].map((n) => ({ type: 'held.x', payload: { n }, destinationId: held.id })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const page = await api().destinations.overview({ limit: 500 });
+    assertStatus(200, 'overview');
+    assertShape(contract.listOf(contract.DestinationOverview), page, 'overview');
+    const ids = page.data.map((d) => d.id);
+    assert.deepEqual(ids, [...ids].sort().reverse(), 'newest first');
+    const mine = (await api().destinations.list({ limit: 500 })).data.map((d) => d.id);
+    assert.deepEqual(ids, mine, 'the same destinations as the list');
+    const entry = page.data.find((d) => d.id === held.id);
+    assert.equal(entry?.state, 'paused');
+    assert.deepEqual(
+      { ...entry?.stats, oldestPendingAgeMs: 0 },
+      {
+        pending: 2,
+        queued: 0,
+        inFlight: 0,
+        oldestPendingAgeMs: 0,
+        delivered: 0,
+        dead: 0,
+      },
+    );
+    assert.ok((entry?.stats.oldestPendingAgeMs ?? 0) >= 40, 'the oldest pending has waited');
+    assert.ok((entry?.stats.oldestPendingAgeMs ?? 0) <= Date.now() - before + 1_000);
+    const delivered = page.data.find((d) => d.url === rcv.url('stats'));
+    assert.equal(delivered?.stats.delivered, 4, 'the stats destination delivered 4 in the last hour');
+    await rejectsWith(api().destinations.overview({ seconds: 0 }), 400, 'validation_failed', 'seconds: 0');
+    const first = await api().destinations.overview({ limit: 1 });
+    assert.deepEqual(
+      first.data.map((d) => d.id),
+      [ids[0]],
+    );
+    assert.deepEqual(
+      (await api().destinations.overview({ limit: 1, cursor: first.nextCursor ?? '' })).data.map((d) => d.id),
+      [ids[1]],
+    );
+    // The admin token sees every tenant's; another tenant none of these.
+    const everyone = await get().admin.destinations.overview({ limit: 500 });
+    assert.ok(everyone.data.some((d) => d.id === held.id));
+    const { api: stranger } = await get().tenant('stranger');
+    assert.deepEqual((await stranger.destinations.overview()).data, []);
+  });
+
   it('DELETE /v1/destinations/:id → 204; then 404 and gone from the list', async () => {
     const gone = await api().destinations.create({ url: get().rcv.url('gone'), rateLimit: RATE });
     assert.equal(await api().destinations.delete(gone.id), undefined);
@@ -469,7 +519,7 @@ describe('events and deliveries', () => {
     await rejectsWith(api().deliveries.get(`dlv_${'0'.repeat(26)}`), 404, 'not_found');
   });
 
-  it('GET /v1/deliveries → 200, newest first, filtered by destination, event and status', async () => {
+  it('GET /v1/deliveries → 200, newest first, filtered by destination, event, status and since', async () => {
     const page = await api().deliveries.list({ limit: 500 });
     assertStatus(200, 'list deliveries');
     assertShape(contract.listOf(contract.Delivery), page, 'delivery list');
@@ -482,6 +532,16 @@ describe('events and deliveries', () => {
     assert.deepEqual(byEvent.data.map((d) => d.id).sort(), sent.deliveries.map((d) => d.id).sort());
     const delivered = await collect(api().deliveries.listAll({ status: 'delivered', limit: 500 }));
     assert.ok(delivered.length > 0 && delivered.every((d) => d.status === 'delivered'));
+    const future = new Date(Date.now() + 60_000).toISOString();
+    assert.deepEqual(
+      (await api().deliveries.list({ since: future })).data,
+      [],
+      'since: last changed at or after',
+    );
+    const recent = await collect(
+      api().deliveries.listAll({ since: new Date(Date.now() - 60_000).toISOString() }),
+    );
+    assert.ok(recent.length > 0 && recent.every((d) => Date.parse(d.updatedAt) >= Date.now() - 61_000));
     const both = await api().deliveries.list({ eventId: sent.id, destinationId: orders.id });
     assert.deepEqual(
       both.data.map((d) => d.destinationId),

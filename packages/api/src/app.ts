@@ -2,7 +2,8 @@
  * The HTTP API (API.md), the same in both shapes: fastify with zod schemas
  * (fastify-type-provider-zod) that validate the input, type the handlers, serialize the
  * output and generate `/openapi.json` (@fastify/swagger); errors as
- * `{error: {code, message, details}}`; plus `/healthz`, `/readyz` and `/metrics`.
+ * `{error: {code, message, details}}`; plus `/healthz`, `/readyz`, `/metrics` and the
+ * operator dashboard at `/dashboard/`.
  */
 
 import fastifySwagger from '@fastify/swagger';
@@ -19,12 +20,14 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Authenticator } from './auth.ts';
 import type { ApiConfig, ApiContext, App, Dispatcher } from './context.ts';
+import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
 import { destinationRoutes } from './routes/destinations.ts';
 import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
+import { overviewRoutes } from './routes/overview.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
 export interface ApiOptions {
@@ -84,7 +87,9 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   tenantRoutes(app, ctx);
   destinationRoutes(app, ctx);
   destinationActionRoutes(app, ctx);
+  overviewRoutes(app, ctx);
   eventRoutes(app, ctx);
   deliveryRoutes(app, ctx);
+  await dashboardRoutes(app);
   return app;
 }

@@ -197,6 +197,29 @@ export const Stats = z
   })
   .meta({ id: 'DestinationStats' });
 
+export const OverviewQuery = ListQuery.extend({
+  seconds: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(3_600)
+    .meta({ description: 'The span that `delivered` and `dead` count over.' }),
+});
+
+export const Backlog = z
+  .object({
+    pending: z.int(),
+    queued: z.int(),
+    inFlight: z.int(),
+    oldestPendingAgeMs: z.number(),
+    delivered: z.int().meta({ description: 'Delivered over the span.' }),
+    dead: z.int().meta({ description: 'Died over the span.' }),
+  })
+  .meta({ id: 'Backlog' });
+
+export const DestinationOverview = Destination.extend({ stats: Backlog }).meta({ id: 'DestinationOverview' });
+
 // ---------------------------------------------------------------- events
 
 export const NewEvent = z
@@ -266,6 +289,9 @@ export const DeliveryQuery = ListQuery.extend({
   destinationId: idOf('dst').optional(),
   eventId: idOf('evt').optional(),
   status: DeliveryStatus.optional(),
+  since: isoTime
+    .optional()
+    .meta({ description: 'Only deliveries last changed at or after this time (dead ones: died since).' }),
 });
 
 export const Event = z

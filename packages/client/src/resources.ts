@@ -16,11 +16,13 @@ import type {
   DeliveryListParams,
   DeliveryWithAttempts,
   Destination,
+  DestinationOverview,
   DestinationStats,
   DestinationWithSecret,
   Event,
   ListParams,
   NewEvent,
+  OverviewParams,
   Page,
   ReplayInput,
   ReplayResult,
@@ -159,6 +161,12 @@ export class Destinations {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/replay`, { ...pick(options), body });
   }
 
+  /** A page of destinations, each with its backlog and outcomes over the last `seconds` (default 3600). */
+  overview(params: OverviewParams = {}, options?: TenantCallOptions): Promise<Page<DestinationOverview>> {
+    const query = { ...listQuery(params), seconds: params.seconds, tenantId: this.#t.tenantId(options) };
+    return this.#t.call('GET', '/v1/destinations/stats', { ...pick(options), query });
+  }
+
   /** Backlog, outcomes and the rate-limit compliance audit over the last `seconds`. */
   stats(id: string, params: StatsParams = {}, options?: TenantCallOptions): Promise<DestinationStats> {
     const query = { seconds: params.seconds, tenantId: this.#t.tenantId(options) };
@@ -202,13 +210,14 @@ export class Deliveries {
     this.#t = transport;
   }
 
-  /** Newest first, filtered by `destinationId`, `eventId` and `status`. */
+  /** Newest first, filtered by `destinationId`, `eventId`, `status` and `since` (last change). */
   list(params: DeliveryListParams = {}, options?: TenantCallOptions): Promise<Page<Delivery>> {
     const query = {
       ...listQuery(params),
       destinationId: params.destinationId,
       eventId: params.eventId,
       status: params.status,
+      since: params.since,
       tenantId: this.#t.tenantId(options),
     };
     return this.#t.call('GET', '/v1/deliveries', { ...pick(options), query });

@@ -56,6 +56,12 @@ export type ReplayInput = Omit<In<typeof contract.Replay>, 'status'> & {
 };
 export type ReplayResult = Out<typeof contract.Count>;
 export type DestinationStats = Out<typeof contract.Stats>;
+/** A destination with its backlog and the span's outcomes (`GET /v1/destinations/stats`). */
+export type DestinationOverview = Out<typeof contract.DestinationOverview>;
+export interface OverviewParams extends ListParams {
+  /** The span `delivered` and `dead` count over, in seconds (1–86400, default 3600). */
+  seconds?: number;
+}
 export interface StatsParams {
   /** The span, in seconds (1–86400, default 300). */
   seconds?: number;
@@ -78,4 +84,6 @@ export interface DeliveryListParams extends ListParams {
   destinationId?: string;
   eventId?: string;
   status?: DeliveryStatus;
+  /** Only deliveries last changed at or after this ISO time (dead ones: died since). */
+  since?: string;
 }

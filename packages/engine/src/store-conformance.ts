@@ -858,6 +858,50 @@ export function storeConformance(name: string, open: OpenStore): void {
           dead: 1,
         });
       });
+
+      it('countsForMany: countsFor of each destination, in one call; an id with nothing, zeros', async () => {
+        const a = await destination();
+        const b = await destination();
+        const idle = await destination();
+        await accept(a.id, 3, T0 + 100);
+        const [sent, died] = await claim(store, a.id, 2, T0 + 200);
+        await store.completeAttempts(
+          [
+            completion(sent as ClaimedDelivery, { status: 'delivered', startedAt: T0 + 200 }),
+            completion(died as ClaimedDelivery, { status: 'dead', startedAt: T0 + 200 }),
+          ],
+          T0 + 300,
+        );
+        await accept(b.id, 2, T0 + 400);
+        await claim(store, b.id, 1, T0 + 500);
+        await attemptsAt(b.id, [T0 + 150], T0 + 150);
+
+        const many = await store.countsForMany([a.id, b.id, idle.id], T0 + 100);
+        assert.deepEqual([...many.keys()].sort(), [a.id, b.id, idle.id].sort());
+        for (const id of [a.id, b.id, idle.id]) {
+          assert.deepEqual(many.get(id), await store.countsFor(id, T0 + 100, T0 + 1_000), id);
+        }
+        assert.deepEqual(many.get(a.id), {
+          pending: 1,
+          inQueue: 0,
+          oldestPendingAt: T0 + 100,
+          delivered: 1,
+          dead: 1,
+        });
+        assert.deepEqual(many.get(b.id), {
+          pending: 1,
+          inQueue: 1,
+          oldestPendingAt: T0 + 400,
+          delivered: 1,
+          dead: 0,
+        });
+        assert.equal(
+          (await store.countsForMany([b.id], T0 + 160)).get(b.id)?.delivered,
+          0,
+          'the span counts',
+        );
+        assert.deepEqual(await store.countsForMany([], T0), new Map());
+      });
     });
 
     describe('listings', () => {
@@ -958,6 +1002,10 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.deepEqual(await list({ tenantId: tenant.id, status: 'queued' }), [a1]);
         assert.deepEqual(await list({ destinationId: a.id, status: 'pending' }), [a2]);
         assert.deepEqual(await list({ tenantId: other.id, destinationId: a.id }), []);
+        // Last changed at or after a time: a1 was claimed at T0 + 5.
+        assert.deepEqual(await list({ tenantId: tenant.id, changedSince: T0 + 1 }), [b2, a2, a1]);
+        assert.deepEqual(await list({ tenantId: tenant.id, changedSince: T0 + 2 }), [a1]);
+        assert.deepEqual(await list({ changedSince: T0 + 6 }), []);
         const page = await store.listDeliveries({ destinationId: b.id }, { limit: 10 });
         assert.deepEqual(page, { items: [(await store.getDelivery(b2 as string))?.delivery], next: null });
       });

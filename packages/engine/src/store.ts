@@ -156,6 +156,8 @@ export interface DeliveryFilter {
   destinationId?: string | undefined;
   eventId?: string | undefined;
   status?: DeliveryStatus | undefined;
+  /** Only deliveries last changed at or after this time (for dead ones: when they died). */
+  changedSince?: number | undefined;
 }
 
 export type RetryResult = { ok: true; delivery: Delivery } | { ok: false; reason: 'not_found' | 'conflict' };
@@ -251,6 +253,8 @@ export interface Store {
   recentAttempts(since: number): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]>;
 
   countsFor(destinationId: string, since: number, now: number): Promise<DestinationCounts>;
+  /** `countsFor` of many destinations at once (the dashboard's table); every id has an entry. */
+  countsForMany(destinationIds: string[], since: number): Promise<Map<string, DestinationCounts>>;
   /** Start times of attempts in [from, to), sorted. */
   attemptTimes(destinationId: string, from: number, to: number): Promise<number[]>;
 

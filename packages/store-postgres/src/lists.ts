@@ -26,8 +26,8 @@ import {
   tenantFromRow,
 } from './rows.ts';
 
-/** A condition on one column, `column = value`. */
-type Condition = [column: string, value: string];
+/** A condition on one column: `column = value`, or with the operator given. */
+type Condition = [column: string, value: string | number, operator?: '=' | '>='];
 
 function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
   const more = rows.length > limit;
@@ -50,9 +50,9 @@ async function pageQuery(
 ): Promise<Row[]> {
   const values: unknown[] = [];
   const where = [...fixed];
-  for (const [column, value] of equal) {
+  for (const [column, value, operator = '='] of equal) {
     values.push(value);
-    where.push(`${column} = $${values.length}`);
+    where.push(`${column} ${operator} $${values.length}`);
   }
   if (req.after !== undefined) {
     values.push(req.after);
@@ -91,6 +91,7 @@ export async function listDeliveries(
   if (filter.destinationId !== undefined) equal.push(['destination_id', filter.destinationId]);
   if (filter.eventId !== undefined) equal.push(['event_id', filter.eventId]);
   if (filter.status !== undefined) equal.push(['status', filter.status]);
+  if (filter.changedSince !== undefined) equal.push(['updated_at', filter.changedSince, '>=']);
   const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], equal, req);
   return page(rows, req.limit, deliveryFromRow);
 }

@@ -35,6 +35,7 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import { acceptEvents } from './accept.ts';
+import { countsForMany } from './counts.ts';
 import { Db, type DbOptions } from './db.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
@@ -248,6 +249,10 @@ export class PostgresStore implements Store {
 
   async countsFor(destinationId: string, since: number, _now: number): Promise<DestinationCounts> {
     return lifecycle.countsFor(this.db, destinationId, since);
+  }
+
+  async countsForMany(destinationIds: string[], since: number): Promise<Map<string, DestinationCounts>> {
+    return countsForMany(this.db, destinationIds, since);
   }
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {

@@ -67,6 +67,7 @@ export function listDeliveries(db: Sql, filter: DeliveryFilter, req: PageRequest
   if (filter.destinationId !== undefined) where.push(['destination_id = ?', filter.destinationId]);
   if (filter.eventId !== undefined) where.push(['event_id = ?', filter.eventId]);
   if (filter.status !== undefined) where.push(['status = ?', filter.status]);
+  if (filter.changedSince !== undefined) where.push(['updated_at >= ?', filter.changedSince]);
   return page(pageQuery(db, 'deliveries', where, req), req.limit, deliveryFromRow);
 }
 

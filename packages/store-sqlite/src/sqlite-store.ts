@@ -32,6 +32,7 @@ import type {
   StoredEvent,
   Tenant,
 } from '@sluice/engine';
+import { countsForMany } from './counts.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
@@ -487,6 +488,10 @@ export class SqliteStore implements Store {
       delivered: settledCount('delivered'),
       dead: settledCount('dead'),
     };
+  }
+
+  async countsForMany(destinationIds: string[], since: number): Promise<Map<string, DestinationCounts>> {
+    return countsForMany(this, destinationIds, since);
   }
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {

@@ -22,16 +22,22 @@ export function deliveryRoutes(app: App, ctx: ApiContext): void {
       config: { auth: 'tenant' },
       schema: {
         tags,
-        summary: 'List deliveries, newest first, by destination, event or status',
+        summary: 'List deliveries, newest first, by destination, event, status or last change',
         querystring: DeliveryQuery,
         response: { 200: listOf(Delivery), ...errorResponses(404) },
       },
     },
     async (request) => {
-      const { limit, cursor, tenantId, destinationId, eventId, status } = request.query;
+      const { limit, cursor, tenantId, destinationId, eventId, status, since } = request.query;
       const scope = await auth.scope(request, tenantId);
       const page = await store.listDeliveries(
-        { tenantId: scope, destinationId, eventId, status: status as DeliveryStatus | undefined },
+        {
+          tenantId: scope,
+          destinationId,
+          eventId,
+          status: status as DeliveryStatus | undefined,
+          changedSince: since === undefined ? undefined : Date.parse(since),
+        },
         { limit, after: decodeCursor(cursor, 'dlv') },
       );
       return { data: page.items.map((d) => presentDelivery(d)), nextCursor: encodeCursor(page.next) };

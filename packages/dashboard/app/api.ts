@@ -1,0 +1,201 @@
+/**
+ * The dashboard's only way to the server: the v1 API (docs/api.md) with the token the
+ * operator typed, kept in sessionStorage (gone when the tab closes). Errors arrive as
+ * `{error: {code, message}}` and are thrown as `ApiError`.
+ */
+
+export type Role = 'admin' | 'tenant';
+export type Period = 'second' | 'minute' | 'hour';
+export type DestinationState = 'active' | 'paused' | 'disabled';
+export type DeliveryStatus = 'pending' | 'queued' | 'delivering' | 'delivered' | 'dead' | 'cancelled';
+
+export interface RateLimit {
+  limit: number;
+  period: Period;
+}
+
+export interface Destination {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  url: string;
+  rateLimit: RateLimit;
+  maxConcurrency: number | null;
+  eventTypes: string[];
+  state: DestinationState;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DestinationWithSecret extends Destination {
+  secret: string;
+}
+
+export interface NewDestinationInput {
+  name?: string;
+  url: string;
+  rateLimit: RateLimit;
+  maxConcurrency?: number;
+}
+
+export interface Backlog {
+  pending: number;
+  queued: number;
+  inFlight: number;
+  oldestPendingAgeMs: number;
+  delivered: number;
+  dead: number;
+}
+
+export interface DestinationOverview extends Destination {
+  stats: Backlog;
+}
+
+export interface Stats extends Backlog {
+  rateLimit: RateLimit;
+  state: DestinationState;
+  maxSentInAnyWindow: number;
+  perSecond: { t: string; sent: number }[];
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  destinationId: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Attempt {
+  id: string;
+  attempt: number;
+  statusCode: number | null;
+  errorCode: string | null;
+  error: string | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface Event {
+  id: string;
+  type: string;
+  payload: unknown;
+  idempotencyKey: string | null;
+  createdAt: string;
+  deliveries: Delivery[];
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const TOKEN_KEY = 'sluice.token';
+
+export const savedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY);
+export const saveToken = (token: string): void => sessionStorage.setItem(TOKEN_KEY, token);
+export const forgetToken = (): void => sessionStorage.removeItem(TOKEN_KEY);
+
+type Query = Record<string, string | number | undefined>;
+
+function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+export async function call<T>(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown; token?: string } = {},
+): Promise<T> {
+  const token = options.token ?? savedToken() ?? '';
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(withQuery(path, options.query), {
+    method,
+    headers,
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+  });
+  if (response.status === 204) return undefined as T;
+  const body = (await response.json().catch(() => null)) as {
+    error?: { code: string; message: string };
+  } | null;
+  if (!response.ok) {
+    const error = body?.error ?? { code: 'internal', message: `HTTP ${response.status}` };
+    throw new ApiError(response.status, error.code, error.message);
+  }
+  return body as T;
+}
+
+/** Who the token is: the operator (admin token) or a tenant (its API key). */
+export async function whoAmI(token: string): Promise<Role> {
+  try {
+    await call('GET', '/v1/tenants', { query: { limit: 1 }, token });
+    return 'admin';
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return 'tenant';
+    throw err;
+  }
+}
+
+export const api = {
+  tenants: () => call<Page<Tenant>>('GET', '/v1/tenants', { query: { limit: 500 } }),
+  overview: (tenantId?: string) =>
+    call<Page<DestinationOverview>>('GET', '/v1/destinations/stats', {
+      query: { limit: 500, seconds: 3600, tenantId },
+    }),
+  create: (input: NewDestinationInput, tenantId?: string) =>
+    call<DestinationWithSecret>('POST', '/v1/destinations', { body: input, query: { tenantId } }),
+  destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),
+  stats: (id: string, seconds: number) =>
+    call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),
+  update: (id: string, patch: { rateLimit?: RateLimit; maxConcurrency?: number | null }) =>
+    call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
+  pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),
+  resume: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/resume`),
+  rotateSecret: (id: string) =>
+    call<{ secret: string; previousSecretExpiresAt: string | null }>(
+      'POST',
+      `/v1/destinations/${id}/rotate-secret`,
+    ),
+  replay: (id: string, since?: string) =>
+    call<{ count: number }>('POST', `/v1/destinations/${id}/replay`, {
+      body: since ? { status: 'dead', since } : { status: 'dead' },
+    }),
+  deliveries: (query: {
+    destinationId?: string;
+    status?: DeliveryStatus;
+    since?: string;
+    tenantId?: string;
+    limit?: number;
+  }) => call<Page<Delivery>>('GET', '/v1/deliveries', { query: { limit: 50, ...query } }),
+  delivery: (id: string) => call<Delivery & { attempts: Attempt[] }>('GET', `/v1/deliveries/${id}`),
+  retry: (id: string) => call<Delivery>('POST', `/v1/deliveries/${id}/retry`),
+  event: (id: string) => call<Event>('GET', `/v1/events/${id}`),
+};

@@ -1,0 +1,33 @@
+/** Small display helpers, and the one rule for "backing up". */
+
+import type { Backlog, RateLimit } from './api.ts';
+
+const PERIOD_SECONDS = { second: 1, minute: 60, hour: 3_600 } as const;
+
+export const perSecond = (rate: RateLimit): number => rate.limit / PERIOD_SECONDS[rate.period];
+
+export const formatRate = (rate: RateLimit): string => `${rate.limit.toLocaleString()} / ${rate.period}`;
+
+export function formatAge(ms: number): string {
+  if (ms <= 0) return '—';
+  const s = Math.round(ms / 1_000);
+  if (s < 60) return `${s}s`;
+  if (s < 3_600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3_600)}h ${Math.floor((s % 3_600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3_600)}h`;
+}
+
+export const formatTime = (iso: string | null): string =>
+  iso === null ? '—' : new Date(iso).toLocaleString(undefined, { hour12: false });
+
+/** Seconds to drain what waits, at the configured limit. */
+export const drainSeconds = (backlog: Backlog, rate: RateLimit): number =>
+  (backlog.pending + backlog.queued) / perSecond(rate);
+
+/**
+ * Backing up: work has waited over a minute, or the backlog takes over a minute to drain at
+ * the limit. Either way the destination receives less than is sent to it.
+ */
+export const BACKING_UP_MS = 60_000;
+export const isBackingUp = (backlog: Backlog, rate: RateLimit): boolean =>
+  backlog.oldestPendingAgeMs > BACKING_UP_MS || drainSeconds(backlog, rate) * 1_000 > BACKING_UP_MS;

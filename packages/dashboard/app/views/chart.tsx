@@ -1,0 +1,86 @@
+/**
+ * Requests started per second against the limit line: the compliance audit, drawn with
+ * uPlot. The bars are what the stats endpoint counted (attempt start times); the line is the
+ * limit in force at each second as this page saw it (a per-minute or per-hour limit drawn as
+ * its average per second), so a changed limit shows as a step.
+ */
+
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+
+export interface ChartData {
+  /** Unix seconds, one per bar. */
+  t: number[];
+  sent: number[];
+  limit: (number | null)[];
+}
+
+export function RateChart({ data, label }: { data: ChartData; label: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const bars = uPlot.paths.bars?.({ size: [0.8, 40] });
+    const options: uPlot.Options = {
+      width: el.clientWidth,
+      height: 260,
+      legend: { live: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] } },
+      axes: [
+        {
+          stroke: '#5b6573',
+          grid: { stroke: '#eef0f3' },
+          space: 70,
+          values: (_u, splits) =>
+            splits.map((t) => new Date(t * 1_000).toLocaleTimeString(undefined, { hour12: false })),
+        },
+        { stroke: '#5b6573', grid: { stroke: '#eef0f3' }, label: 'requests started / s', size: 60 },
+      ],
+      series: [
+        {},
+        {
+          label: 'sent / s',
+          stroke: '#2f6fde',
+          fill: 'rgba(47,111,222,0.35)',
+          width: 0,
+          ...(bars ? { paths: bars } : {}),
+        },
+        {
+          label: 'limit',
+          stroke: '#d9480f',
+          width: 2,
+          dash: [6, 4],
+          paths: uPlot.paths.stepped?.({ align: 1 }),
+        },
+      ],
+    };
+    plot.current = new uPlot(options, [[], [], []], el);
+    const resize = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height: 260 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, []);
+
+  useEffect(() => {
+    plot.current?.setData([data.t, data.sent, data.limit]);
+  }, [data]);
+
+  // The newest figures as attributes too: what a test (or a screen reader's user) can read.
+  const recent = data.sent.slice(-6);
+  return (
+    <div
+      ref={box}
+      class="chart"
+      role="img"
+      aria-label={label}
+      data-peak={recent.length > 0 ? Math.max(...recent) : 0}
+      data-limit={data.limit.at(-1) ?? ''}
+    />
+  );
+}

@@ -1,0 +1,207 @@
+/**
+ * Deliveries with their attempts: the recent ones of a destination (polled), and the rows
+ * that the dead-letter and event views share. A row opens to its attempts; a dead or pending
+ * delivery can be retried from it.
+ */
+
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import { type Attempt, api, type Delivery, type DeliveryStatus } from '../api.ts';
+import { formatTime } from '../format.ts';
+import { usePoll } from '../use-poll.ts';
+
+function Attempts({ id }: { id: string }) {
+  const { data, error } = usePoll(() => api.delivery(id), 3_000, [id]);
+  if (error) return <p class="error">{error}</p>;
+  if (!data) return <p class="loading">Loading attempts…</p>;
+  if (data.attempts.length === 0) return <p class="muted">No attempt yet.</p>;
+  return (
+    <table class="grid attempts">
+      <caption class="visually-hidden">Attempts of {id}</caption>
+      <thead>
+        <tr>
+          <th class="num">#</th>
+          <th>Started</th>
+          <th>Outcome</th>
+          <th class="num">Latency</th>
+          <th>Response</th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.attempts.map((a: Attempt) => (
+          <tr key={a.id}>
+            <td class="num">{a.attempt}</td>
+            <td>{formatTime(a.startedAt)}</td>
+            <td class={a.statusCode !== null && a.statusCode < 300 ? 'good' : 'bad'}>
+              {a.statusCode ?? a.errorCode}
+              {a.error && <div class="sub">{a.error}</div>}
+            </td>
+            <td class="num">{a.latencyMs} ms</td>
+            <td>
+              <code class="excerpt">{a.responseExcerpt ?? ''}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function DeliveryRows({
+  deliveries,
+  showDestination = false,
+  onChanged,
+}: {
+  deliveries: Delivery[];
+  showDestination?: boolean;
+  /** After a replay, with what to tell the operator. */
+  onChanged?: (message: string) => void;
+}) {
+  const [open, setOpen] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Record<string, string>>({});
+  const columns = showDestination ? 7 : 6;
+
+  const retry = async (d: Delivery) => {
+    try {
+      await api.retry(d.id);
+      setNotice((n) => ({ ...n, [d.id]: 'Replayed: pending' }));
+      onChanged?.(`${d.id} replayed: pending again, through the rate limiter.`);
+    } catch (err) {
+      setNotice((n) => ({ ...n, [d.id]: err instanceof Error ? err.message : String(err) }));
+    }
+  };
+
+  return (
+    <>
+      {deliveries.map((d) => (
+        <Fragment key={d.id}>
+          <tr data-delivery={d.id} data-status={d.status}>
+            <td>
+              <button
+                type="button"
+                class="link"
+                aria-expanded={open === d.id}
+                onClick={() => setOpen(open === d.id ? null : d.id)}
+              >
+                {d.id}
+              </button>
+            </td>
+            {showDestination && (
+              <td>
+                <a href={`#/destinations/${d.destinationId}`}>{d.destinationId}</a>
+              </td>
+            )}
+            <td>
+              <a href={`#/events/${d.eventId}`}>{d.eventId}</a>
+            </td>
+            <td>
+              <span class={`status status-${d.status}`}>{d.status}</span>
+            </td>
+            <td class="num">{d.attemptCount}</td>
+            <td>{formatTime(d.updatedAt)}</td>
+            <td>
+              {notice[d.id] ? (
+                <span role="status">{notice[d.id]}</span>
+              ) : (
+                (d.status === 'dead' || d.status === 'pending') && (
+                  <button
+                    type="button"
+                    class="small"
+                    onClick={() => retry(d)}
+                    aria-label={`${d.status === 'dead' ? 'Replay' : 'Retry now'} ${d.id}`}
+                  >
+                    {d.status === 'dead' ? 'Replay' : 'Retry now'}
+                  </button>
+                )
+              )}
+              {d.lastError && <div class="sub">{d.lastError}</div>}
+            </td>
+          </tr>
+          {open === d.id && (
+            <tr class="expanded">
+              <td colSpan={columns}>
+                <Attempts id={d.id} />
+              </td>
+            </tr>
+          )}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+export function DeliveryTable({
+  deliveries,
+  showDestination,
+  caption,
+  onChanged,
+}: {
+  deliveries: Delivery[];
+  showDestination?: boolean;
+  caption: string;
+  /** After a replay, with what to tell the operator. */
+  onChanged?: (message: string) => void;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="grid">
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th>Delivery</th>
+            {showDestination && <th>Destination</th>}
+            <th>Event</th>
+            <th>Status</th>
+            <th class="num">Attempts</th>
+            <th>Last change</th>
+            <th>Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.length === 0 ? (
+            <tr>
+              <td colSpan={showDestination ? 7 : 6} class="empty">
+                None.
+              </td>
+            </tr>
+          ) : (
+            <DeliveryRows
+              deliveries={deliveries}
+              showDestination={showDestination ?? false}
+              onChanged={onChanged}
+            />
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A destination's 25 most recent deliveries, refreshed every 2 s. */
+export function Deliveries({ destinationId }: { destinationId: string }) {
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
+  const { data, refresh } = usePoll(
+    () => api.deliveries({ destinationId, status: status || undefined, limit: 25 }),
+    2_000,
+    [destinationId, status],
+  );
+  return (
+    <div class="panel">
+      <div class="title-row">
+        <h2>Recent deliveries</h2>
+        <label class="inline">
+          Status
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value as DeliveryStatus | '')}>
+            <option value="">any</option>
+            {(['pending', 'queued', 'delivering', 'delivered', 'dead', 'cancelled'] as const).map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <DeliveryTable deliveries={data?.data ?? []} caption="Recent deliveries" onChanged={refresh} />
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { api, type Destination, type Period } from '../api.ts';
+
+/** Limit, period and concurrency; saved with one PATCH, in force within one tick. */
+export function LimitForm({
+  destination,
+  onSaved,
+}: {
+  destination: Destination;
+  onSaved(d: Destination): void;
+}) {
+  const [limit, setLimit] = useState(String(destination.rateLimit.limit));
+  const [period, setPeriod] = useState<Period>(destination.rateLimit.period);
+  const [concurrency, setConcurrency] = useState(
+    destination.maxConcurrency === null ? '' : String(destination.maxConcurrency),
+  );
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: SubmitEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await api.update(destination.id, {
+        rateLimit: { limit: Number(limit), period },
+        maxConcurrency: concurrency.trim() === '' ? null : Number(concurrency),
+      });
+      onSaved(updated);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="limit-form" onSubmit={submit} aria-describedby={error ? 'limit-error' : undefined}>
+      <div class="field-row">
+        <label>
+          Limit
+          <input
+            name="limit"
+            type="number"
+            min={1}
+            max={1_000_000}
+            step={1}
+            required
+            value={limit}
+            onInput={(e) => setLimit(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Per
+          <select name="period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as Period)}>
+            <option value="second">second</option>
+            <option value="minute">minute</option>
+            <option value="hour">hour</option>
+          </select>
+        </label>
+      </div>
+      <label>
+        Max concurrency
+        <input
+          name="maxConcurrency"
+          type="number"
+          min={1}
+          max={10_000}
+          step={1}
+          placeholder="no cap"
+          value={concurrency}
+          onInput={(e) => setConcurrency(e.currentTarget.value)}
+        />
+      </label>
+      {error && (
+        <p id="limit-error" class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? 'Saving…' : 'Apply limit'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,285 @@
+/**
+ * The operator dashboard end to end, in real headless Chromium (Debian's, driven by
+ * playwright-core) at 1366×768: sign in with the admin token; create a destination on a
+ * recording receiver from the page; send a burst and watch the live chart reach the limit
+ * line; lower the limit in the form and check, at the receiver, that from one tick after
+ * the change no sliding second holds more than the new limit (DESIGN I2, I5) while the chart
+ * draws the new line; pause it and see the table mark it paused and backing up; replay a
+ * dead delivery from the dead-letter view, then all matching, and see them delivered; look the
+ * event up; sign in with a tenant's key and see only its own destinations.
+ *
+ * Screenshots go to `test-artifacts/dashboard/` (git-ignored). `SLUICE_DOCS_SCREENSHOT=1`
+ * also writes the README's `docs/dashboard.png`. Without a browser it skips, loudly; in CI
+ * (`CI=true`) a missing browser fails it (`.ci/run` installs Debian's `chromium`).
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { dashboardBuilt } from '@sluice/dashboard';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { now, sleep } from './helpers/receiver.ts';
+import {
+  createDestination,
+  createTenant,
+  type Delivery,
+  getDelivery,
+  harness,
+  postEvent,
+  postEvents,
+  waitUntil,
+} from './helpers/sluice.ts';
+import { between, describeWindow, worstWindow } from './helpers/window.ts';
+
+const CHROMIUM = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = new URL('../test-artifacts/dashboard/', import.meta.url).pathname;
+const DOCS_SHOT = new URL('../docs/dashboard.png', import.meta.url).pathname;
+const HIGH = 20;
+const LOW = 5;
+/** One tick: the time a changed limit may take to be in force. */
+const TICK_MS = 1_000;
+
+/** Why the test cannot run here, or null. */
+function missing(): string | null {
+  if (!existsSync(CHROMIUM)) return `no browser at ${CHROMIUM} (apt-get install chromium)`;
+  if (!dashboardBuilt()) return 'the dashboard is not built (npm run build -w @sluice/dashboard)';
+  return null;
+}
+
+const why = missing();
+if (why !== null && process.env.CI === 'true') throw new Error(`CI: the dashboard test cannot run: ${why}`);
+if (why !== null) process.stderr.write(`\n*** SKIPPING the dashboard browser test: ${why} ***\n\n`);
+
+async function launch(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  // A fresh profile for this run; no outside connection (the machine has no network).
+  const profile = await mkdtemp(join(tmpdir(), 'sluice-chromium-'));
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--disk-cache-dir=${profile}`,
+    ],
+  });
+  return {
+    browser,
+    close: async () => {
+      await browser.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const shot = async (page: Page, name: string) => {
+  await page.screenshot({
+    path: join(ARTIFACTS, `${process.env.SLUICE_TEST_SHAPE ?? 'single'}-${name}.png`),
+  });
+};
+
+describe('the operator dashboard', { skip: why ?? false }, () => {
+  it('sign in, create, watch the limit, change it live, replay dead deliveries, tenant scope', {
+    timeout: 180_000,
+  }, async (t) => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    const { box, rcv } = await harness(t);
+    const { browser, close } = await launch();
+    try {
+      const tenant = await createTenant(box, box.adminToken, 'acme');
+      const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+
+      // Sign in with the admin token: every tenant's destinations.
+      await page.goto(`${box.url}/dashboard`);
+      await page.getByLabel('Token').fill(box.adminToken);
+      await shot(page, '1-sign-in');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+      assert.equal(await page.getByText('Operator (all tenants)').count(), 1);
+
+      // Create a destination on the receiver, from the page.
+      const path = rcv.path('orders');
+      await page.getByRole('button', { name: 'New destination' }).click();
+      const form = page.locator('form.new-destination');
+      await form.getByLabel('Tenant').selectOption({ label: 'acme' });
+      await form.getByLabel('Name').fill('orders');
+      await form.getByLabel('URL').fill(rcv.url('orders'));
+      await form.getByLabel('Limit').fill(String(HIGH));
+      await form.getByLabel('Per').selectOption('second');
+      await form.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('link', { name: 'Open orders' }).click();
+      await page.getByRole('heading', { name: 'orders', exact: true }).waitFor();
+      const destinationId = /#\/destinations\/(dst_[0-9a-z]{26})$/.exec(page.url())?.[1];
+      assert.ok(destinationId, `the page opened the destination: ${page.url()}`);
+
+      // A burst: the chart's bars reach the limit line and stay under it.
+      const start = now();
+      await postEvents(
+        box,
+        tenant.apiKey,
+        Array.from({ length: 800 }, (_, n) => ({ type: 'order.paid', destinationId, payload: { n } })),
+        64,
+      );
+      const chart = page.locator('.chart');
+      await waitUntil(
+        async () => Number(await chart.getAttribute('data-peak')) === HIGH,
+        15_000,
+        `the chart to reach the limit line (${HIGH}/s)`,
+        100,
+      );
+      assert.equal(Number(await chart.getAttribute('data-limit')), HIGH);
+      await sleep(1_500);
+      await shot(page, '2-at-the-limit');
+
+      // Lower the limit in the form: in force within one tick, at the receiver and on the chart.
+      const limitForm = page.locator('form.limit-form');
+      await limitForm.getByLabel('Limit').fill(String(LOW));
+      const changeSent = now();
+      await limitForm.getByRole('button', { name: 'Apply limit' }).click();
+      await page.getByText(`Limit set to ${LOW} / second`).waitFor();
+      const changeAnswered = now();
+      await waitUntil(
+        async () => Number(await chart.getAttribute('data-limit')) === LOW,
+        TICK_MS + 500,
+        'the chart to draw the new limit within a tick',
+        50,
+      );
+      await sleep(4_000);
+      const lowEnd = now();
+      await shot(page, '3-limit-lowered');
+      if (process.env.SLUICE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: DOCS_SHOT });
+      const times = rcv.times(path);
+      const at = (ms: number) => `${Math.round(ms - start)} ms`;
+      const phase = `changed at ${at(changeSent)}–${at(changeAnswered)}`;
+      const before = worstWindow(between(times, start, changeSent), 1_000);
+      assert.ok(before.count <= HIGH, `limit ${HIGH}/s broken: ${describeWindow(before, 1_000, start)}`);
+      const low = between(times, changeAnswered + TICK_MS, lowEnd);
+      assert.ok(low.length >= LOW, `only ${low.length} arrivals after the change; ${phase}`);
+      const worst = worstWindow(low, 1_000);
+      assert.ok(
+        worst.count <= LOW,
+        `limit ${LOW}/s broken one tick after the change: ${describeWindow(worst, 1_000, start)}; ${phase}`,
+      );
+      t.diagnostic(`before the change, worst second ${before.count}/${HIGH}; after, ${worst.count}/${LOW}`);
+      assert.equal(await page.getByTestId('current-limit').textContent(), `${LOW} / second`);
+
+      // Pause it: the backlog waits, and the table marks it.
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('button', { name: 'Resume' }).waitFor();
+
+      // A dead delivery: one attempt, answered 500.
+      const billingPath = rcv.path('billing');
+      await rcv.setDefault(billingPath, 500);
+      const billing = await createDestination(box, tenant.apiKey, {
+        name: 'billing',
+        url: rcv.url('billing'),
+        rateLimit: { limit: 10, period: 'second' },
+        retry: { maxAttempts: 1, initialDelayMs: 0, maxDelayMs: 0 },
+      });
+      const sent = await postEvent(box, tenant.apiKey, {
+        type: 'invoice.paid',
+        destinationId: billing.id,
+        payload: { invoice: 1 },
+      });
+      const dlv = sent.deliveries[0]?.id ?? assert.fail('no delivery');
+      await waitUntil(
+        async () => (await getDelivery(box, tenant.apiKey, dlv)).status === 'dead',
+        15_000,
+        'the delivery to die',
+      );
+      await rcv.setDefault(billingPath, 200);
+
+      // The table marks the paused one; then replay the dead one from the dead letters.
+      await page.getByRole('link', { name: 'Destinations' }).first().click();
+      await page.getByRole('link', { name: 'billing' }).waitFor();
+      const ordersRow = page.locator('tr', { has: page.getByRole('link', { name: 'orders', exact: true }) });
+      await ordersRow.locator('.state-paused').waitFor();
+      await ordersRow.locator('.mark-backing-up').waitFor();
+      await shot(page, '4-destinations');
+      await page.getByRole('link', { name: 'Dead letters' }).click();
+      const row = page.locator(`tr[data-delivery="${dlv}"]`);
+      await row.waitFor();
+      await row.getByRole('button', { name: dlv, exact: true }).click();
+      await row.locator('xpath=following-sibling::tr[1]').getByText('500').first().waitFor();
+      await shot(page, '5-dead-letters');
+      await page.getByRole('button', { name: `Replay ${dlv}` }).click();
+      await page.getByText(`${dlv} replayed: pending again`).waitFor();
+      const delivered = await waitUntil(
+        async () => {
+          const d: Delivery = await getDelivery(box, tenant.apiKey, dlv);
+          return d.status === 'delivered' ? d : undefined;
+        },
+        15_000,
+        'the replayed delivery to be delivered',
+      );
+      assert.equal(delivered.attempts.length, 2);
+      assert.equal(rcv.arrivals(billingPath).filter((a) => a.status === 200).length, 1);
+
+      // Two more die; "Replay all matching" for billing puts both back, and both arrive.
+      await rcv.setDefault(billingPath, 500);
+      const more = await postEvents(
+        box,
+        tenant.apiKey,
+        [2, 3].map((invoice) => ({ type: 'invoice.paid', destinationId: billing.id, payload: { invoice } })),
+        2,
+      );
+      const moreIds = more.map((a) => a.deliveries[0]?.id ?? assert.fail('no delivery'));
+      for (const id of moreIds) {
+        await waitUntil(
+          async () => (await getDelivery(box, tenant.apiKey, id)).status === 'dead',
+          15_000,
+          'dead',
+        );
+      }
+      await rcv.setDefault(billingPath, 200);
+      await page.getByLabel('Destination').selectOption({ label: 'billing — acme' });
+      await page.getByLabel('Died in').selectOption({ label: 'the last hour' });
+      for (const id of moreIds) await page.locator(`tr[data-delivery="${id}"]`).waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Replay all matching' }).click();
+      await page.getByText('2 dead deliveries replayed.').waitFor();
+      await page.getByText('None.').waitFor();
+      await rcv.waitFor(
+        () => rcv.arrivals(billingPath).filter((a) => a.status === 200).length === 3,
+        15_000,
+        'the two replayed deliveries to arrive',
+      );
+
+      // Event lookup shows it delivered.
+      await page.goto(`${box.url}/dashboard/#/events/${sent.id}`);
+      await page.locator(`tr[data-delivery="${dlv}"][data-status="delivered"]`).waitFor();
+      await shot(page, '6-event');
+
+      // A tenant's key sees its own destinations only; another tenant's is not found.
+      const globex = await createTenant(box, box.adminToken, 'globex');
+      await createDestination(box, globex.apiKey, {
+        name: 'globex-hooks',
+        url: rcv.url('globex'),
+        rateLimit: { limit: 3, period: 'minute' },
+      });
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Token').fill(globex.apiKey);
+      await page.keyboard.press('Enter');
+      await page.getByText('Tenant key').waitFor();
+      await page.goto(`${box.url}/dashboard/#/`);
+      await page.getByRole('link', { name: 'globex-hooks' }).waitFor();
+      assert.equal(await page.locator('tbody tr').count(), 1, 'only its own destination');
+      assert.equal(await page.getByText('3 / minute').count(), 1);
+      await page.goto(`${box.url}/dashboard/#/destinations/${destinationId}`);
+      await page.getByText(`destination not found: ${destinationId}`).waitFor();
+      assert.deepEqual(errors, [], 'no error in the page');
+      await page.close();
+    } finally {
+      await close();
+    }
+  });
+});
