@@ -16,6 +16,7 @@ export {
 export { MIN_RETENTION_MS, Retention } from './retention.ts';
 export {
   attemptFromRow,
+  claimedFromRow,
   DESTINATION_COLUMNS,
   type DestinationColumn,
   deliveryFromRow,

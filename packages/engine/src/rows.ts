@@ -6,7 +6,14 @@
  */
 
 import type { DeliveryStatus, Period } from '@sluice/core';
-import type { Attempt, Delivery, Destination, DestinationSecret, DestinationState } from './store.ts';
+import type {
+  Attempt,
+  ClaimedDelivery,
+  Delivery,
+  Destination,
+  DestinationSecret,
+  DestinationState,
+} from './store.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -115,5 +122,19 @@ export function attemptFromRow(r: Row): Attempt {
     errorCode: nullableStr(r.error_code),
     errorMessage: nullableStr(r.error_message),
     responseExcerpt: nullableStr(r.response_excerpt),
+  };
+}
+
+/** A claimed delivery from the claim's row (the delivery's columns and its event's). */
+export function claimedFromRow(r: Row, destinationId: string): ClaimedDelivery {
+  return {
+    id: str(r.id),
+    eventId: str(r.event_id),
+    destinationId,
+    eventType: str(r.type),
+    payload: str(r.payload),
+    attempts: num(r.attempts),
+    attemptBase: num(r.attempt_base),
+    eventCreatedAt: num(r.created_at),
   };
 }

@@ -10,12 +10,12 @@
  * other claim holds, so no delivery is claimed twice and no claim waits on another.
  */
 
-import type {
-  Claim,
-  ClaimedDelivery,
-  CompletedAttempt,
-  DestinationCounts,
-  DestinationWork,
+import {
+  type Claim,
+  type CompletedAttempt,
+  claimedFromRow,
+  type DestinationCounts,
+  type DestinationWork,
 } from '@sluice/engine';
 import type { Queryable } from './db.ts';
 
@@ -54,20 +54,7 @@ export async function claimDue(
   now: number,
 ): Promise<Claim> {
   const rows = await db.query(CLAIM_DUE, [destinationId, Math.max(0, max), now]);
-  const deliveries: ClaimedDelivery[] = [];
-  for (const r of rows) {
-    if (r.id === null) continue;
-    deliveries.push({
-      id: r.id as string,
-      eventId: r.event_id as string,
-      destinationId,
-      eventType: r.type as string,
-      payload: r.payload as string,
-      attempts: r.attempts as number,
-      attemptBase: r.attempt_base as number,
-      eventCreatedAt: r.created_at as number,
-    });
-  }
+  const deliveries = rows.filter((r) => r.id !== null).map((r) => claimedFromRow(r, destinationId));
   return { deliveries, nextPendingAt: (rows[0]?.next_pending_at as number | null | undefined) ?? null };
 }
 

@@ -32,6 +32,7 @@ import type {
   StoredEvent,
   Tenant,
 } from '@sluice/engine';
+import { claimedFromRow } from '@sluice/engine';
 import { countsForMany } from './counts.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -338,16 +339,7 @@ export class SqliteStore implements Store {
          ORDER BY next_attempt_at LIMIT 1`,
       ).get(destinationId);
       return {
-        deliveries: rows.map((r) => ({
-          id: r.id as string,
-          eventId: r.event_id as string,
-          destinationId,
-          eventType: r.type as string,
-          payload: r.payload as string,
-          attempts: r.attempts as number,
-          attemptBase: r.attempt_base as number,
-          eventCreatedAt: r.created_at as number,
-        })),
+        deliveries: rows.map((r) => claimedFromRow(r, destinationId)),
         nextPendingAt: next ? (next.next_attempt_at as number) : null,
       };
     });
