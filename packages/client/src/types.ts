@@ -72,7 +72,8 @@ export interface StatsParams {
 export type NewEvent = In<typeof contract.NewEvent>;
 export type AcceptedEvent = Out<typeof contract.AcceptedEvent>;
 export type AcceptedEventBatch = Out<typeof contract.AcceptedEventBatch>;
-export type Event = Out<typeof contract.Event>;
+/** An event with its deliveries (each with the literal status type, as `Delivery`). */
+export type Event = Omit<Out<typeof contract.Event>, 'deliveries'> & { deliveries: Delivery[] };
 
 // ---- deliveries
 

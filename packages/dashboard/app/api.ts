@@ -5,103 +5,44 @@
  */
 
 export type Role = 'admin' | 'tenant';
-export type Period = 'second' | 'minute' | 'hour';
-export type DestinationState = 'active' | 'paused' | 'disabled';
-export type DeliveryStatus = 'pending' | 'queued' | 'delivering' | 'delivered' | 'dead' | 'cancelled';
 
-export interface RateLimit {
-  limit: number;
-  period: Period;
-}
+// The API's shapes come from the typed client, which derives them from the server's zod
+// contract: type-only, erased from the bundle, and never a second copy to drift.
+import type {
+  Attempt,
+  CreateDestinationInput,
+  Delivery,
+  DeliveryStatus,
+  Destination,
+  DestinationOverview,
+  DestinationState,
+  DestinationStats,
+  DestinationWithSecret,
+  Event,
+  Page,
+  Period,
+  RateLimit,
+  Tenant,
+} from '@sluice/client';
 
-export interface Destination {
-  id: string;
-  tenantId: string;
-  name: string | null;
-  url: string;
-  rateLimit: RateLimit;
-  maxConcurrency: number | null;
-  eventTypes: string[];
-  state: DestinationState;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface DestinationWithSecret extends Destination {
-  secret: string;
-}
-
-export interface NewDestinationInput {
-  name?: string;
-  url: string;
-  rateLimit: RateLimit;
-  maxConcurrency?: number;
-}
-
-export interface Backlog {
-  pending: number;
-  queued: number;
-  inFlight: number;
-  oldestPendingAgeMs: number;
-  delivered: number;
-  dead: number;
-}
-
-export interface DestinationOverview extends Destination {
-  stats: Backlog;
-}
-
-export interface Stats extends Backlog {
-  rateLimit: RateLimit;
-  state: DestinationState;
-  maxSentInAnyWindow: number;
-  perSecond: { t: string; sent: number }[];
-}
-
-export interface Tenant {
-  id: string;
-  name: string;
-  createdAt: string;
-}
-
-export interface Delivery {
-  id: string;
-  eventId: string;
-  destinationId: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Attempt {
-  id: string;
-  attempt: number;
-  statusCode: number | null;
-  errorCode: string | null;
-  error: string | null;
-  latencyMs: number;
-  responseExcerpt: string | null;
-  startedAt: string;
-  finishedAt: string;
-}
-
-export interface Event {
-  id: string;
-  type: string;
-  payload: unknown;
-  idempotencyKey: string | null;
-  createdAt: string;
-  deliveries: Delivery[];
-}
-
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
+export type {
+  Attempt,
+  Delivery,
+  DeliveryStatus,
+  Destination,
+  DestinationOverview,
+  DestinationState,
+  DestinationWithSecret,
+  Event,
+  Page,
+  Period,
+  RateLimit,
+  Tenant,
+};
+export type NewDestinationInput = CreateDestinationInput;
+/** A destination's backlog and recent outcomes, as the table shows them. */
+export type Backlog = DestinationOverview['stats'];
+export type Stats = DestinationStats;
 
 export class ApiError extends Error {
   readonly status: number;
