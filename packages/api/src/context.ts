@@ -10,13 +10,22 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Authenticator } from './auth.ts';
 import { ApiError, errorResponses } from './responses.ts';
 
+/** A destination's live pace, as the delivery side sees it. */
+export interface RuntimeStats {
+  queued: number;
+  inFlight: number;
+  /** The limit the rate limiter plans with (adaptive pacing may hold it below the configured one). */
+  effectiveLimit: number;
+  backingOff: boolean;
+}
+
 /** What the API needs from the delivery side, told after each commit. */
 export interface Dispatcher {
   /** New work was committed for this destination. */
   wake(destinationId: string): void;
   /** The destination changed (limit, state, …) or was deleted. */
   destinationChanged(destinationId: string): Promise<void>;
-  runtimeStats(destinationId: string): Promise<{ queued: number; inFlight: number }>;
+  runtimeStats(destinationId: string): Promise<RuntimeStats>;
   /**
    * The live destination as the delivery side sees it (its cache, refreshed on every change):
    * ingest checks the destinations an event names without a read of the store each time.

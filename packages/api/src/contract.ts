@@ -53,8 +53,22 @@ export const httpUrl = z
 export const Period = z.enum(PERIODS as ['second', 'minute', 'hour']);
 
 export const RateLimit = z
-  .strictObject({ limit: z.int().min(1).max(1_000_000), period: Period })
-  .meta({ id: 'RateLimit', description: 'Most requests in any sliding window of one period.' });
+  .strictObject({
+    limit: z.int().min(1).max(1_000_000),
+    period: Period,
+    burst: z.int().min(1).max(1_000_000).optional().meta({
+      description:
+        'A token bucket of this capacity refilled at `limit` per period: up to `burst` requests at once after an idle spell, the long-run rate `limit`. At least `limit`; absent: no burst.',
+    }),
+  })
+  .refine((r) => r.burst === undefined || r.burst >= r.limit, {
+    message: 'burst must be at least the limit',
+    path: ['burst'],
+  })
+  .meta({
+    id: 'RateLimit',
+    description: 'Most requests in any sliding window of one period (the burst, where one is set).',
+  });
 
 export const RetryPolicy = z
   .strictObject({
@@ -110,6 +124,10 @@ const destinationFields = {
   url: httpUrl,
   rateLimit: RateLimit,
   maxConcurrency: z.int().min(1).max(10_000).nullable(),
+  adaptive: z.boolean().meta({
+    description:
+      'Adaptive pacing: back off on 429, 503, Retry-After or rising latency, recover toward the limit, never above it.',
+  }),
   eventTypes: z.array(eventTypePattern).min(1).max(100),
   retry: RetryPolicy,
   timeoutMs: z.int().min(100).max(120_000),
@@ -121,6 +139,7 @@ export const CreateDestination = z.strictObject({
   url: destinationFields.url,
   rateLimit: destinationFields.rateLimit,
   maxConcurrency: destinationFields.maxConcurrency.optional(),
+  adaptive: destinationFields.adaptive.optional().meta({ description: 'Default false.' }),
   eventTypes: destinationFields.eventTypes.optional(),
   retry: destinationFields.retry.optional(),
   timeoutMs: destinationFields.timeoutMs.optional(),
@@ -133,6 +152,7 @@ export const PatchDestination = z
     url: destinationFields.url.optional(),
     rateLimit: destinationFields.rateLimit.optional(),
     maxConcurrency: destinationFields.maxConcurrency.optional(),
+    adaptive: destinationFields.adaptive.optional(),
     eventTypes: destinationFields.eventTypes.optional(),
     retry: destinationFields.retry.optional(),
     timeoutMs: destinationFields.timeoutMs.optional(),
@@ -150,6 +170,7 @@ export const Destination = z
     url: z.string(),
     rateLimit: RateLimit,
     maxConcurrency: z.int().nullable(),
+    adaptive: z.boolean(),
     eventTypes: z.array(z.string()),
     retry: RetryPolicy,
     timeoutMs: z.int(),
@@ -190,9 +211,21 @@ export const Stats = z
     oldestPendingAgeMs: z.number(),
     delivered: z.int(),
     dead: z.int(),
-    maxSentInAnyWindow: z
-      .int()
-      .meta({ description: 'The most requests started in any sliding window of one period.' }),
+    maxSentInAnyWindow: z.int().meta({
+      description:
+        'The most requests started in any sliding window of one period (at most the burst where one is set, else the limit).',
+    }),
+    bucketRefusals: z.int().nullable().meta({
+      description:
+        'With a burst: requests a token bucket of capacity `burst` refilled at `limit` per period would have refused (0 when the long-run rate held); null without a burst.',
+    }),
+    effectiveLimit: z.int().meta({
+      description:
+        'The limit the rate limiter plans with now: the configured one, or lower while adaptive pacing backs off.',
+    }),
+    backingOff: z
+      .boolean()
+      .meta({ description: 'Adaptive pacing holds the rate below the limit, or waits out a Retry-After.' }),
     perSecond: z.array(z.object({ t: isoTime, sent: z.int() })),
   })
   .meta({ id: 'DestinationStats' });
@@ -212,6 +245,8 @@ export const Backlog = z
     pending: z.int(),
     queued: z.int(),
     inFlight: z.int(),
+    effectiveLimit: z.int().meta({ description: 'The limit planned with now (adaptive pacing).' }),
+    backingOff: z.boolean(),
     oldestPendingAgeMs: z.number(),
     delivered: z.int().meta({ description: 'Delivered over the span.' }),
     dead: z.int().meta({ description: 'Died over the span.' }),

@@ -20,6 +20,7 @@ export function presentDestination(d: Destination) {
     url: d.url,
     rateLimit: d.rateLimit,
     maxConcurrency: d.maxConcurrency,
+    adaptive: d.adaptive,
     eventTypes: d.eventTypes,
     retry: d.retry,
     timeoutMs: d.timeoutMs,

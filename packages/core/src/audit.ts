@@ -24,3 +24,25 @@ export function perSecond(sortedTimes: readonly number[], fromMs: number, second
   }
   return buckets;
 }
+
+/**
+ * Requests that a token bucket of capacity `burst`, refilled at `limit` per `periodMs` and
+ * full at the first request, would have refused (GCRA; a refused request takes no token).
+ * 0 when the requests conform: the audit of a burst allowance's long-run rate.
+ */
+export function bucketRefusals(
+  sortedTimes: readonly number[],
+  limit: number,
+  periodMs: number,
+  burst: number,
+): number {
+  const t = periodMs / limit;
+  const tolerance = (burst - 1) * t;
+  let tat = Number.NEGATIVE_INFINITY;
+  let refused = 0;
+  for (const at of sortedTimes) {
+    if (at < tat - tolerance) refused++;
+    else tat = Math.max(tat, at) + t;
+  }
+  return refused;
+}

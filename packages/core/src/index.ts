@@ -1,4 +1,24 @@
-export { maxInAnyWindow, perSecond } from './audit.ts';
+export {
+  ADAPTIVE,
+  type AdaptiveFeedback,
+  type AdaptiveParams,
+  type AdaptiveState,
+  adapt,
+  type EffectiveLimit,
+  effectiveLimit,
+  freshAdaptive,
+  scaledRateLimit,
+} from './adaptive.ts';
+export { bucketRefusals, maxInAnyWindow, perSecond } from './audit.ts';
+export {
+  type BucketState,
+  bucketFinish,
+  bucketRoomAt,
+  bucketStart,
+  bucketTokens,
+  emissionMs,
+  emptyBucket,
+} from './bucket.ts';
 export {
   canTransition,
   DELIVERY_STATUSES,
@@ -12,7 +32,15 @@ export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
 export { mulberry32 } from './random.ts';
-export { PERIOD_MS, PERIODS, type Period, type RateLimit, type RatePlan, ratePlan } from './rate-plan.ts';
+export {
+  PERIOD_MS,
+  PERIODS,
+  type Period,
+  type RateLimit,
+  type RatePlan,
+  ratePlan,
+  windowCap,
+} from './rate-plan.ts';
 export {
   BACKOFF_MULTIPLIER,
   backoffCeilingMs,

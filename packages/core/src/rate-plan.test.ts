@@ -2,11 +2,31 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PERIOD_MS, PERIODS, type Period, ratePlan } from './rate-plan.ts';
 
+describe('ratePlan with a burst', () => {
+  it('takes up to the burst in one run; a burst equal to the limit is no burst', () => {
+    assert.deepEqual(ratePlan({ limit: 2, period: 'second', burst: 10 }), {
+      limit: 2,
+      burst: 10,
+      periodMs: 1_000,
+      perRun: 10,
+      intervalMs: 1_000,
+    });
+    assert.equal(ratePlan({ limit: 2, period: 'second', burst: 2 }).burst, null);
+    assert.equal(ratePlan({ limit: 20, period: 'minute', burst: 30 }).perRun, 30);
+  });
+
+  it('refuses a burst under the limit or not an integer', () => {
+    assert.throws(() => ratePlan({ limit: 5, period: 'second', burst: 4 }), RangeError);
+    assert.throws(() => ratePlan({ limit: 5, period: 'second', burst: 5.5 }), RangeError);
+  });
+});
+
 describe('ratePlan (Hookdeck formula)', () => {
   it('per second: perRun = limit, interval 1 s', () => {
     for (const limit of [1, 3, 10, 50, 2000]) {
       assert.deepEqual(ratePlan({ limit, period: 'second' }), {
         limit,
+        burst: null,
         periodMs: 1_000,
         perRun: limit,
         intervalMs: 1_000,
@@ -17,6 +37,7 @@ describe('ratePlan (Hookdeck formula)', () => {
   it('120/minute → 2 per run every second', () => {
     assert.deepEqual(ratePlan({ limit: 120, period: 'minute' }), {
       limit: 120,
+      burst: null,
       periodMs: 60_000,
       perRun: 2,
       intervalMs: 1_000,
@@ -51,6 +72,7 @@ describe('ratePlan (Hookdeck formula)', () => {
   it('1/hour → 1 per run every hour', () => {
     assert.deepEqual(ratePlan({ limit: 1, period: 'hour' }), {
       limit: 1,
+      burst: null,
       periodMs: 3_600_000,
       perRun: 1,
       intervalMs: 3_600_000,

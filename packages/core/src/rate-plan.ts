@@ -5,6 +5,11 @@
  * - per second: perRun = limit, interval = 1 s;
  * - per minute/hour: perRun = ceil(limit / seconds in the period),
  *   interval = period / (limit / perRun), so the runs spread the limit evenly.
+ *
+ * With a burst allowance (`burst` ≥ limit, docs/adr/0008-burst-and-adaptive-pacing.md) the
+ * destination is a token bucket of capacity `burst` refilled at `limit` per period
+ * (`bucket.ts`), and no sliding window of one period holds more than `burst`: a tick may
+ * then take up to `burst` at once (`perRun`), and the bucket paces the long run.
  */
 
 export type Period = 'second' | 'minute' | 'hour';
@@ -20,11 +25,15 @@ export const PERIOD_MS: Readonly<Record<Period, number>> = {
 export interface RateLimit {
   limit: number;
   period: Period;
+  /** Most requests at once after an idle spell; absent: no burst beyond the limit. */
+  burst?: number | undefined;
 }
 
 export interface RatePlan {
-  /** Most requests in any sliding window of `periodMs`. */
+  /** The long-run rate: requests per `periodMs` (without a burst, per sliding window). */
   limit: number;
+  /** The bucket's capacity, and the most requests in any sliding window; null: none. */
+  burst: number | null;
   periodMs: number;
   /** Most deliveries one tick publishes. */
   perRun: number;
@@ -32,13 +41,22 @@ export interface RatePlan {
   intervalMs: number;
 }
 
-export function ratePlan({ limit, period }: RateLimit): RatePlan {
+export function ratePlan({ limit, period, burst }: RateLimit): RatePlan {
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`limit must be a positive integer, got ${limit}`);
   const periodMs = PERIOD_MS[period];
   if (periodMs === undefined) throw new RangeError(`period must be second, minute or hour, got ${period}`);
-  if (period === 'second') return { limit, periodMs, perRun: limit, intervalMs: 1_000 };
+  if (burst !== undefined && (!Number.isInteger(burst) || burst < limit))
+    throw new RangeError(`burst must be an integer ≥ the limit (${limit}), got ${burst}`);
+  const withBurst = burst === undefined || burst === limit ? null : burst;
+  if (period === 'second')
+    return { limit, burst: withBurst, periodMs, perRun: withBurst ?? limit, intervalMs: 1_000 };
   const perRun = Math.ceil(limit / (periodMs / 1_000));
   const intervalMs = periodMs / (limit / perRun);
-  return { limit, periodMs, perRun, intervalMs };
+  return { limit, burst: withBurst, periodMs, perRun: Math.max(perRun, withBurst ?? 0), intervalMs };
+}
+
+/** The most requests in any sliding window of one period: the burst, or else the limit. */
+export function windowCap(plan: Pick<RatePlan, 'limit' | 'burst'>): number {
+  return plan.burst ?? plan.limit;
 }

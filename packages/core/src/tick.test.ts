@@ -59,8 +59,14 @@ describe('decideTick', () => {
         sentInWindow: int(60),
         inFlight: int(20),
         maxConcurrency: random() < 0.4 ? null : int(15),
+        bucketTokens: random() < 0.5 ? undefined : int(60),
       };
       const terms = {
+        hold: Number.NaN,
+        bucket:
+          input.bucketTokens === undefined
+            ? Number.POSITIVE_INFINITY
+            : input.bucketTokens - input.stillInQueue,
         run: plan.perRun - input.stillInQueue,
         window: plan.limit - input.sentInWindow - input.stillInQueue,
         concurrency:
@@ -68,11 +74,35 @@ describe('decideTick', () => {
             ? Number.POSITIVE_INFINITY
             : input.maxConcurrency - input.inFlight - input.stillInQueue,
       };
-      const smallest = Math.min(terms.run, terms.window, terms.concurrency);
+      const smallest = Math.min(terms.run, terms.window, terms.concurrency, terms.bucket);
       const d = decideTick(input);
       assert.equal(d.allow, Math.max(0, smallest), JSON.stringify(input));
       assert.equal(terms[d.limitedBy], smallest, JSON.stringify(input));
     }
+  });
+});
+
+describe('decideTick with a burst allowance or adaptive pacing', () => {
+  const BURSTY = ratePlan({ limit: 2, period: 'second', burst: 10 });
+
+  it('an idle destination takes the whole burst in one tick', () => {
+    assert.deepEqual(decide(BURSTY, { bucketTokens: 10 }), [10, 'run']);
+  });
+
+  it('the window cap is the burst; the bucket term binds the long run', () => {
+    assert.deepEqual(decide(BURSTY, { bucketTokens: 10, sentInWindow: 8 }), [2, 'window']);
+    assert.deepEqual(decide(BURSTY, { bucketTokens: 2 }), [2, 'bucket']);
+    assert.deepEqual(decide(BURSTY, { bucketTokens: 2, stillInQueue: 1 }), [1, 'bucket']);
+    assert.deepEqual(decide(BURSTY, { bucketTokens: -3 }), [0, 'bucket']);
+  });
+
+  it('a held destination sends nothing', () => {
+    assert.deepEqual(decide(PER_SECOND_10, { held: true }), [0, 'hold']);
+  });
+
+  it('held back by the bucket or a hold, the next tick is when there is room', () => {
+    assert.equal(nextTickAt(1_000, 1_005, BURSTY, 1_400, 'bucket'), 1_400);
+    assert.equal(nextTickAt(1_000, 1_005, BURSTY, 9_000, 'hold'), 9_000);
   });
 });
 

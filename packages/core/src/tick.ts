@@ -13,9 +13,14 @@
  * The per-run term paces a backlog over the interval; the window term makes the limit
  * hold in every sliding window even when a tick runs early (a wake); the concurrency term
  * counts queued deliveries too, since each of them is about to be in flight.
+ *
+ * With a burst allowance (docs/adr/0008) the window's cap is the burst, and a fourth term,
+ * `bucketTokens − stillInQueue` (bucket.ts), keeps the long-run rate at the limit. With
+ * adaptive pacing the plan is made from the effective limit, and a destination held by a
+ * Retry-After (`held`) sends nothing.
  */
 
-import type { RatePlan } from './rate-plan.ts';
+import { type RatePlan, windowCap } from './rate-plan.ts';
 
 export interface TickInput {
   plan: RatePlan;
@@ -23,9 +28,13 @@ export interface TickInput {
   sentInWindow: number;
   inFlight: number;
   maxConcurrency: number | null;
+  /** With a burst: the bucket's tokens now (`bucketTokens`); absent: no bucket term. */
+  bucketTokens?: number | undefined;
+  /** Adaptive pacing holds the destination (a Retry-After has not passed). */
+  held?: boolean | undefined;
 }
 
-export type TickLimit = 'run' | 'window' | 'concurrency';
+export type TickLimit = 'run' | 'window' | 'concurrency' | 'bucket' | 'hold';
 
 export interface TickDecision {
   /** How many deliveries to publish now; 0 is a short circuit. */
@@ -40,9 +49,12 @@ export function decideTick({
   sentInWindow,
   inFlight,
   maxConcurrency,
+  bucketTokens,
+  held,
 }: TickInput): TickDecision {
+  if (held === true) return { allow: 0, limitedBy: 'hold' };
   const run = plan.perRun - stillInQueue;
-  const window = plan.limit - sentInWindow - stillInQueue;
+  const window = windowCap(plan) - sentInWindow - stillInQueue;
   const concurrency =
     maxConcurrency === null ? Number.POSITIVE_INFINITY : maxConcurrency - inFlight - stillInQueue;
   let allow = run;
@@ -54,6 +66,10 @@ export function decideTick({
   if (concurrency < allow) {
     allow = concurrency;
     limitedBy = 'concurrency';
+  }
+  if (bucketTokens !== undefined && bucketTokens - stillInQueue < allow) {
+    allow = bucketTokens - stillInQueue;
+    limitedBy = 'bucket';
   }
   return { allow: Math.max(0, allow), limitedBy };
 }
@@ -73,6 +89,8 @@ export const MIN_TICK_GAP_MS = 10;
  * - When the window held the tick back: as soon as the window has room (DESIGN: "when the
  *   window is full, the next tick is due when the oldest send leaves it"), at least
  *   MIN_TICK_GAP_MS later. Waiting a whole interval here would halve a per-second rate.
+ *   The same when the bucket or a hold held it back (`windowRoomAt` is then the latest of
+ *   when the window, the bucket and the hold have room).
  */
 export function nextTickAt(
   due: number,
@@ -81,6 +99,7 @@ export function nextTickAt(
   windowRoomAt: number,
   limitedBy: TickLimit,
 ): number {
-  if (limitedBy === 'window') return Math.max(windowRoomAt, now + MIN_TICK_GAP_MS);
+  if (limitedBy === 'window' || limitedBy === 'bucket' || limitedBy === 'hold')
+    return Math.max(windowRoomAt, now + MIN_TICK_GAP_MS);
   return Math.max(due + plan.intervalMs, windowRoomAt, now);
 }

@@ -10,7 +10,7 @@ import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
 import { DestinationCache } from './destinations.ts';
-import { createTick } from './limiter.ts';
+import { createTick, paceLimit } from './limiter.ts';
 import { LocalQueue } from './local-queue.ts';
 import { MemorySchedule } from './memory-schedule.ts';
 import { EngineMetrics } from './metrics.ts';
@@ -48,6 +48,9 @@ export interface RuntimeStats {
   queued: number;
   inFlight: number;
   scheduled: boolean;
+  /** The limit the tick plans with now (adaptive pacing may hold it lower). */
+  effectiveLimit: number;
+  backingOff: boolean;
 }
 
 export class Engine {
@@ -184,7 +187,7 @@ export class Engine {
       const pace = this.pacer.peek(destination.id);
       const now = this.clock();
       const plan = ratePlan(destination.rateLimit);
-      this.schedule.wake(destination.id, pace === undefined ? now : pace.roomAt(now, plan.limit));
+      this.schedule.wake(destination.id, pace === undefined ? now : pace.roomAt(now, plan));
     }
   }
 
@@ -203,7 +206,7 @@ export class Engine {
     }
     if (this.schedule.isScheduled(destinationId) && !pace.roomForMore) return;
     const plan = ratePlan(destination.rateLimit);
-    this.schedule.wake(destinationId, pace.roomAt(now, plan.limit));
+    this.schedule.wake(destinationId, pace.roomAt(now, plan));
   }
 
   /** A destination was changed: the next tick reads the new settings, and runs at once. */
@@ -222,10 +225,16 @@ export class Engine {
 
   async runtimeStats(destinationId: string): Promise<RuntimeStats> {
     const pace = this.pacer.peek(destinationId);
+    const destination = await this.destinations.get(destinationId);
+    const effective = destination
+      ? paceLimit(destination, pace?.adaptive ?? null, this.clock())
+      : { limit: 0, holdUntil: 0, backingOff: false };
     return {
       queued: pace?.queued ?? 0,
       inFlight: pace?.inFlight ?? 0,
       scheduled: this.schedule.isScheduled(destinationId),
+      effectiveLimit: effective.limit,
+      backingOff: effective.backingOff,
     };
   }
 

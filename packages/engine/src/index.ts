@@ -2,7 +2,7 @@ export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
-export { createTick, type Publisher } from './limiter.ts';
+export { createTick, type Publisher, paceLimit } from './limiter.ts';
 export { MemorySchedule } from './memory-schedule.ts';
 export { EngineMetrics, type Sample } from './metrics.ts';
 export { type OpsServer, startOpsServer } from './ops-server.ts';
@@ -11,6 +11,7 @@ export {
   type AttemptPacing,
   MemoryPacing,
   type PaceCounts,
+  type PublishedPlan,
   type TickPacing,
 } from './pacing.ts';
 export { MIN_RETENTION_MS, Retention } from './retention.ts';

@@ -1,8 +1,9 @@
 /**
  * One tick of the rate limiter for one destination (DESIGN flow 2):
  *
- *   1. read the live limit;
- *   2. allow = decideTick(...) — the per-run, window and concurrency terms;
+ *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
+ *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket
+ *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008);
  *   3. claim up to `allow` due deliveries, oldest first (learning when the next one left is
  *      due), count them against the window and publish them;
  *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
@@ -10,11 +11,37 @@
  *   5. otherwise return when the next tick is due.
  */
 
-import { decideTick, nextTickAt, ratePlan } from '@sluice/core';
+import {
+  bucketRoomAt,
+  bucketTokens,
+  decideTick,
+  type EffectiveLimit,
+  effectiveLimit,
+  nextTickAt,
+  PERIOD_MS,
+  ratePlan,
+  scaledRateLimit,
+} from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
-import type { TickPacing } from './pacing.ts';
-import type { ClaimedDelivery, Store } from './store.ts';
+import type { PaceCounts, TickPacing } from './pacing.ts';
+import type { ClaimedDelivery, Destination, Store } from './store.ts';
+
+/** The limit a destination is planned with now: its own, or adaptive pacing's effective one. */
+export function paceLimit(
+  destination: Pick<Destination, 'rateLimit' | 'adaptive'>,
+  adaptive: PaceCounts['adaptive'],
+  now: number,
+): EffectiveLimit {
+  const { limit, period } = destination.rateLimit;
+  if (!destination.adaptive) return { limit, holdUntil: 0, backingOff: false };
+  return effectiveLimit(
+    adaptive && { ...adaptive, cutAt: 0, calmSince: 0, ewmaMs: 0, baseMs: 0 },
+    limit,
+    PERIOD_MS[period],
+    now,
+  );
+}
 
 /** The delivery queue, as the rate limiter uses it. */
 export interface Publisher {
@@ -41,24 +68,34 @@ export function createTick(deps: LimiterDeps) {
       metrics.ticks.inc({ result: 'inactive' });
       return null;
     }
-    const plan = ratePlan(destination.rateLimit);
-    const counts = await pacing.read(destinationId, plan.periodMs, now);
+    const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now);
+    const effective = paceLimit(destination, counts.adaptive, now);
+    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
+    const margin = pacing.windowMarginMs;
     const { allow, limitedBy } = decideTick({
       plan,
       stillInQueue: counts.queued,
       sentInWindow: counts.sentInWindow,
       inFlight: counts.inFlight,
       maxConcurrency: destination.maxConcurrency,
+      bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
+      held: effective.holdUntil > now,
     });
     const claim = allow > 0 ? await store.claimDue(destinationId, allow, now) : null;
     const claimed = claim?.deliveries ?? [];
     // Counted before publishing (an over-count only slows the destination), and in the same
     // step: when the window next has room, with these counted.
-    const roomAt = await pacing.published(
+    const windowRoomAt = await pacing.published(
       destinationId,
       claimed.map((d) => d.id),
       plan,
       now,
+    );
+    const queuedNow = counts.queued + claimed.length;
+    const roomAt = Math.max(
+      windowRoomAt,
+      bucketRoomAt(plan, counts.bucketTat, queuedNow, now, margin),
+      effective.holdUntil,
     );
     if (claimed.length > 0) await publisher.publish(destinationId, claimed);
     const roomForMore = claim !== null && claimed.length < allow;

@@ -10,7 +10,7 @@
  * raised before publishing, moved to `inFlight` when the request starts.
  */
 
-import { SendWindow } from '@sluice/core';
+import { type AdaptiveState, type BucketState, emptyBucket, SendWindow, windowCap } from '@sluice/core';
 
 export interface PacerOptions {
   marginMs: number;
@@ -23,6 +23,10 @@ export class DestinationPace {
   inFlight = 0;
   /** The last tick was allowed more than was due: new work may go out before the next tick. */
   roomForMore = true;
+  /** The burst allowance's token bucket (docs/adr/0008). */
+  readonly bucket: BucketState = emptyBucket();
+  /** Adaptive pacing's state; null until an outcome of an adaptive destination. */
+  adaptive: AdaptiveState | null = null;
 
   constructor(periodMs: number, options: PacerOptions) {
     this.window = new SendWindow({ periodMs, ...options });
@@ -32,20 +36,29 @@ export class DestinationPace {
     this.window.options.periodMs = periodMs;
   }
 
-  /** The earliest moment a tick could publish one more. */
-  roomAt(now: number, limit: number): number {
-    if (this.window.surelyRoom(now, limit, this.queued)) return now;
-    return this.window.roomAt(now, limit - 1, this.queued);
+  /** The earliest moment a tick could publish one more (the window's cap: the burst, if any). */
+  roomAt(now: number, plan: { limit: number; burst: number | null }): number {
+    const cap = windowCap(plan);
+    if (this.window.surelyRoom(now, cap, this.queued)) return now;
+    return this.window.roomAt(now, cap - 1, this.queued);
   }
 
+  /** Nothing queued, in flight or in the window; a full bucket; not backing off. */
   idle(now: number): boolean {
-    return this.queued === 0 && this.inFlight === 0 && this.window.count(now) === 0;
+    return (
+      this.queued === 0 &&
+      this.inFlight === 0 &&
+      this.window.count(now) === 0 &&
+      this.bucket.tat <= now &&
+      (this.adaptive === null ||
+        (this.adaptive.effective >= this.adaptive.limit && this.adaptive.holdUntil <= now))
+    );
   }
 }
 
 export class Pacer {
   private readonly paces = new Map<string, DestinationPace>();
-  private readonly options: PacerOptions;
+  readonly options: PacerOptions;
 
   constructor(options: PacerOptions) {
     this.options = options;

@@ -7,30 +7,53 @@
  * - inFlight: request started, response not yet in;
  * - sentInWindow: requests that still count against the trailing window.
  *
+ * - bucketTat: the token bucket of a burst allowance (`@sluice/core` bucket.ts);
+ * - adaptive: the adaptive pacing state, fed by the workers' outcomes (docs/adr/0008).
+ *
  * Implementations may over-count (that only slows a destination), never under-count.
  */
 
+import {
+  type AdaptiveFeedback,
+  type AdaptiveState,
+  adapt,
+  bucketFinish,
+  bucketStart,
+  emissionMs,
+  type RatePlan,
+  windowCap,
+} from '@sluice/core';
 import type { DestinationPace, Pacer } from './pacer.ts';
 
 export interface PaceCounts {
   queued: number;
   inFlight: number;
   sentInWindow: number;
+  /** The bucket's theoretical arrival time (ms; 0 when never used). */
+  bucketTat: number;
+  /** Adaptive pacing's state; null when it has seen no outcome (or was lost with Redis). */
+  adaptive: Pick<AdaptiveState, 'limit' | 'periodMs' | 'effective' | 'holdUntil'> | null;
 }
+
+/** The plan a tick published under, as the pace state records it. */
+export type PublishedPlan = Pick<RatePlan, 'limit' | 'periodMs' | 'burst'>;
 
 /** The rate limiter's side. */
 export interface TickPacing {
+  /** Clock rounding kept by the window and the bucket (ms). */
+  readonly windowMarginMs: number;
   read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts>;
   /**
    * Records deliveries as published, before they are handed to the delivery queue (none: a
    * tick that publishes nothing), and returns the earliest moment the window may then have
    * room for one more (a scheduling hint: requests in flight are assumed to finish now,
-   * queued ones to start now). One step, so one round trip where the state is remote.
+   * queued ones to start now). One step, so one round trip where the state is remote. With
+   * a burst it also records the bucket's emission interval (the requests' starts take tokens).
    */
   published(
     destinationId: string,
     deliveryIds: readonly string[],
-    plan: { limit: number; periodMs: number },
+    plan: PublishedPlan,
     now: number,
   ): Promise<number>;
   /** The tick was allowed more than was due (new work may go out before the next tick). */
@@ -41,8 +64,11 @@ export interface TickPacing {
 export interface AttemptPace {
   /** The request is on the socket. */
   written(at: number): void;
-  /** The response arrived, or the request failed. */
-  finished(at: number): Promise<void>;
+  /**
+   * The response arrived, or the request failed; with adaptive pacing, what it says about the
+   * receiver (fed to `adapt` in the same step: one round trip where the state is remote).
+   */
+  finished(at: number, feedback?: AdaptiveFeedback | null): Promise<void>;
 }
 
 /** The workers' side. */
@@ -62,25 +88,34 @@ export interface AttemptPacing {
 /** The single box's pace state: in memory, exact. */
 export class MemoryPacing implements TickPacing, AttemptPacing {
   readonly pacer: Pacer;
+  readonly windowMarginMs: number;
 
   constructor(pacer: Pacer) {
     this.pacer = pacer;
+    this.windowMarginMs = pacer.options.marginMs;
   }
 
   async read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts> {
     const pace = this.pacer.of(destinationId, periodMs);
-    return { queued: pace.queued, inFlight: pace.inFlight, sentInWindow: pace.window.count(now) };
+    return {
+      queued: pace.queued,
+      inFlight: pace.inFlight,
+      sentInWindow: pace.window.count(now),
+      bucketTat: pace.bucket.tat,
+      adaptive: pace.adaptive,
+    };
   }
 
   async published(
     destinationId: string,
     deliveryIds: readonly string[],
-    plan: { limit: number; periodMs: number },
+    plan: PublishedPlan,
     now: number,
   ): Promise<number> {
     const pace = this.pacer.of(destinationId, plan.periodMs);
     pace.queued += deliveryIds.length;
-    return pace.window.roomAt(now, plan.limit - 1, pace.queued);
+    pace.bucket.emissionMs = plan.burst === null ? 0 : emissionMs(plan);
+    return pace.window.roomAt(now, windowCap(plan) - 1, pace.queued);
   }
 
   noteRoom(destinationId: string, roomForMore: boolean): void {
@@ -99,11 +134,15 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     pace.queued--;
     pace.inFlight++;
     const handle = pace.window.start(now);
+    const index = bucketStart(pace.bucket, now);
     return {
       written: (at) => pace.window.written(handle, at),
-      finished: async (at) => {
+      finished: async (at, feedback) => {
         pace.window.finish(handle, at);
         pace.inFlight--;
+        const { periodMs: p, marginMs } = pace.window.options;
+        bucketFinish(pace.bucket, index, pace.window.occupiedUntil(handle) - p - marginMs);
+        if (feedback) pace.adaptive = adapt(pace.adaptive, feedback);
       },
     };
   }

@@ -5,7 +5,7 @@
  * destination mapper is made for a decoder (`destinationDecoder`).
  */
 
-import type { DeliveryStatus, Period } from '@sluice/core';
+import type { DeliveryStatus, Period, RateLimit } from '@sluice/core';
 import type {
   Attempt,
   ClaimedDelivery,
@@ -30,6 +30,8 @@ export const DESTINATION_COLUMNS = [
   'rate_limit',
   'rate_period',
   'max_concurrency',
+  'rate_burst',
+  'adaptive',
   'event_types',
   'retry_max_attempts',
   'retry_initial_delay_ms',
@@ -54,6 +56,8 @@ export function destinationParams(d: Destination): Record<DestinationColumn, str
     rate_limit: d.rateLimit.limit,
     rate_period: d.rateLimit.period,
     max_concurrency: d.maxConcurrency,
+    rate_burst: d.rateLimit.burst ?? null,
+    adaptive: d.adaptive ? 1 : 0,
     event_types: JSON.stringify(d.eventTypes),
     retry_max_attempts: d.retry.maxAttempts,
     retry_initial_delay_ms: d.retry.initialDelayMs,
@@ -75,8 +79,9 @@ export const destinationDecoder =
     tenantId: str(r.tenant_id),
     name: nullableStr(r.name),
     url: str(r.url),
-    rateLimit: { limit: num(r.rate_limit), period: str(r.rate_period) as Period },
+    rateLimit: rateLimitOf(r),
     maxConcurrency: nullableNum(r.max_concurrency),
+    adaptive: r.adaptive === true || r.adaptive === 1,
     eventTypes: json(r.event_types) as string[],
     retry: {
       maxAttempts: num(r.retry_max_attempts),
@@ -90,6 +95,13 @@ export const destinationDecoder =
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   });
+
+/** `rate_burst` NULL: no burst (the key absent, not undefined). */
+function rateLimitOf(r: Row): RateLimit {
+  const rateLimit: RateLimit = { limit: num(r.rate_limit), period: str(r.rate_period) as Period };
+  if (r.rate_burst !== null && r.rate_burst !== undefined) rateLimit.burst = num(r.rate_burst);
+  return rateLimit;
+}
 
 /** A destination whose JSON columns the driver already parsed (Postgres JSONB). */
 export const destinationFromRow = destinationDecoder((v) => v);

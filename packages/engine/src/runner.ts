@@ -7,6 +7,7 @@
  */
 
 import { decideOutcome, newId, PERIOD_MS } from '@sluice/core';
+import { adaptiveFeedback } from './adaptive-feedback.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport, Deliverer } from './deliver.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
@@ -51,7 +52,7 @@ export class DeliveryRunner {
       startedAt,
     );
     let finishedAt = startedAt;
-    let report: AttemptReport;
+    let report: AttemptReport | undefined;
     try {
       report = await deliverer.attempt(
         {
@@ -68,8 +69,10 @@ export class DeliveryRunner {
     } finally {
       finishedAt = clock();
       // The request went out: its outcome must be recorded whatever the pace state does. An
-      // entry left unfinished expires by itself (it only over-counts meanwhile).
-      await pace.finished(finishedAt).catch(() => undefined);
+      // entry left unfinished expires by itself (it only over-counts meanwhile). Adaptive
+      // pacing hears the outcome in the same step.
+      const feedback = adaptiveFeedback(destination, report?.result, startedAt, finishedAt);
+      await pace.finished(finishedAt, feedback).catch(() => undefined);
     }
     const attemptNo = delivery.attempts + 1;
     const outcome = decideOutcome(

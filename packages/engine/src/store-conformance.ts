@@ -55,6 +55,7 @@ function newDestination(tenantId: string, overrides: Partial<NewDestination> = {
     url: 'https://hooks.example.com/orders',
     rateLimit: { limit: 10, period: 'second' },
     maxConcurrency: null,
+    adaptive: false,
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,
@@ -187,6 +188,30 @@ export function storeConformance(name: string, open: OpenStore): void {
         assert.deepEqual(created, expected);
         assert.deepEqual(await store.getDestination(input.id), expected);
         assert.equal(await store.getDestination(newId('dst')), undefined);
+      });
+
+      it('keep a burst allowance and adaptive pacing, and drop the burst with a new rate limit', async () => {
+        const input = newDestination(tenant.id, {
+          rateLimit: { limit: 2, period: 'second', burst: 10 },
+          adaptive: true,
+        });
+        const created = await store.createDestination(input, T0 + 1);
+        assert.deepEqual(await store.getDestination(input.id), created);
+        assert.deepEqual(created.rateLimit, { limit: 2, period: 'second', burst: 10 });
+        assert.equal(created.adaptive, true);
+        const updated = await store.updateDestination(
+          created.id,
+          { rateLimit: { limit: 3, period: 'second' }, adaptive: false },
+          T0 + 2,
+        );
+        const expected = {
+          ...created,
+          rateLimit: { limit: 3, period: 'second' as const },
+          adaptive: false,
+          updatedAt: T0 + 2,
+        };
+        assert.deepEqual(updated, expected);
+        assert.deepEqual(await store.getDestination(created.id), expected);
       });
 
       it('an update patches the given fields and keeps the rest', async () => {

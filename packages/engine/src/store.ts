@@ -33,6 +33,8 @@ export interface Destination {
   url: string;
   rateLimit: RateLimit;
   maxConcurrency: number | null;
+  /** Adaptive pacing: back off on push-back, recover toward the limit (docs/adr/0008). */
+  adaptive: boolean;
   eventTypes: string[];
   retry: RetryPolicy;
   timeoutMs: number;
@@ -52,6 +54,7 @@ export type DestinationPatch = Partial<
     | 'url'
     | 'rateLimit'
     | 'maxConcurrency'
+    | 'adaptive'
     | 'eventTypes'
     | 'retry'
     | 'timeoutMs'

@@ -6,7 +6,7 @@
  */
 
 import { PERIOD_MS } from '@sluice/core';
-import type { Destination, DestinationCache } from '@sluice/engine';
+import { type Destination, type DestinationCache, paceLimit } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { publishChange } from './change-feed.ts';
@@ -50,10 +50,19 @@ export class RedisDispatcher {
     return this.d.destinations.get(destinationId);
   }
 
-  async runtimeStats(destinationId: string): Promise<{ queued: number; inFlight: number }> {
+  async runtimeStats(destinationId: string): Promise<{
+    queued: number;
+    inFlight: number;
+    effectiveLimit: number;
+    backingOff: boolean;
+  }> {
     const destination = await this.d.destinations.get(destinationId);
     const periodMs = PERIOD_MS[destination?.rateLimit.period ?? 'second'];
-    const { queued, inFlight } = await this.d.pacing.read(destinationId, periodMs, this.d.clock());
-    return { queued, inFlight };
+    const now = this.d.clock();
+    const { queued, inFlight, adaptive } = await this.d.pacing.read(destinationId, periodMs, now);
+    const effective = destination
+      ? paceLimit(destination, adaptive, now)
+      : { limit: 0, holdUntil: 0, backingOff: false };
+    return { queued, inFlight, effectiveLimit: effective.limit, backingOff: effective.backingOff };
   }
 }

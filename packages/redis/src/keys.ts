@@ -11,6 +11,9 @@
  *   <prefix>:{s<n>}:d:<id>:queued       ZSET delivery → publish time (request not started)
  *   <prefix>:{s<n>}:d:<id>:inflight     ZSET attempt → start + timeout (not finished)
  *   <prefix>:{s<n>}:d:<id>:sends        ZSET attempt → latest moment it can have arrived
+ *   <prefix>:{s<n>}:d:<id>:pace         HASH the token bucket (tat, n, T) and adaptive pacing
+ *                                        (lim, per, E, cut, calm, hold, ewma, base); expires a
+ *                                        day after its last write (docs/adr/0008)
  *   <prefix>:epoch                      STRING set once the state was built from the store
  *   <prefix>:kick                       channel: a tick moved to the head of a schedule
  *   <prefix>:changes                    channel: a destination changed (id)
@@ -67,6 +70,10 @@ export class Keys {
 
   sends(destinationId: string): string {
     return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:sends`;
+  }
+
+  pace(destinationId: string): string {
+    return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:pace`;
   }
 
   epoch(): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mulberry32 } from '@sluice/core';
+import { type AdaptiveFeedback, mulberry32 } from '@sluice/core';
 import { type AttemptPace, MemoryPacing } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import { Pacer } from '../../engine/src/pacer.ts';
@@ -10,6 +10,7 @@ import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts'
 
 const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
+const NONE = { bucketTat: 0, adaptive: null };
 
 describe('RedisPacing', { skip }, () => {
   let redis: Redis;
@@ -23,7 +24,7 @@ describe('RedisPacing', { skip }, () => {
   });
 
   it('reads and schedules exactly as the single box does, over random publishes, starts and finishes', async () => {
-    for (let seed = 1; seed <= 6; seed++) {
+    for (let seed = 1; seed <= 8; seed++) {
       const random = mulberry32(seed);
       const keys = new Keys(`${prefix}-${seed}`);
       const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
@@ -33,18 +34,30 @@ describe('RedisPacing', { skip }, () => {
       const d = 'dst_x';
       const periodMs = 1_000;
       const limit = 1 + Math.floor(random() * 20);
+      // Even seeds: a burst allowance (the bucket); seeds 3, 4, 7, 8: adaptive pacing.
+      const burst = seed % 2 === 0 ? limit + 1 + Math.floor(random() * 20) : null;
+      const adaptive = seed % 4 >= 3 || seed % 4 === 0;
+      const plan = { limit, periodMs, burst };
+      const feedback = (at: number, latencyMs: number): AdaptiveFeedback | null => {
+        if (!adaptive) return null;
+        const roll = random();
+        const status = roll < 0.2 ? 429 : roll < 0.25 ? 503 : roll < 0.3 ? null : 200;
+        const retryAfterMs = status === 429 && random() < 0.5 ? Math.floor(random() * 3_000) : undefined;
+        return { at, limit, periodMs, status, retryAfterMs, latencyMs };
+      };
       let now = 1_000_000;
       await local.read(d, periodMs, now); // creates the destination's pace
       const queued: string[] = [];
-      const running: { r: AttemptPace; l: AttemptPace; writtenAt?: number }[] = [];
+      const running: { r: AttemptPace; l: AttemptPace; startedAt: number; writtenAt?: number }[] = [];
       let n = 0;
+      let sawBucket = false;
+      let sawBackoff = false;
       for (let step = 0; step < 300; step++) {
         now += Math.floor(random() * 60);
         const roll = random();
         if (roll < 0.3) {
           const ids = Array.from({ length: 1 + Math.floor(random() * 3) }, () => `dlv_${n++}`);
           queued.push(...ids);
-          const plan = { limit, periodMs };
           const [rr, lr] = [
             await remote.published(d, ids, plan, now),
             await local.published(d, ids, plan, now),
@@ -55,6 +68,7 @@ describe('RedisPacing', { skip }, () => {
           running.push({
             r: await remote.start(d, id, periodMs, 60_000, now),
             l: await local.start(d, id, periodMs, 60_000, now),
+            startedAt: now,
           });
         } else if (roll < 0.75 && running.length > 0) {
           const a = running[Math.floor(random() * running.length)];
@@ -67,33 +81,60 @@ describe('RedisPacing', { skip }, () => {
           const i = running.findIndex((a) => a.writtenAt !== undefined);
           if (i >= 0) {
             const [a] = running.splice(i, 1);
-            await a?.r.finished(now);
-            await a?.l.finished(now);
+            const f = feedback(now, now - (a?.startedAt ?? now));
+            await a?.r.finished(now, f);
+            await a?.l.finished(now, f);
           }
         }
         await redis.ping(); // let the fire-and-forget `written` land
         const [r, l] = [await remote.read(d, periodMs, now), await local.read(d, periodMs, now)];
         // An attempt in flight not yet written counts until it finishes locally, until its
         // timeout remotely: the same while no timeout passes, as here.
-        assert.deepEqual(r, l, `seed ${seed} step ${step}`);
-        const [rr, lr] = [
-          await remote.published(d, [], { limit, periodMs }, now),
-          await local.published(d, [], { limit, periodMs }, now),
-        ];
+        const { adaptive: ra, ...rest } = r;
+        const { adaptive: la, ...lest } = l;
+        assert.deepEqual(rest, lest, `seed ${seed} step ${step}`);
+        const view = (a: typeof ra) =>
+          a && { limit: a.limit, periodMs: a.periodMs, effective: a.effective, holdUntil: a.holdUntil };
+        assert.deepEqual(view(ra), view(la), `adaptive, seed ${seed} step ${step}`);
+        sawBucket ||= r.bucketTat > now;
+        sawBackoff ||= ra !== null && ra.effective < limit;
+        const [rr, lr] = [await remote.published(d, [], plan, now), await local.published(d, [], plan, now)];
         assert.equal(rr, lr, `roomAt, seed ${seed} step ${step}`);
       }
+      assert.equal(sawBucket, burst !== null, `the bucket was exercised, seed ${seed}`);
+      if (limit > 1) assert.equal(sawBackoff, adaptive, `adaptive pacing was exercised, seed ${seed}`);
     }
   });
 
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {
     const keys = new Keys(`${prefix}-expiry`);
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 10_000 });
-    await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000 }, 0);
-    await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000 }, 0);
+    await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000, burst: null }, 0);
+    await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.start('d', 'started', 1_000, 3_000, 100); // its worker dies: never finishes
-    assert.deepEqual(await pacing.read('d', 1_000, 200), { queued: 1, inFlight: 1, sentInWindow: 1 });
-    assert.deepEqual(await pacing.read('d', 1_000, 3_101), { queued: 1, inFlight: 0, sentInWindow: 1 });
-    assert.deepEqual(await pacing.read('d', 1_000, 4_106), { queued: 1, inFlight: 0, sentInWindow: 0 });
-    assert.deepEqual(await pacing.read('d', 1_000, 10_001), { queued: 0, inFlight: 0, sentInWindow: 0 });
+    assert.deepEqual(await pacing.read('d', 1_000, 200), {
+      ...NONE,
+      queued: 1,
+      inFlight: 1,
+      sentInWindow: 1,
+    });
+    assert.deepEqual(await pacing.read('d', 1_000, 3_101), {
+      ...NONE,
+      queued: 1,
+      inFlight: 0,
+      sentInWindow: 1,
+    });
+    assert.deepEqual(await pacing.read('d', 1_000, 4_106), {
+      ...NONE,
+      queued: 1,
+      inFlight: 0,
+      sentInWindow: 0,
+    });
+    assert.deepEqual(await pacing.read('d', 1_000, 10_001), {
+      ...NONE,
+      queued: 0,
+      inFlight: 0,
+      sentInWindow: 0,
+    });
   });
 });

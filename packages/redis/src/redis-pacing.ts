@@ -5,7 +5,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { AttemptPace, AttemptPacing, PaceCounts, TickPacing } from '@sluice/engine';
+import { ADAPTIVE, type AdaptiveFeedback, emissionMs, windowCap } from '@sluice/core';
+import type { AttemptPace, AttemptPacing, PaceCounts, PublishedPlan, TickPacing } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { defineScripts } from './scripts.ts';
@@ -26,10 +27,12 @@ export interface RedisPacingOptions {
 export class RedisPacing implements TickPacing, AttemptPacing {
   /** Also what a wake needs to find when the window has room (`Scripts.wakeForWork`). */
   readonly o: RedisPacingOptions;
+  readonly windowMarginMs: number;
 
   constructor(options: RedisPacingOptions) {
     defineScripts(options.redis);
     this.o = options;
+    this.windowMarginMs = options.windowMarginMs;
   }
 
   private script(name: string): ScriptFn {
@@ -39,22 +42,32 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   async read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    const [queued, inFlight, sentInWindow] = (await this.script('paceRead')(
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold] = (await this.script('paceRead')(
       keys.queued(destinationId),
       keys.inflight(destinationId),
       keys.sends(destinationId),
+      keys.pace(destinationId),
       Math.floor(now),
       periodMs,
       windowMarginMs,
       claimLeaseMs,
-    )) as [number, number, number];
-    return { queued, inFlight, sentInWindow };
+    )) as [number, number, number, ...(string | null)[]];
+    const adaptive =
+      lim && per && effective
+        ? {
+            limit: Number(lim),
+            periodMs: Number(per),
+            effective: Number(effective),
+            holdUntil: Number(hold ?? 0),
+          }
+        : null;
+    return { queued, inFlight, sentInWindow, bucketTat: Number(tat ?? 0), adaptive };
   }
 
   async published(
     destinationId: string,
     deliveryIds: readonly string[],
-    plan: { limit: number; periodMs: number },
+    plan: PublishedPlan,
     now: number,
   ): Promise<number> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
@@ -62,11 +75,13 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       await this.script('paceRoom')(
         keys.queued(destinationId),
         keys.sends(destinationId),
+        keys.pace(destinationId),
         Math.floor(now),
-        plan.limit,
+        windowCap(plan),
         plan.periodMs,
         windowMarginMs,
         claimLeaseMs,
+        plan.burst === null ? 0 : emissionMs(plan),
         ...deliveryIds,
       ),
     );
@@ -84,20 +99,33 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     const { redis, keys, arrivalBoundMs } = this.o;
     const token = `${deliveryId}:${randomBytes(4).toString('hex')}`;
     const sends = keys.sends(destinationId);
-    await this.script('paceStart')(
-      keys.queued(destinationId),
-      keys.inflight(destinationId),
-      sends,
-      deliveryId,
-      token,
-      Math.ceil(now + timeoutMs),
+    const pace = keys.pace(destinationId);
+    const index = Number(
+      await this.script('paceStart')(
+        keys.queued(destinationId),
+        keys.inflight(destinationId),
+        sends,
+        pace,
+        deliveryId,
+        token,
+        Math.ceil(now + timeoutMs),
+        now,
+      ),
     );
     return {
       written: (at) => {
         void redis.zadd(sends, 'LT', Math.ceil(at + arrivalBoundMs), token).catch(() => undefined);
       },
-      finished: async (at) => {
-        await this.script('paceFinish')(keys.inflight(destinationId), sends, token, Math.ceil(at));
+      finished: async (at, feedback) => {
+        await this.script('paceFinish')(
+          keys.inflight(destinationId),
+          sends,
+          pace,
+          token,
+          Math.ceil(at),
+          index,
+          ...feedbackArgs(feedback),
+        );
       },
     };
   }
@@ -119,4 +147,26 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   async drop(destinationId: string, deliveryId: string): Promise<void> {
     await this.o.redis.zrem(this.o.keys.queued(destinationId), deliveryId);
   }
+}
+
+/** paceFinish's ARGV[4..]: the outcome and adaptive pacing's parameters, or only 0. */
+function feedbackArgs(f: AdaptiveFeedback | null | undefined): (string | number)[] {
+  if (!f) return [0];
+  const p = ADAPTIVE;
+  return [
+    1,
+    f.at,
+    f.limit,
+    f.periodMs,
+    f.status ?? -1,
+    f.retryAfterMs ?? -1,
+    f.latencyMs,
+    p.decrease,
+    p.increase,
+    p.ewmaAlpha,
+    p.baselineDrift,
+    p.latencyFactor,
+    p.latencyFloorMs,
+    p.maxHoldMs,
+  ];
 }

@@ -6,7 +6,7 @@
  * schedule kicks the rate limiters so none sleeps past it.
  */
 
-import { ratePlan } from '@sluice/core';
+import { ratePlan, windowCap } from '@sluice/core';
 import type { DestinationCache } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
@@ -43,7 +43,10 @@ export class ScheduleClient {
   ): Promise<void> {
     const destination = await destinations.get(destinationId);
     if (destination === undefined || destination.state !== 'active') return;
-    const { limit, periodMs } = ratePlan(destination.rateLimit);
+    const plan = ratePlan(destination.rateLimit);
+    const { periodMs } = plan;
+    // The window's cap: a burst allowance lets the window hold up to the burst.
+    const limit = windowCap(plan);
     const { windowMarginMs, claimLeaseMs } = pacing.o;
     await this.scripts.wakeForWork(destinationId, now, { limit, periodMs, windowMarginMs, claimLeaseMs });
   }

@@ -34,6 +34,7 @@ function newDestination(tenantId: string): NewDestination {
     url: 'https://hooks.example.com/in',
     rateLimit: { limit: 10, period: 'second' },
     maxConcurrency: null,
+    adaptive: false,
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,

@@ -125,6 +125,7 @@ describe('SqliteStore on its file', () => {
         url: 'https://hooks.example.com/in',
         rateLimit: { limit: 10, period: 'second' },
         maxConcurrency: null,
+        adaptive: false,
         eventTypes: ['*'],
         retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
         timeoutMs: 15_000,

@@ -168,10 +168,12 @@ export class SqliteStore implements Store {
       updatedAt: now,
     };
     this.sql(
-      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency, event_types,
+      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency,
+         rate_burst, adaptive, event_types,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, secrets, state,
          disabled_reason, created_at, updated_at)
-       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency, $event_types,
+       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency,
+         $rate_burst, $adaptive, $event_types,
          $retry_max_attempts, $retry_initial_delay_ms, $retry_max_delay_ms, $timeout_ms, $secrets, $state,
          $disabled_reason, $created_at, $updated_at)`,
     ).run(destinationParams(destination));
@@ -195,7 +197,7 @@ export class SqliteStore implements Store {
       const next: Destination = { ...destinationFromRow(r), ...defined, updatedAt: now };
       this.sql(
         `UPDATE destinations SET name = $name, url = $url, rate_limit = $rate_limit, rate_period = $rate_period,
-           max_concurrency = $max_concurrency, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
+           max_concurrency = $max_concurrency, rate_burst = $rate_burst, adaptive = $adaptive, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
            retry_initial_delay_ms = $retry_initial_delay_ms, retry_max_delay_ms = $retry_max_delay_ms,
            timeout_ms = $timeout_ms, secrets = $secrets, state = $state, disabled_reason = $disabled_reason,
            updated_at = $updated_at

@@ -1,4 +1,4 @@
-import { generateSecret, maxInAnyWindow, PERIOD_MS, perSecond } from '@sluice/core';
+import { bucketRefusals, generateSecret, maxInAnyWindow, PERIOD_MS, perSecond } from '@sluice/core';
 import { type ApiContext, type App, errorResponses } from '../context.ts';
 import {
   Count,
@@ -131,6 +131,17 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         delivered: counts.delivered,
         dead: counts.dead,
         maxSentInAnyWindow: maxInAnyWindow(times, windowMs),
+        bucketRefusals:
+          destination.rateLimit.burst === undefined
+            ? null
+            : bucketRefusals(
+                times,
+                destination.rateLimit.limit,
+                PERIOD_MS[destination.rateLimit.period],
+                destination.rateLimit.burst,
+              ),
+        effectiveLimit: runtime.effectiveLimit,
+        backingOff: runtime.backingOff,
         perSecond: perSecond(times, firstSecond, buckets).map((sent, i) => ({
           t: new Date(firstSecond + i * 1_000).toISOString(),
           sent,

@@ -67,6 +67,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           url: input.url,
           rateLimit: input.rateLimit,
           maxConcurrency: input.maxConcurrency ?? null,
+          adaptive: input.adaptive ?? false,
           eventTypes: input.eventTypes ?? ['*'],
           retry: input.retry ?? { ...DEFAULT_RETRY_POLICY },
           timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -43,6 +43,8 @@ export function overviewRoutes(app: App, ctx: ApiContext): void {
               pending: c?.pending ?? 0,
               queued: runtime[i]?.queued ?? 0,
               inFlight: runtime[i]?.inFlight ?? 0,
+              effectiveLimit: runtime[i]?.effectiveLimit ?? d.rateLimit.limit,
+              backingOff: runtime[i]?.backingOff ?? false,
               oldestPendingAgeMs: c?.oldestPendingAt == null ? 0 : Math.max(0, now - c.oldestPendingAt),
               delivered: c?.delivered ?? 0,
               dead: c?.dead ?? 0,

@@ -2,12 +2,14 @@
   Reads a destination's pace for a tick (DESIGN "The tick arithmetic"), dropping entries
   that can no longer count: a queued delivery older than the claim lease (its publish was
   lost), an in-flight attempt past its timeout (its worker died), a send that can no longer
-  share a window with a new request.
+  share a window with a new request. Also the token bucket of a burst allowance and the
+  effective limit of adaptive pacing (docs/adr/0008), from the destination's pace hash.
 
   Input:
     KEYS[1] queued     ZSET delivery -> publish time (ms)
     KEYS[2] inflight   ZSET attempt  -> start + timeout (ms)
     KEYS[3] sends      ZSET attempt  -> the latest moment it can have arrived (ms)
+    KEYS[4] pace       HASH tat, n, T (bucket); lim, per, E, cut, calm, hold, ewma, base (adaptive)
 
     ARGV[1] now (ms)
     ARGV[2] period (ms)
@@ -15,10 +17,15 @@
     ARGV[4] claim lease (ms)
 
   Output:
-    { queued, inFlight, sentInWindow }
+    { queued, inFlight, sentInWindow, tat, lim, per, E, hold } (the last five as strings, or
+    false when absent)
 ]]
 local now = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[4]))
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[2]) - tonumber(ARGV[3]))
-return { redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]) }
+local pace = redis.call('HMGET', KEYS[4], 'tat', 'lim', 'per', 'E', 'hold')
+return {
+  redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]),
+  pace[1], pace[2], pace[3], pace[4], pace[5],
+}
