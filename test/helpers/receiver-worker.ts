@@ -8,12 +8,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort } from 'node:worker_threads';
-import type { Command, Reply, Report } from './receiver.ts';
+import type { Capacity, Command, Reply, Report } from './receiver.ts';
 
 interface Behaviour {
   script: Reply[];
   status: number;
   delayMs: number;
+  capacity: Capacity | null;
+  /** Arrival times of the requests accepted under the capacity, oldest first. */
+  accepted: number[];
 }
 
 const port = parentPort!;
@@ -25,10 +28,21 @@ let count = 0;
 function route(path: string): Behaviour {
   let r = routes.get(path);
   if (r === undefined) {
-    r = { script: [], status: 200, delayMs: 0 };
+    r = { script: [], status: 200, delayMs: 0, capacity: null, accepted: [] };
     routes.set(path, r);
   }
   return r;
+}
+
+/** Over the path's capacity at `at`: the 429 to answer (the request is not counted). */
+function overCapacity(path: string, at: number): { status: number; headers: Record<string, string> } | null {
+  const r = route(path);
+  if (r.capacity === null) return null;
+  const { limit, periodMs, retryAfter } = r.capacity;
+  while (r.accepted.length > 0 && (r.accepted[0] as number) <= at - periodMs) r.accepted.shift();
+  if (r.accepted.length >= limit) return { status: 429, headers: { 'retry-after': retryAfter } };
+  r.accepted.push(at);
+  return null;
 }
 
 function next(path: string): {
@@ -56,11 +70,12 @@ server.on('request', (req, res) => {
   const i = count++;
   const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
   send({ kind: 'arrival', i, at, method: req.method ?? '', path, headers: req.headers });
+  const refused = overCapacity(path, at);
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     send({ kind: 'body', i, body: Buffer.concat(chunks).toString('utf8') });
-    const reply = next(path);
+    const reply = refused ? { ...refused, body: 'over capacity', delayMs: 0 } : next(path);
     const answer = () => {
       if (res.destroyed) return;
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
@@ -86,6 +101,10 @@ port.on('message', (cmd: Command) => {
       break;
     case 'delay':
       route(cmd.path).delayMs = cmd.delayMs;
+      break;
+    case 'capacity':
+      route(cmd.path).capacity = cmd.capacity;
+      route(cmd.path).accepted = [];
       break;
     case 'close':
       for (const timer of timers) clearTimeout(timer);

@@ -32,10 +32,22 @@ export type Reply =
   | number
   | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
+/**
+ * An unannounced capacity: a path that accepts at most `limit` requests in any sliding window
+ * of `periodMs` (counting the ones it accepted, by arrival) and answers the rest `429` with
+ * `Retry-After: retryAfter` — a receiver's own rate limiter.
+ */
+export interface Capacity {
+  limit: number;
+  periodMs: number;
+  retryAfter: string;
+}
+
 export type Command =
   | { kind: 'script'; seq: number; path: string; replies: Reply[] }
   | { kind: 'default'; seq: number; path: string; status: number }
   | { kind: 'delay'; seq: number; path: string; delayMs: number }
+  | { kind: 'capacity'; seq: number; path: string; capacity: Capacity | null }
   | { kind: 'close'; seq: number };
 
 export type Report =
@@ -109,6 +121,11 @@ export class Receiver {
 
   setDelay(path: string, delayMs: number): Promise<void> {
     return this.#command({ kind: 'delay', path, delayMs });
+  }
+
+  /** Refuses what goes over `capacity` with 429 (null: no capacity). */
+  setCapacity(path: string, capacity: Capacity | null): Promise<void> {
+    return this.#command({ kind: 'capacity', path, capacity });
   }
 
   /** Requests to a path (all paths when omitted), in arrival order. */

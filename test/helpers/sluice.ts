@@ -34,6 +34,8 @@ export interface Tenant {
 export interface RateLimit {
   limit: number;
   period: 'second' | 'minute' | 'hour';
+  /** A token bucket of this capacity refilled at `limit` per period. */
+  burst?: number;
 }
 
 export interface Destination {

@@ -53,3 +53,28 @@ export function describeWindow(w: WorstWindow, periodMs: number, origin: number)
   const from = Math.round(w.from - origin);
   return `${w.count} arrivals in [${from} ms, ${from + periodMs} ms)`;
 }
+
+/**
+ * Requests a token bucket of capacity `burst`, refilled continuously at `limit` per
+ * `periodMs` and full at the first arrival, would have refused (a refused request takes no
+ * token): 0 when the arrivals conform to "`limit` per period, bursts of `burst`". Simulated
+ * token by token, apart from the service's own audit (GCRA), so the tests judge independently.
+ */
+export function bucketRefusals(
+  times: readonly number[],
+  limit: number,
+  periodMs: number,
+  burst: number,
+): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let tokens = burst;
+  let last = sorted[0] ?? 0;
+  let refused = 0;
+  for (const at of sorted) {
+    tokens = Math.min(burst, tokens + ((at - last) * limit) / periodMs);
+    last = at;
+    if (tokens >= 1 - 1e-9) tokens -= 1;
+    else refused++;
+  }
+  return refused;
+}
