@@ -68,7 +68,7 @@ describe('adaptive pacing (AIMD)', () => {
     assert.equal(s.effective, 6.25 + L * ADAPTIVE.increase);
     s = run(s, [ok(3_500)]);
     assert.equal(s.effective, 6.25 + L * ADAPTIVE.increase, 'at most one step per period');
-    for (let t = 4_000; t < 20_000; t += 1_000) s = adapt(s, ok(t));
+    for (let t = 4_000; t < 40_000; t += 1_000) s = adapt(s, ok(t));
     assert.equal(s.effective, L);
   });
 

@@ -23,11 +23,11 @@ import { MAX_RETRY_AFTER_MS } from './retry.ts';
 
 export const ADAPTIVE = {
   decrease: 0.5,
-  increase: 0.1,
+  increase: 0.05,
   ewmaAlpha: 0.2,
   baselineDrift: 0.02,
   latencyFactor: 3,
-  latencyFloorMs: 100,
+  latencyFloorMs: 250,
   maxHoldMs: MAX_RETRY_AFTER_MS,
 } as const;
 
