@@ -44,8 +44,9 @@ const id = (prefix: string) => new RegExp(`^${prefix}_[0-9a-z]{26}$`);
 const RATE = { limit: 50, period: 'second' } as const;
 const FULL = {
   name: 'orders',
-  rateLimit: { limit: 20, period: 'minute' },
+  rateLimit: { limit: 20, period: 'minute', burst: 40 },
   maxConcurrency: 10,
+  adaptive: true,
   eventTypes: ['order.*', 'invoice.paid'],
   retry: { maxAttempts: 8, initialDelayMs: 5_000, maxDelayMs: 3_600_000 },
   timeoutMs: 15_000,
@@ -178,6 +179,7 @@ describe('destinations', () => {
       name: 'orders-v2',
       rateLimit: { limit: 7, period: 'second' },
       maxConcurrency: null,
+      adaptive: false,
       eventTypes: ['order.paid'],
       timeoutMs: 2_000,
       retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1_000 },
@@ -285,6 +287,9 @@ describe('destinations', () => {
     assert.equal(stats.dead, 0);
     assert.equal(stats.oldestPendingAgeMs, 0);
     assert.equal(stats.maxSentInAnyWindow, 3, 'four requests at 3/s: at most three in any second, and three');
+    assert.equal(stats.bucketRefusals, null, 'no burst: no bucket audit');
+    assert.equal(stats.effectiveLimit, 3, 'not adaptive: the configured limit');
+    assert.equal(stats.backingOff, false);
     assert.ok(
       stats.perSecond.length >= 60 && stats.perSecond.length <= 62,
       `${stats.perSecond.length} buckets`,
@@ -323,6 +328,8 @@ describe('destinations', () => {
         pending: 2,
         queued: 0,
         inFlight: 0,
+        effectiveLimit: entry?.rateLimit.limit,
+        backingOff: false,
         oldestPendingAgeMs: 0,
         delivered: 0,
         dead: 0,

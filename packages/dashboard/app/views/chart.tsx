@@ -2,7 +2,9 @@
  * Requests started per second against the limit line: the compliance audit, drawn with
  * uPlot. The bars are what the stats endpoint counted (attempt start times); the line is the
  * limit in force at each second as this page saw it (a per-minute or per-hour limit drawn as
- * its average per second), so a changed limit shows as a step.
+ * its average per second), so a changed limit shows as a step. With adaptive pacing a second
+ * line shows the effective limit the rate limiter planned with (docs/adr/0008): below the
+ * limit while the receiver pushes back.
  */
 
 import { useEffect, useRef } from 'preact/hooks';
@@ -13,6 +15,8 @@ export interface ChartData {
   t: number[];
   sent: number[];
   limit: (number | null)[];
+  /** The effective limit per second (adaptive pacing); null where not known. */
+  effective: (number | null)[];
 }
 
 export function RateChart({ data, label }: { data: ChartData; label: string }) {
@@ -55,9 +59,15 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
           dash: [6, 4],
           paths: uPlot.paths.stepped?.({ align: 1 }),
         },
+        {
+          label: 'effective limit',
+          stroke: '#2b8a3e',
+          width: 2,
+          paths: uPlot.paths.stepped?.({ align: 1 }),
+        },
       ],
     };
-    plot.current = new uPlot(options, [[], [], []], el);
+    plot.current = new uPlot(options, [[], [], [], []], el);
     const resize = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height: 260 }));
     resize.observe(el);
     return () => {
@@ -68,7 +78,7 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
   }, []);
 
   useEffect(() => {
-    plot.current?.setData([data.t, data.sent, data.limit]);
+    plot.current?.setData([data.t, data.sent, data.limit, data.effective]);
   }, [data]);
 
   // The newest figures as attributes too: what a test (or a screen reader's user) can read.
@@ -81,6 +91,7 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
       aria-label={label}
       data-peak={recent.length > 0 ? Math.max(...recent) : 0}
       data-limit={data.limit.at(-1) ?? ''}
+      data-effective={data.effective.at(-1) ?? ''}
     />
   );
 }

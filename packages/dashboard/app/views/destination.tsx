@@ -14,10 +14,14 @@ import { LimitForm } from './limit-form.tsx';
 
 const SPAN_SECONDS = 180;
 
-/** The limit in force at each moment, as this page saw it: a step per change. */
+/** The limit in force at each moment, as this page saw it: a step per change (`limit`: the
+ * most a window of one period may hold, the burst where one is set). */
 type LimitHistory = { at: number; perSecond: number; limit: number }[];
 
-function chartData(stats: Stats, history: LimitHistory): ChartData {
+/** The effective limit (adaptive pacing) per second, as this page polled it. */
+type EffectiveHistory = { at: number; perSecond: number }[];
+
+function chartData(stats: Stats, history: LimitHistory, effective: EffectiveHistory): ChartData {
   const t = stats.perSecond.map((p) => Date.parse(p.t) / 1_000);
   const limitAt = (seconds: number) => {
     let value = history[0]?.perSecond ?? perSecond(stats.rateLimit);
@@ -25,7 +29,17 @@ function chartData(stats: Stats, history: LimitHistory): ChartData {
     for (const step of history) if (step.at < (seconds + 1) * 1_000) value = step.perSecond;
     return value;
   };
-  return { t, sent: stats.perSecond.map((p) => p.sent), limit: t.map(limitAt) };
+  const effectiveAt = (seconds: number) => {
+    let value: number | null = null;
+    for (const step of effective) if (step.at < (seconds + 1) * 1_000) value = step.perSecond;
+    return value;
+  };
+  return {
+    t,
+    sent: stats.perSecond.map((p) => p.sent),
+    limit: t.map(limitAt),
+    effective: t.map(effectiveAt),
+  };
 }
 
 export function DestinationDetail({ id }: { id: string }) {
@@ -33,10 +47,12 @@ export function DestinationDetail({ id }: { id: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const history = useRef<LimitHistory>([]);
+  const effective = useRef<EffectiveHistory>([]);
   const { data: stats, error } = usePoll(() => api.stats(id, SPAN_SECONDS), 1_000, [id]);
 
   useEffect(() => {
     history.current = [];
+    effective.current = [];
     void api.destination(id).then(setDestination, (err: Error) => setNotice(`${err.message}: ${id}`));
   }, [id]);
 
@@ -44,7 +60,15 @@ export function DestinationDetail({ id }: { id: string }) {
     const value = perSecond(stats.rateLimit);
     const last = history.current[history.current.length - 1];
     if (last?.perSecond !== value) {
-      history.current.push({ at: Date.now(), perSecond: value, limit: stats.rateLimit.limit });
+      history.current.push({
+        at: Date.now(),
+        perSecond: value,
+        limit: stats.rateLimit.burst ?? stats.rateLimit.limit,
+      });
+    }
+    const planned = perSecond({ ...stats.rateLimit, limit: stats.effectiveLimit });
+    if (effective.current[effective.current.length - 1]?.perSecond !== planned) {
+      effective.current.push({ at: Date.now(), perSecond: planned });
     }
   }
 
@@ -64,8 +88,10 @@ export function DestinationDetail({ id }: { id: string }) {
   }
   const state = stats?.state ?? destination.state;
   const rate = stats?.rateLimit ?? destination.rateLimit;
-  // The audit spans the chart: judge it against the highest limit in force over the span.
-  const highest = Math.max(rate.limit, ...history.current.map((h) => h.limit));
+  // The audit spans the chart: judge it against the highest cap in force over the span (a
+  // window of one period may hold the burst, where one is set).
+  const cap = rate.burst ?? rate.limit;
+  const highest = Math.max(cap, ...history.current.map((h) => h.limit));
   const broken = stats !== null && stats.maxSentInAnyWindow > highest;
 
   return (
@@ -93,25 +119,42 @@ export function DestinationDetail({ id }: { id: string }) {
           <h2>Requests started per second, last {SPAN_SECONDS / 60} minutes</h2>
           {stats && (
             <RateChart
-              data={chartData(stats, history.current)}
+              data={chartData(stats, history.current, effective.current)}
               label={`Requests started per second against the limit of ${formatRate(rate)}`}
             />
           )}
           <dl class="figures" aria-live="off">
             <div>
               <dt>Limit</dt>
-              <dd data-testid="current-limit">{formatRate(rate)}</dd>
+              <dd data-testid="current-limit">
+                {formatRate(rate)}
+                {rate.burst !== undefined && <span class="muted"> · bursts of {rate.burst}</span>}
+              </dd>
             </div>
+            {destination.adaptive && (
+              <div>
+                <dt>Effective limit (adaptive)</dt>
+                <dd data-testid="effective-limit" class={stats?.backingOff ? 'bad' : ''}>
+                  {stats ? `${stats.effectiveLimit} / ${rate.period}` : '—'}
+                  {stats?.backingOff && <span class="muted"> · backing off</span>}
+                </dd>
+              </div>
+            )}
+            {stats?.bucketRefusals != null && (
+              <div>
+                <dt>Over the bucket ({SPAN_SECONDS / 60} min)</dt>
+                <dd data-testid="bucket-refusals" class={stats.bucketRefusals > 0 ? 'bad' : ''}>
+                  {stats.bucketRefusals}
+                </dd>
+              </div>
+            )}
             <div>
               <dt>
                 Most in any {rate.period} ({SPAN_SECONDS / 60} min)
               </dt>
               <dd data-testid="max-window" class={broken ? 'bad' : ''}>
                 {stats?.maxSentInAnyWindow ?? '—'}
-                <span class="muted">
-                  {' '}
-                  / {highest === rate.limit ? rate.limit : `${highest}, now ${rate.limit}`}
-                </span>
+                <span class="muted"> / {highest === cap ? cap : `${highest}, now ${cap}`}</span>
               </dd>
             </div>
             <div>
@@ -150,7 +193,7 @@ export function DestinationDetail({ id }: { id: string }) {
               history.current.push({
                 at: Date.now(),
                 perSecond: perSecond(updated.rateLimit),
-                limit: updated.rateLimit.limit,
+                limit: updated.rateLimit.burst ?? updated.rateLimit.limit,
               });
               setDestination(updated);
               setNotice(`Limit set to ${formatRate(updated.rateLimit)}: in force within one tick.`);

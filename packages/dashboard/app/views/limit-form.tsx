@@ -1,7 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, type Destination, type Period } from '../api.ts';
 
-/** Limit, period and concurrency; saved with one PATCH, in force within one tick. */
+/**
+ * Limit, period, burst, concurrency and adaptive pacing; saved with one PATCH, in force within
+ * one tick. The burst is sent with the limit (a rate limit without one drops it).
+ */
 export function LimitForm({
   destination,
   onSaved,
@@ -11,6 +14,10 @@ export function LimitForm({
 }) {
   const [limit, setLimit] = useState(String(destination.rateLimit.limit));
   const [period, setPeriod] = useState<Period>(destination.rateLimit.period);
+  const [burst, setBurst] = useState(
+    destination.rateLimit.burst === undefined ? '' : String(destination.rateLimit.burst),
+  );
+  const [adaptive, setAdaptive] = useState(destination.adaptive);
   const [concurrency, setConcurrency] = useState(
     destination.maxConcurrency === null ? '' : String(destination.maxConcurrency),
   );
@@ -23,7 +30,12 @@ export function LimitForm({
     setError(null);
     try {
       const updated = await api.update(destination.id, {
-        rateLimit: { limit: Number(limit), period },
+        rateLimit: {
+          limit: Number(limit),
+          period,
+          ...(burst.trim() === '' ? {} : { burst: Number(burst) }),
+        },
+        adaptive,
         maxConcurrency: concurrency.trim() === '' ? null : Number(concurrency),
       });
       onSaved(updated);
@@ -59,6 +71,28 @@ export function LimitForm({
           </select>
         </label>
       </div>
+      <label>
+        Burst
+        <input
+          name="burst"
+          type="number"
+          min={1}
+          max={1_000_000}
+          step={1}
+          placeholder="none"
+          value={burst}
+          onInput={(e) => setBurst(e.currentTarget.value)}
+        />
+      </label>
+      <label class="inline">
+        <input
+          name="adaptive"
+          type="checkbox"
+          checked={adaptive}
+          onChange={(e) => setAdaptive(e.currentTarget.checked)}
+        />
+        Adaptive pacing (back off when the receiver pushes back)
+      </label>
       <label>
         Max concurrency
         <input
