@@ -8,6 +8,9 @@
  *   limit-change.ts judges the transitions themselves);
  * - refused: requests a strictly enforcing receiver would have refused (greedy: admit while
  *   the admitted ones in the trailing second number fewer than the limit in force);
+ * - with a burst allowance (docs/adr/0008) a window may hold the burst: windows are judged
+ *   against it, and `bucketRefused` counts what a token bucket of capacity `burst` refilled at
+ *   the limit per second would have refused (the long-run rate);
  * - delivered: distinct expected event ids answered 2xx; lost = expected − delivered;
  *   duplicated = 2xx answers beyond the first for one id;
  * - latency: first 2xx arrival − the event's creation time (`bench.createdAt`);
@@ -70,6 +73,23 @@ export interface SlidingStats {
   refused: number;
 }
 
+/**
+ * Requests a token bucket of capacity `burst`, refilled at `limit` per second and full at the
+ * first arrival, would have refused (a refused request takes no token).
+ */
+export function bucketRefused(times: readonly number[], limit: number, burst: number): number {
+  let tokens = burst;
+  let last = times[0] ?? 0;
+  let refused = 0;
+  for (const t of times) {
+    tokens = Math.min(burst, tokens + ((t - last) * limit) / WINDOW_MS);
+    last = t;
+    if (tokens >= 1 - 1e-9) tokens -= 1;
+    else refused++;
+  }
+  return refused;
+}
+
 /** Exact sliding-window statistics of one destination's sorted arrival times. */
 export function slidingStats(times: readonly number[], steps: LimitSteps): SlidingStats {
   let maxCount = 0;
@@ -106,6 +126,7 @@ export interface DestinationResult {
   maxCount: number;
   maxRatio: number;
   refused: number;
+  bucketRefused: number | null;
   doneS: number | null;
 }
 
@@ -128,6 +149,8 @@ export interface Analysis {
   destinationsOver: number;
   overWindows: number;
   refused: number;
+  /** With burst allowances: requests their token buckets would have refused (else null). */
+  bucketRefused: number | null;
   latencyMs: {
     p50: number | null;
     p90: number | null;
@@ -219,9 +242,13 @@ export function analyze(
   let destinationsOver = 0;
   let overWindows = 0;
   let refused = 0;
+  let bucketRefusedSum: number | null = null;
   for (const d of w.destinations) {
     const list = (times.get(d.id) as number[]).sort((a, b) => a - b);
-    const s = slidingStats(list, stepsOf(d.limit, changes, d.id));
+    // With a burst, a window of one period may hold the burst (the bucket keeps the rate).
+    const s = slidingStats(list, stepsOf(d.burst ?? d.limit, changes, d.id));
+    const bucket = d.burst === undefined ? null : bucketRefused(list, d.limit, d.burst);
+    if (bucket !== null) bucketRefusedSum = (bucketRefusedSum ?? 0) + bucket;
     worstRatio = Math.max(worstRatio, s.maxRatio);
     if (s.overWindows > 0) destinationsOver++;
     overWindows += s.overWindows;
@@ -237,6 +264,7 @@ export function analyze(
       maxCount: s.maxCount,
       maxRatio: round(s.maxRatio, 3) as number,
       refused: s.refused,
+      bucketRefused: bucket,
       doneS:
         delivered === d.events && t0 !== null && lastT !== undefined ? round((lastT - t0) / 1_000) : null,
     });
@@ -267,6 +295,7 @@ export function analyze(
     destinationsOver,
     overWindows,
     refused,
+    bucketRefused: bucketRefusedSum,
     latencyMs: {
       p50: round(percentile(latencies, 50)),
       p90: round(percentile(latencies, 90)),

@@ -33,7 +33,7 @@ import { writeReport } from './report.ts';
 import { runOnce } from './run.ts';
 import { prepareSnapshot } from './snapshot.ts';
 import { TARGETS, type TargetName, type TargetOptions } from './targets/target.ts';
-import { buildWorkload, SCENARIOS, type Scenario } from './workload.ts';
+import { buildWorkload, SCENARIOS, type Scenario, SLUICE_ONLY } from './workload.ts';
 
 const BENCH = fileURLToPath(new URL('../', import.meta.url));
 const REPO = join(BENCH, '..');
@@ -45,6 +45,8 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'scale',
   'limit-change',
   'failures',
+  'capacity',
+  'capacity-adaptive',
 ];
 const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures'];
 const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'bullmq-rlf'];
@@ -182,6 +184,8 @@ for (let rep = 1; rep <= reps; rep++) {
       // runs in both shapes).
       const once = target === 'ceiling' || (target === 'sluice-distributed' && !values.targets);
       if (quick && once && scenario !== 'compliance') continue;
+      // Adaptive pacing is Sluice's: the baselines would only repeat their `capacity` run.
+      if (SLUICE_ONLY.includes(scenario) && !target.startsWith('sluice')) continue;
       const workload = buildWorkload(scenario, scenarioOptions);
       const runId = newRunId();
       const runDir = join(logRoot, `${scenario}-${target}-${rep}`);

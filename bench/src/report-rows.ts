@@ -108,7 +108,16 @@ const cpuOf = (r: RunRecord, names: string[]): number | null => {
   const costs = names.map((n) => r.processes[n]?.cpuS).filter((x): x is number => typeof x === 'number');
   return costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null;
 };
-const ALL_BUT_SOAK = ['compliance', 'latency', 'throughput', 'scale', 'limit-change', 'failures'];
+const CAPACITY = ['capacity', 'capacity-adaptive'];
+const ALL_BUT_SOAK = [
+  'compliance',
+  'latency',
+  'throughput',
+  'scale',
+  'limit-change',
+  'failures',
+  ...CAPACITY,
+];
 
 export const ROWS: Row[] = [
   { label: 'events delivered', get: (r) => r.delivered, ratio: false },
@@ -120,6 +129,12 @@ export const ROWS: Row[] = [
     label: '429 answers (receiver’s own 5/s limit)',
     get: (r) => r.status429,
     scenarios: ['failures'],
+    ratio: false,
+  },
+  {
+    label: '**requests refused by the receiver (429, its unannounced 15/s)**',
+    get: (r) => r.status429,
+    scenarios: CAPACITY,
     ratio: false,
   },
   { label: '**worst sliding 1 s window ÷ limit**', get: (r) => r.worstRatio },

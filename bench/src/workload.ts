@@ -11,7 +11,9 @@
  * - burst: every event handed to the target as fast as it takes them, in chunks of at most
  *   1000, interleaved round-robin across destinations (event 0 of each, then event 1, …);
  * - steady: destination i's k-th event is due at t0 + (k + i/n) / rate seconds;
- * - limit change: at t0 + atMs the destination's limit becomes `limit`.
+ * - limit change: at t0 + atMs the destination's limit becomes `limit`;
+ * - capacity: what the receiver accepts per second when it is less than the limit (it
+ *   refuses the rest with 429 + Retry-After); Sluice is not told (`capacity*` scenarios).
  */
 
 import { seededRandom } from './common.ts';
@@ -23,6 +25,12 @@ export interface DestinationSpec {
   events: number;
   /** Receiver behaviour, appended to the destination URL (`fail=0.1&limit429=5`). */
   query: string;
+  /** Sluice's adaptive pacing (docs/adr/0008); the baselines have none. */
+  adaptive?: boolean;
+  /** A burst allowance (token bucket of this capacity refilled at `limit` per second). */
+  burst?: number;
+  /** The receiver's own unannounced limit per second, when below `limit` (the ideal's rate). */
+  capacity?: number;
 }
 
 export type Ingest =
@@ -66,8 +74,13 @@ export const SCENARIOS = [
   'scale',
   'limit-change',
   'failures',
+  'capacity',
+  'capacity-adaptive',
   'soak',
 ] as const;
+
+/** Scenarios that only Sluice can run as asked (a feature the baselines do not have). */
+export const SLUICE_ONLY: readonly Scenario[] = ['capacity-adaptive'];
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface ScenarioOptions {
@@ -179,6 +192,29 @@ function failures(o: ScenarioOptions): Workload {
   return o.quick ? { ...w, retry: { ...RETRY, initialDelayMs: 200 } } : w;
 }
 
+/**
+ * Ten destinations limited to 50/s whose receiver accepts only 15 per sliding second and
+ * answers the rest 429 + `Retry-After: 1` — an unannounced capacity. `capacity`: Sluice (and
+ * the baselines) as configured; `capacity-adaptive`: Sluice with adaptive pacing. Reported:
+ * requests the receiver refused, and deliveries per second. A larger retry budget, so that
+ * nothing is lost to the refusals and the two compare on cost alone.
+ */
+function capacity(o: ScenarioOptions, adaptive: boolean): Workload {
+  const n = o.quick ? 2 : 10;
+  const destinations = Array.from({ length: n }, (_, i) => ({
+    id: destId(i),
+    limit: 50,
+    events: o.quick ? 60 : 300,
+    query: 'limit429=15&retry_after=1',
+    capacity: 15,
+    adaptive,
+  }));
+  return {
+    ...base(adaptive ? 'capacity-adaptive' : 'capacity', destinations, o.quick ? 40 : 150),
+    retry: { attempts: 30, initialDelayMs: 1_000, maxDelayMs: 4_000 },
+  };
+}
+
 /** A long steady stream to `soakTotal` deliveries: 100 destinations at 100/s, batched ingest. */
 function soak(o: ScenarioOptions): Workload {
   const n = 100;
@@ -203,6 +239,8 @@ const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
   scale,
   'limit-change': limitChange,
   failures,
+  capacity: (o) => capacity(o, false),
+  'capacity-adaptive': (o) => capacity(o, true),
   soak,
 };
 
@@ -221,7 +259,9 @@ export function idealWallS(w: Workload): number | null {
     const rate = w.ingest.ratePerDestination;
     return Math.max(...w.destinations.map((d) => (d.events - 1) / rate));
   }
-  return Math.max(...w.destinations.map((d) => Math.ceil(d.events / d.limit) - 1));
+  return Math.max(
+    ...w.destinations.map((d) => Math.ceil(d.events / Math.min(d.limit, d.capacity ?? d.limit)) - 1),
+  );
 }
 
 export interface PlannedEvent {

@@ -129,7 +129,8 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
         const destination = await client.destinations.create({
           name: d.id,
           url: destinationUrl(receiverUrl, d),
-          rateLimit: { limit: d.limit, period: 'second' },
+          rateLimit: { limit: d.limit, period: 'second', ...(d.burst ? { burst: d.burst } : {}) },
+          adaptive: d.adaptive ?? false,
           retry: {
             maxAttempts: workload.retry.attempts,
             initialDelayMs: workload.retry.initialDelayMs,
@@ -181,10 +182,12 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
         AUDIT_CONCURRENCY,
         async (id) => {
           const stats = await api().destinations.stats(id, { seconds });
-          const ratio = stats.maxSentInAnyWindow / stats.rateLimit.limit;
+          // A window of one period may hold the burst, where one is set.
+          const cap = stats.rateLimit.burst ?? stats.rateLimit.limit;
+          const ratio = stats.maxSentInAnyWindow / cap;
           out.audited++;
           out.maxSentRatio = Math.max(out.maxSentRatio ?? 0, Math.round(ratio * 1_000) / 1_000);
-          if (stats.maxSentInAnyWindow > stats.rateLimit.limit) out.over++;
+          if (stats.maxSentInAnyWindow > cap || (stats.bucketRefusals ?? 0) > 0) out.over++;
           out.delivered += stats.delivered;
           out.dead += stats.dead;
         },
