@@ -12,6 +12,9 @@
 
 import { type AdaptiveState, type BucketState, emptyBucket, SendWindow, windowCap } from '@sluice/core';
 
+/** A backed-off destination quiet this long forgets its adaptive state (the Redis hash's expiry). */
+const ADAPTIVE_FORGET_MS = 86_400_000;
+
 export interface PacerOptions {
   marginMs: number;
   arrivalBoundMs: number;
@@ -43,15 +46,20 @@ export class DestinationPace {
     return this.window.roomAt(now, cap - 1, this.queued);
   }
 
-  /** Nothing queued, in flight or in the window; a full bucket; not backing off. */
+  /**
+   * Nothing queued, in flight or in the window; a full bucket; not backing off — or backed off
+   * but quiet for a day (as the Redis pace hash expires: adaptive pacing starts again at the limit).
+   */
   idle(now: number): boolean {
+    const a = this.adaptive;
     return (
       this.queued === 0 &&
       this.inFlight === 0 &&
       this.window.count(now) === 0 &&
       this.bucket.tat <= now &&
-      (this.adaptive === null ||
-        (this.adaptive.effective >= this.adaptive.limit && this.adaptive.holdUntil <= now))
+      (a === null ||
+        (a.effective >= a.limit && a.holdUntil <= now) ||
+        (now - a.calmSince > ADAPTIVE_FORGET_MS && a.holdUntil <= now))
     );
   }
 }
