@@ -4,7 +4,7 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { PERIOD_MS, ratePlan } from '@sluice/core';
+import { PERIOD_MS, ratePlan, scaledRateLimit } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
@@ -14,7 +14,7 @@ import { createTick, paceLimit } from './limiter.ts';
 import { LocalQueue } from './local-queue.ts';
 import { MemorySchedule } from './memory-schedule.ts';
 import { EngineMetrics } from './metrics.ts';
-import { Pacer } from './pacer.ts';
+import { type DestinationPace, Pacer } from './pacer.ts';
 import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
 import { DeliveryRunner } from './runner.ts';
@@ -186,8 +186,7 @@ export class Engine {
     if (destination.maxConcurrency !== null && this.schedule.isScheduled(destination.id)) {
       const pace = this.pacer.peek(destination.id);
       const now = this.clock();
-      const plan = ratePlan(destination.rateLimit);
-      this.schedule.wake(destination.id, pace === undefined ? now : pace.roomAt(now, plan));
+      this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
     }
   }
 
@@ -205,8 +204,14 @@ export class Engine {
       return;
     }
     if (this.schedule.isScheduled(destinationId) && !pace.roomForMore) return;
-    const plan = ratePlan(destination.rateLimit);
-    this.schedule.wake(destinationId, pace.roomAt(now, plan));
+    this.schedule.wake(destinationId, this.roomAt(destination, pace, now));
+  }
+
+  /** When a tick could next publish one more, at the limit it would plan with. */
+  private roomAt(destination: Destination, pace: DestinationPace, now: number): number {
+    const effective = paceLimit(destination, pace.adaptive, now);
+    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
+    return pace.roomAt(now, plan, effective.holdUntil);
   }
 
   /** A destination was changed: the next tick reads the new settings, and runs at once. */

@@ -10,7 +10,15 @@
  * raised before publishing, moved to `inFlight` when the request starts.
  */
 
-import { type AdaptiveState, type BucketState, emptyBucket, SendWindow, windowCap } from '@sluice/core';
+import {
+  type AdaptiveState,
+  type BucketState,
+  bucketRoomAt,
+  emptyBucket,
+  type RatePlan,
+  SendWindow,
+  windowCap,
+} from '@sluice/core';
 
 /** A backed-off destination quiet this long forgets its adaptive state (the Redis hash's expiry). */
 const ADAPTIVE_FORGET_MS = 86_400_000;
@@ -39,11 +47,16 @@ export class DestinationPace {
     this.window.options.periodMs = periodMs;
   }
 
-  /** The earliest moment a tick could publish one more (the window's cap: the burst, if any). */
-  roomAt(now: number, plan: { limit: number; burst: number | null }): number {
+  /**
+   * The earliest moment a tick could publish one more: the window (its cap is the burst, if
+   * any), the bucket of a burst allowance and an adaptive hold all have room. A hint.
+   */
+  roomAt(now: number, plan: Pick<RatePlan, 'limit' | 'periodMs' | 'burst'>, holdUntil = 0): number {
     const cap = windowCap(plan);
-    if (this.window.surelyRoom(now, cap, this.queued)) return now;
-    return this.window.roomAt(now, cap - 1, this.queued);
+    const held = Math.max(now, holdUntil);
+    const bucket = bucketRoomAt(plan, this.bucket.tat, this.queued, now, this.window.options.marginMs);
+    if (this.window.surelyRoom(now, cap, this.queued)) return Math.max(held, bucket);
+    return Math.max(this.window.roomAt(now, cap - 1, this.queued), held, bucket);
   }
 
   /**

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AdaptiveFeedback, mulberry32 } from '@sluice/core';
+import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
 import { type AttemptPace, MemoryPacing } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import { Pacer } from '../../engine/src/pacer.ts';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
+import { Scripts } from './scripts.ts';
 import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
 const skip = !(await redisAvailable());
@@ -104,6 +105,50 @@ describe('RedisPacing', { skip }, () => {
       assert.equal(sawBucket, burst !== null, `the bucket was exercised, seed ${seed}`);
       if (limit > 1) assert.equal(sawBackoff, adaptive, `adaptive pacing was exercised, seed ${seed}`);
     }
+  });
+
+  it('a wake waits for the bucket of a burst allowance and an adaptive hold, as the single box', async () => {
+    const keys = new Keys(`${prefix}-wake`);
+    const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const pacer = new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs });
+    const local = new MemoryPacing(pacer);
+    const scripts = new Scripts(redis, keys);
+    const plan = ratePlan({ limit: 2, period: 'second', burst: 10 });
+    const t0 = 1_000_000;
+    const refused = { limit: 2, periodMs: 1_000, status: 429, retryAfterMs: 3_000, latencyMs: 2 };
+    for (const p of [remote, local]) {
+      // The burst at t0 (refused, Retry-After 3 s), then two more at t0 + 1.1 s.
+      for (const [at, n] of [
+        [t0, 10],
+        [t0 + 1_100, 2],
+      ] as const) {
+        const ids = Array.from({ length: n }, (_, i) => `dlv_${at}_${i}`);
+        await p.published('d', ids, plan, at);
+        for (const id of ids) {
+          const a = await p.start('d', id, 1_000, 10_000, at);
+          await a.finished(at + 2, { ...refused, at: at + 2 });
+        }
+      }
+    }
+    const now = t0 + 1_200;
+    const wake = (bucket: boolean, adaptive: boolean) =>
+      scripts.wakeForWork('d', now, {
+        limit: 10,
+        periodMs: 1_000,
+        windowMarginMs: OPTIONS.windowMarginMs,
+        claimLeaseMs: 600_000,
+        bucket: bucket ? { burst: 10, emissionMs: 500 } : undefined,
+        adaptiveLimit: adaptive ? 2 : undefined,
+      });
+    const pace = pacer.peek('d') as NonNullable<ReturnType<Pacer['peek']>>;
+    assert.equal(await wake(false, false), now, 'the window alone has room now');
+    // 12 tokens taken by t0 + 1.1 s: the bucket has one again at tat + margin − 9 × 500 ms.
+    const bucketRoom = await wake(true, false);
+    assert.equal(bucketRoom, pace.roomAt(now, plan));
+    assert.ok(bucketRoom > now + 250 && bucketRoom < now + 600, `the bucket has room at ${bucketRoom - t0}`);
+    const held = await wake(true, true);
+    assert.equal(held, t0 + 1_102 + 3_000, 'the last Retry-After holds it');
+    assert.equal(held, pace.roomAt(now, plan, pace.adaptive?.holdUntil ?? 0));
   });
 
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {

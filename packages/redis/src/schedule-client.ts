@@ -6,7 +6,7 @@
  * schedule kicks the rate limiters so none sleeps past it.
  */
 
-import { ratePlan, windowCap } from '@sluice/core';
+import { emissionMs, ratePlan, windowCap } from '@sluice/core';
 import type { DestinationCache } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
@@ -33,7 +33,7 @@ export class ScheduleClient {
 
   /**
    * Schedules a tick at the earliest moment the destination may have room, in one round
-   * trip (`wakeForWork-5.lua`).
+   * trip (`wakeForWork-6.lua`).
    */
   async wakeForWork(
     destinationId: string,
@@ -45,10 +45,16 @@ export class ScheduleClient {
     if (destination === undefined || destination.state !== 'active') return;
     const plan = ratePlan(destination.rateLimit);
     const { periodMs } = plan;
-    // The window's cap: a burst allowance lets the window hold up to the burst.
-    const limit = windowCap(plan);
     const { windowMarginMs, claimLeaseMs } = pacing.o;
-    await this.scripts.wakeForWork(destinationId, now, { limit, periodMs, windowMarginMs, claimLeaseMs });
+    await this.scripts.wakeForWork(destinationId, now, {
+      // The window's cap: a burst allowance lets the window hold up to the burst.
+      limit: windowCap(plan),
+      periodMs,
+      windowMarginMs,
+      claimLeaseMs,
+      bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
+      adaptiveLimit: destination.adaptive ? plan.limit : undefined,
+    });
   }
 
   async isScheduled(destinationId: string): Promise<boolean> {

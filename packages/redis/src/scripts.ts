@@ -88,13 +88,23 @@ export class Scripts {
   }
 
   /**
-   * A sooner-only wake at the earliest moment the window may have room, kicking the
-   * limiters when it lands at the head of the schedule. Returns the due time asked for.
+   * A sooner-only wake at the earliest moment the window (and a burst allowance's bucket,
+   * and past an adaptive hold) may have room, kicking the limiters when it lands at the head
+   * of the schedule. Returns the due time asked for. `limit` is the window's cap.
    */
   async wakeForWork(
     destinationId: string,
     now: number,
-    room: { limit: number; periodMs: number; windowMarginMs: number; claimLeaseMs: number },
+    room: {
+      limit: number;
+      periodMs: number;
+      windowMarginMs: number;
+      claimLeaseMs: number;
+      /** The burst allowance and its emission interval; absent: none. */
+      bucket?: { burst: number; emissionMs: number } | undefined;
+      /** The configured limit when adaptive pacing is on (its hold is honoured). */
+      adaptiveLimit?: number | undefined;
+    },
   ): Promise<number> {
     return Number(
       await this.call('wakeForWork').call(
@@ -102,6 +112,7 @@ export class Scripts {
         ...this.keys.scheduleKeys(destinationId),
         this.keys.queued(destinationId),
         this.keys.sends(destinationId),
+        this.keys.pace(destinationId),
         destinationId,
         Math.floor(now),
         room.limit,
@@ -109,6 +120,9 @@ export class Scripts {
         room.windowMarginMs,
         room.claimLeaseMs,
         this.keys.kickChannel(),
+        room.bucket?.burst ?? 0,
+        room.bucket?.emissionMs ?? 0,
+        room.adaptiveLimit ?? 0,
       ),
     );
   }
