@@ -9,6 +9,7 @@ import {
   bucketTokens,
   emissionMs,
   emptyBucket,
+  tatFromArrivals,
 } from './bucket.ts';
 import { mulberry32 } from './random.ts';
 import { ratePlan } from './rate-plan.ts';
@@ -93,6 +94,14 @@ describe('the token bucket (GCRA)', () => {
       assert.equal(bucketRefusals(arrivals, limit, 1_000, burst), 0, `limit ${limit} burst ${burst}`);
       assert.ok(maxInAnyWindow(arrivals, 1_000) <= burst + limit);
     }
+  });
+});
+
+describe('tatFromArrivals', () => {
+  it('rebuilds the bucket from what may have been sent', () => {
+    assert.equal(tatFromArrivals(PLAN, []), 0);
+    assert.equal(tatFromArrivals(PLAN, [1_000, 1_000, 1_000]), 2_500);
+    assert.equal(tatFromArrivals(PLAN, [9_000, 1_000]), 9_500, 'in order; an old one is refilled');
   });
 });
 

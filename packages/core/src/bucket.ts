@@ -86,3 +86,17 @@ export function bucketFinish(bucket: BucketState, index: number, arrivedBy: numb
   if (bucket.emissionMs <= 0) return;
   bucket.tat = Math.max(bucket.tat, arrivedBy + (bucket.starts - index) * bucket.emissionMs);
 }
+
+/**
+ * The bucket rebuilt from requests that may have been sent (after a restart or the loss of
+ * Redis): each counts as started and arrived at `arrivedBy`, in order. Returns `tat`.
+ */
+export function tatFromArrivals(
+  plan: Pick<RatePlan, 'limit' | 'periodMs'>,
+  arrivedBy: readonly number[],
+): number {
+  const t = emissionMs(plan);
+  let tat = 0;
+  for (const at of [...arrivedBy].sort((a, b) => a - b)) tat = Math.max(tat, at) + t;
+  return tat;
+}

@@ -18,6 +18,7 @@ export {
   bucketTokens,
   emissionMs,
   emptyBucket,
+  tatFromArrivals,
 } from './bucket.ts';
 export {
   canTransition,

@@ -4,7 +4,7 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { PERIOD_MS, ratePlan, scaledRateLimit } from '@sluice/core';
+import { emissionMs, PERIOD_MS, ratePlan, scaledRateLimit, tatFromArrivals } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
@@ -151,13 +151,30 @@ export class Engine {
     const now = this.clock();
     const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now);
     const longest = PERIOD_MS.hour + 60_000;
+    const arrivals = new Map<string, number[]>();
+    const arrived = (destinationId: string, at: number) => {
+      const list = arrivals.get(destinationId);
+      if (list === undefined) arrivals.set(destinationId, [at]);
+      else list.push(at);
+    };
     for (const attempt of await this.store.recentAttempts(now - longest)) {
       const pace = await this.paceOf(attempt.destinationId);
       pace?.window.finish(pace.window.start(attempt.startedAt), attempt.finishedAt);
+      arrived(attempt.destinationId, attempt.finishedAt);
     }
     for (const [destinationId, count] of requeued) {
       const pace = await this.paceOf(destinationId);
       for (let i = 0; i < count; i++) pace?.window.finish(pace.window.start(now), now);
+      for (let i = 0; i < count; i++) arrived(destinationId, now);
+    }
+    // A burst allowance's bucket too (docs/adr/0008): what was sent still holds its tokens.
+    for (const [destinationId, times] of arrivals) {
+      const destination = await this.destinations.get(destinationId);
+      const pace = this.pacer.peek(destinationId);
+      if (destination?.rateLimit.burst === undefined || pace === undefined) continue;
+      const plan = ratePlan(destination.rateLimit);
+      pace.bucket.tat = tatFromArrivals(plan, times);
+      pace.bucket.emissionMs = emissionMs(plan);
     }
     const pending = await this.store.pendingDestinations();
     for (const { destinationId, nextPendingAt } of pending) this.schedule.wake(destinationId, nextPendingAt);

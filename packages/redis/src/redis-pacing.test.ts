@@ -151,6 +151,18 @@ describe('RedisPacing', { skip }, () => {
     assert.equal(held, pace.roomAt(now, plan, pace.adaptive?.holdUntil ?? 0));
   });
 
+  it('after a loss of Redis, what may have been sent holds the window and the bucket again', async () => {
+    const keys = new Keys(`${prefix}-restore`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const plan = ratePlan({ limit: 2, period: 'second', burst: 10 });
+    await pacing.restoreSends('d', [1_000, 1_000, 1_200], plan);
+    const counts = await pacing.read('d', 1_000, 1_300);
+    assert.equal(counts.sentInWindow, 3);
+    assert.equal(counts.bucketTat, 2_500);
+    await pacing.restoreSends('e', [1_000]);
+    assert.equal((await pacing.read('e', 1_000, 1_300)).bucketTat, 0, 'no burst: no bucket');
+  });
+
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {
     const keys = new Keys(`${prefix}-expiry`);
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 10_000 });

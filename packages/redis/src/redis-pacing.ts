@@ -5,7 +5,14 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { ADAPTIVE, type AdaptiveFeedback, emissionMs, windowCap } from '@sluice/core';
+import {
+  ADAPTIVE,
+  type AdaptiveFeedback,
+  emissionMs,
+  type RatePlan,
+  tatFromArrivals,
+  windowCap,
+} from '@sluice/core';
 import type { AttemptPace, AttemptPacing, PaceCounts, PublishedPlan, TickPacing } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
@@ -133,15 +140,27 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   /**
    * After a loss of Redis: requests that may have been sent (an attempt recorded, or a
    * delivery claimed but not recorded) count against the window again, each as arrived at
-   * `arrivedBy` (ms).
+   * `arrivedBy` (ms) — and against a burst allowance's bucket, when `bucket` (its plan) is
+   * given (docs/adr/0008).
    */
-  async restoreSends(destinationId: string, arrivedBy: readonly number[]): Promise<void> {
+  async restoreSends(
+    destinationId: string,
+    arrivedBy: readonly number[],
+    bucket?: Pick<RatePlan, 'limit' | 'periodMs'>,
+  ): Promise<void> {
     if (arrivedBy.length === 0) return;
+    const { redis, keys } = this.o;
     const members = arrivedBy.flatMap((t, i) => [
       Math.ceil(t),
       `restored:${i}:${randomBytes(4).toString('hex')}`,
     ]);
-    await this.o.redis.zadd(this.o.keys.sends(destinationId), ...members);
+    const multi = redis.multi().zadd(keys.sends(destinationId), ...members);
+    if (bucket) {
+      const pace = keys.pace(destinationId);
+      multi.hset(pace, 'tat', tatFromArrivals(bucket, arrivedBy), 'T', emissionMs(bucket), 'n', 0);
+      multi.pexpire(pace, 86_400_000);
+    }
+    await multi.exec();
   }
 
   async drop(destinationId: string, deliveryId: string): Promise<void> {

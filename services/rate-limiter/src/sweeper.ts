@@ -12,7 +12,7 @@
  *   was written) return to pending.
  */
 
-import { PERIOD_MS } from '@sluice/core';
+import { PERIOD_MS, ratePlan } from '@sluice/core';
 import type { DestinationCache, Store } from '@sluice/engine';
 import type { BullPublisher, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
 import type { Redis } from 'ioredis';
@@ -77,7 +77,11 @@ export class DistributedSweeper {
       for (let i = 0; i < count; i++) list.push(now);
       windows.set(destinationId, list);
     }
-    for (const [destinationId, arrivedBy] of windows) await pacing.restoreSends(destinationId, arrivedBy);
+    for (const [destinationId, arrivedBy] of windows) {
+      const destination = await destinations.get(destinationId);
+      const bucket = destination?.rateLimit.burst === undefined ? undefined : ratePlan(destination.rateLimit);
+      await pacing.restoreSends(destinationId, arrivedBy, bucket);
+    }
     const pending = await store.pendingDestinations();
     for (const { destinationId, nextPendingAt } of pending) await schedule.wake(destinationId, nextPendingAt);
     destinations.clear();
