@@ -1,6 +1,6 @@
 /**
- * A new destination: name, URL, rate limit and concurrency (the rest takes the API's
- * defaults). With the admin token the tenant must be chosen. The signing secret is shown once,
+ * A new destination: name, URL, rate limit (with an optional burst), concurrency and
+ * adaptive pacing (the rest takes the API's defaults). With the admin token the tenant must be chosen. The signing secret is shown once,
  * then the page opens the destination.
  */
 
@@ -15,6 +15,8 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
   const [limit, setLimit] = useState('10');
   const [period, setPeriod] = useState<Period>('second');
   const [concurrency, setConcurrency] = useState('');
+  const [burst, setBurst] = useState('');
+  const [adaptive, setAdaptive] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<DestinationWithSecret | null>(null);
 
@@ -26,8 +28,9 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
         {
           ...(name.trim() ? { name: name.trim() } : {}),
           url: url.trim(),
-          rateLimit: { limit: Number(limit), period },
+          rateLimit: { limit: Number(limit), period, ...(burst.trim() ? { burst: Number(burst) } : {}) },
           ...(concurrency.trim() ? { maxConcurrency: Number(concurrency) } : {}),
+          ...(adaptive ? { adaptive } : {}),
         },
         role === 'admin' ? tenantId : undefined,
       );
@@ -111,6 +114,26 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
             <option value="minute">minute</option>
             <option value="hour">hour</option>
           </select>
+        </label>
+        <label>
+          Burst
+          <input
+            name="burst"
+            type="number"
+            min={1}
+            placeholder="none"
+            value={burst}
+            onInput={(e) => setBurst(e.currentTarget.value)}
+          />
+        </label>
+        <label class="inline">
+          <input
+            name="adaptive"
+            type="checkbox"
+            checked={adaptive}
+            onChange={(e) => setAdaptive(e.currentTarget.checked)}
+          />
+          Adaptive
         </label>
         <label>
           Max concurrency
