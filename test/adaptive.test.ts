@@ -9,19 +9,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Arrival, sleep } from './helpers/receiver.ts';
-import {
-  createDestination,
-  createTenant,
-  type EventInput,
-  harness,
-  postEvents,
-  waitUntil,
-} from './helpers/sluice.ts';
-import { between, describeWindow, worstWindow } from './helpers/window.ts';
+import { createDestination, createTenant, type EventInput, harness, postEvents } from './helpers/sluice.ts';
+import { describeWindow, worstWindow } from './helpers/window.ts';
 
 const LIMIT = 50;
 const CAPACITY = 15;
 const PERIOD_MS = 1_000;
+const TOTAL = 300 + 900;
 
 interface Stats {
   effectiveLimit: number;
@@ -103,8 +97,18 @@ describe('adaptive pacing', () => {
     await rcv.setCapacity(path, null);
     const before = rcv.arrivals(path).length;
     const t1 = Math.max(...capped.map((a) => a.at));
-    await postEvents(box, tenant.apiKey, events(700, 'relaxed'), 64);
-    await rcv.waitFor(() => rcv.deliveredIds(path).size >= 1_000, 120_000, 'the 700 relaxed events');
+    await postEvents(box, tenant.apiKey, events(900, 'relaxed'), 64);
+    let sawLimit = false;
+    await rcv.waitFor(
+      () => {
+        void stats().then((s) => {
+          if (s.effectiveLimit === LIMIT && !s.backingOff) sawLimit = true;
+        });
+        return rcv.deliveredIds(path).size >= TOTAL;
+      },
+      120_000,
+      'the 900 relaxed events',
+    );
     const relaxed = rcv.arrivals(path).slice(before);
     const times = relaxed.map((a) => a.at).sort((a, b) => a - b);
     const worst = worstWindow(times, PERIOD_MS);
@@ -115,22 +119,14 @@ describe('adaptive pacing', () => {
       relaxed.every((a) => a.status === 200),
       'nothing refused once relaxed',
     );
-    await waitUntil(
-      async () => {
-        const s = await stats();
-        return s.effectiveLimit === LIMIT && !s.backingOff;
-      },
-      10_000,
-      'the stats to show the configured limit again',
-    );
-    // Every event delivered, and no more requests than events plus the refused ones.
+    assert.ok(sawLimit, 'the stats showed the configured limit again');
+    // Every event delivered, each once.
     const all = rcv.arrivals(path);
-    assert.equal(rcv.deliveredIds(path).size, 1_000);
-    assert.equal(all.filter((a) => a.status === 200).length, 1_000, 'each delivered once');
+    assert.equal(rcv.deliveredIds(path).size, TOTAL);
+    assert.equal(all.filter((a) => a.status === 200).length, TOTAL, 'each delivered once');
     // Quiet afterwards: no tick keeps sending.
     await sleep(500);
     assert.equal(rcv.arrivals(path).length, all.length);
-    assert.ok(between(times, times[0]!, times[0]! + 1).length >= 1);
   });
 
   it('adaptive is false by default, set at creation and by PATCH; a non-boolean is a 400', async (t) => {

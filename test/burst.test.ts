@@ -47,8 +47,9 @@ describe('burst allowance', () => {
     await rcv.waitFor(() => rcv.deliveredIds(path).size >= 30, 60_000, 'the first 30 to arrive');
     const first = rcv.times(path);
     const t0 = first[0]!;
-    const atOnce = between(first, t0, t0 + 500).length;
-    assert.equal(atOnce, BURST, `the burst: ${atOnce} arrivals in the first 500 ms, expected ${BURST}`);
+    // The first ten arrive as fast as they are accepted; the eleventh waits for the window.
+    const atOnce = between(first, t0, t0 + 900).length;
+    assert.equal(atOnce, BURST, `the burst: ${atOnce} arrivals in the first 900 ms, expected ${BURST}`);
     const span = first[first.length - 1]! - t0;
     // A bucket of 10 refilled at 2/s: the 30th arrival no sooner than (30 − 10) / 2 s after the first.
     assert.ok(span >= ((30 - BURST) / LIMIT) * 1_000, `30 arrivals over ${Math.round(span)} ms`);
@@ -61,7 +62,7 @@ describe('burst allowance', () => {
     const all = rcv.times(path);
     const second = all.slice(30);
     const t1 = second[0]!;
-    assert.equal(between(second, t1, t1 + 500).length, BURST, 'the refilled bucket takes the burst again');
+    assert.equal(between(second, t1, t1 + 900).length, BURST, 'the refilled bucket takes the burst again');
 
     const worst = worstWindow(all, PERIOD_MS);
     assert.ok(worst.count <= BURST, `${describeWindow(worst, PERIOD_MS, t0)}: more than the burst`);
