@@ -729,6 +729,11 @@ export function storeConformance(name: string, open: OpenStore): void {
         await claim(store, a.id, 1, T0 + 30); // a3: at the cutoff, not before it
         await claim(store, b.id, 1, T0 + 30); // b2
 
+        assert.deepEqual(
+          (await store.staleClaims(T0 + 30)).sort((x, y) => (x.id < y.id ? -1 : 1)),
+          [a1, a2, b1].sort().map((id) => ({ id, attempts: 0 })),
+          'the candidates: claimed before the cutoff, in id order',
+        );
         const requeued = await store.requeue(T0 + 30, new Set([a1 as string]), T0 + 100);
         assert.deepEqual(
           requeued,
@@ -773,6 +778,11 @@ export function storeConformance(name: string, open: OpenStore): void {
             completion(claimed[2] as ClaimedDelivery, { status: 'dead', startedAt: T0 }),
           ],
           T0 + 2,
+        );
+        assert.deepEqual(
+          await store.staleClaims(Number.POSITIVE_INFINITY),
+          [{ id: queued, attempts: 0 }],
+          'settled, pending and cancelled deliveries are no candidates',
         );
         const requeued = await store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 50);
         assert.deepEqual(requeued, new Map([[a.id, 1]]));

@@ -244,6 +244,13 @@ export interface Store {
    */
   requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>>;
   /**
+   * Deliveries `queued`/`delivering` claimed before `claimedBefore`, with the attempts made
+   * before the claimed one: the candidates of a `requeue`, so the distributed sweeper asks the
+   * delivery queue about these few jobs only (never lists the whole queue). Bounded by the
+   * delivery queue's bound (DESIGN I3).
+   */
+  staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]>;
+  /**
    * Cancels deliveries left `pending` on a deleted destination: an event accepted while its
    * destination was being deleted (the API's check and the delete raced) would otherwise
    * wait forever. Returns how many.

@@ -23,6 +23,13 @@ export interface DeliveryQueueOptions {
   prefix: string;
 }
 
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
+/** One job per attempt: a retry of the same delivery is a new job. */
+function jobIdOf(delivery: { id: string; attempts: number }): string {
+  return `${delivery.id}-${delivery.attempts}`;
+}
+
 export class BullPublisher implements Publisher {
   readonly queue: Queue<ClaimedDelivery>;
 
@@ -47,10 +54,20 @@ export class BullPublisher implements Publisher {
       deliveries.map((delivery) => ({
         name: 'deliver',
         data: delivery,
-        // One job per attempt: a retry of the same delivery is a new job.
-        opts: { jobId: `${delivery.id}-${delivery.attempts}` },
+        opts: { jobId: jobIdOf(delivery) },
       })),
     );
+  }
+
+  /**
+   * Which of these claimed deliveries still have their job waiting, active or delayed in the
+   * queue (a completed job is removed, a failed one is not live). One `getJobState` per
+   * delivery, sent together: the sweeper asks only about claims past their lease, never
+   * lists the queue (that would read every job's payload at every sweep).
+   */
+  async liveOf(claims: readonly { id: string; attempts: number }[]): Promise<Set<string>> {
+    const states = await Promise.all(claims.map((c) => this.queue.getJobState(jobIdOf(c))));
+    return new Set(claims.flatMap((c, i) => (LIVE_STATES.has(states[i] as string) ? [c.id] : [])));
   }
 
   /** Jobs waiting for a worker: the autoscaling signal. */

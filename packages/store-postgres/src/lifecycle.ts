@@ -160,6 +160,18 @@ export async function requeue(
   return new Map(rows.map((r) => [r.destination_id as string, r.n as number]));
 }
 
+export async function staleClaims(
+  db: Queryable,
+  claimedBefore: number,
+): Promise<{ id: string; attempts: number }[]> {
+  const rows = await db.query(
+    `SELECT id, attempts FROM deliveries
+     WHERE status IN ('queued', 'delivering') AND claimed_at < $1 ORDER BY id`,
+    [clampMs(claimedBefore)],
+  );
+  return rows.map((r) => ({ id: r.id as string, attempts: r.attempts as number }));
+}
+
 function clampMs(ms: number): number {
   return Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, ms));
 }

@@ -241,6 +241,10 @@ export class PostgresStore implements Store {
     return lifecycle.requeue(this.db, claimedBefore, keep, now);
   }
 
+  async staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]> {
+    return lifecycle.staleClaims(this.db, claimedBefore);
+  }
+
   async recentAttempts(
     since: number,
   ): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]> {

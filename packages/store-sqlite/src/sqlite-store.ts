@@ -445,6 +445,15 @@ export class SqliteStore implements Store {
     });
   }
 
+  async staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]> {
+    return this.sql(
+      `SELECT id, attempts FROM deliveries
+       WHERE status IN ('queued', 'delivering') AND claimed_at < ? ORDER BY id`,
+    )
+      .all(claimedBefore)
+      .map((r) => ({ id: r.id as string, attempts: r.attempts as number }));
+  }
+
   async recentAttempts(
     since: number,
   ): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]> {
