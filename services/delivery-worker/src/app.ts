@@ -120,17 +120,19 @@ export async function startDeliveryWorkerService(
         active--;
       }
     },
+    onPartialFailure: (job, failed) => {
+      for (const { delivery, err } of failed)
+        o.logger.error(
+          { err, jobId: job.id, deliveryId: delivery.id, destinationId: delivery.destinationId },
+          'could not start a delivery; the sweeper returns it to pending after the lease',
+        );
+    },
   });
   worker.on('error', (err) => o.logger.error({ err }, 'delivery worker error'));
   worker.on('failed', (job, err) =>
     o.logger.error(
-      {
-        err,
-        deliveryId: job?.data.id,
-        destinationId: job?.data.destinationId,
-        attemptsMade: job?.attemptsMade,
-      },
-      'could not start a delivery; BullMQ tries it again, then the sweeper',
+      { err, jobId: job?.id, attemptsMade: job?.attemptsMade },
+      'could not start the deliveries of a job; BullMQ tries it again, then the sweeper',
     ),
   );
   const ops: OpsServer = await startOpsServer({

@@ -31,6 +31,8 @@ export interface RateLimiterOptions {
   claimLeaseMs?: number;
   /** A claimed delivery with no job left returns to pending after this. */
   leaseMs?: number;
+  /** Most deliveries of one destination in one delivery-queue job. */
+  jobDeliveries?: number | undefined;
   sweepIntervalMs?: number;
   /** Delivered and cancelled deliveries older than this are deleted (default 14 days). */
   retentionMs?: number;
@@ -48,7 +50,11 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
   const clock = o.clock ?? Date.now;
   const shared = await openSharedState(o);
   const { keys, redis, subscriber, destinations, pacing } = shared;
-  const publisher = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
+  const publisher = new BullPublisher({
+    connection: bullConnection(o.redisUrl),
+    prefix: `${o.prefix}-bull`,
+    jobDeliveries: o.jobDeliveries,
+  });
   const registry = new Registry();
   const metrics = new EngineMetrics(
     registry,

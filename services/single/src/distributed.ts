@@ -28,6 +28,7 @@ export interface DistributedBoxOptions {
   arrivalBoundMs?: number;
   sweepIntervalMs?: number;
   leaseMs?: number;
+  jobDeliveries?: number | undefined;
   retentionMs?: number;
 }
 
@@ -52,6 +53,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     port: 0,
     sweepIntervalMs: o.sweepIntervalMs ?? 5_000,
     leaseMs: o.leaseMs ?? 120_000,
+    jobDeliveries: o.jobDeliveries,
     ...(o.retentionMs === undefined ? {} : { retentionMs: o.retentionMs }),
   });
   const worker = await startDeliveryWorkerService({

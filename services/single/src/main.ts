@@ -49,6 +49,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
       arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
       sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
       leaseMs: config.SLUICE_LEASE_MS,
+      jobDeliveries: config.SLUICE_JOB_DELIVERIES,
       retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
     });
     return {
