@@ -1,5 +1,16 @@
 export { maxInAnyWindow, perSecond } from './audit.ts';
 export {
+  ALERT_KINDS,
+  type AlertChange,
+  type AlertKind,
+  type AlertThresholds,
+  type BacklogSample,
+  countCap,
+  evaluateAlerts,
+  type FiringAlert,
+  resolveBelow,
+} from './backlog-alerts.ts';
+export {
   canTransition,
   DELIVERY_STATUSES,
   type DeliveryStatus,

@@ -38,6 +38,7 @@ export {
 export type {
   AcceptedEvent,
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   ClaimedDelivery,
