@@ -7,6 +7,7 @@
 
 import type { ApiConfig } from '@sluice/api';
 import { startApiService } from '@sluice/api-service';
+import type { AlertSettings } from '@sluice/config';
 import { startDeliveryWorkerService } from '@sluice/delivery-worker';
 import type { LookupFunction, Store } from '@sluice/engine';
 import { startRateLimiter } from '@sluice/rate-limiter';
@@ -29,6 +30,7 @@ export interface DistributedBoxOptions {
   sweepIntervalMs?: number;
   leaseMs?: number;
   retentionMs?: number;
+  alerts?: AlertSettings | undefined;
 }
 
 export interface DistributedBox {
@@ -53,6 +55,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     sweepIntervalMs: o.sweepIntervalMs ?? 5_000,
     leaseMs: o.leaseMs ?? 120_000,
     ...(o.retentionMs === undefined ? {} : { retentionMs: o.retentionMs }),
+    ...(o.alerts === undefined ? {} : { alerts: o.alerts }),
   });
   const worker = await startDeliveryWorkerService({
     ...common,
