@@ -8,7 +8,6 @@ export {
   countCap,
   evaluateAlerts,
   type FiringAlert,
-  resolveBelow,
 } from './backlog-alerts.ts';
 export {
   canTransition,

@@ -28,8 +28,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { AlertNotice, Store } from './store.ts';
 import { ALERTS_DESTINATION_ID, SYSTEM_TENANT } from './system.ts';
 
-export const ALERT_RAISED = 'sluice.backlog.raised';
-export const ALERT_RESOLVED = 'sluice.backlog.resolved';
+const ALERT_RAISED = 'sluice.backlog.raised';
+const ALERT_RESOLVED = 'sluice.backlog.resolved';
 
 export interface AlerterOptions {
   store: Store;
@@ -62,7 +62,7 @@ export function registerAlertGauge(registry: Registry, store: Store): Gauge<'kin
 }
 
 /** The body of an alert's webhook (docs/operations.md "Backlog alerts"). */
-export function alertPayload(change: AlertChange, raisedAt: number, resolvedAt: number | null): string {
+function alertPayload(change: AlertChange, raisedAt: number, resolvedAt: number | null): string {
   return JSON.stringify({
     type: change.action === 'raise' ? ALERT_RAISED : ALERT_RESOLVED,
     kind: change.kind,

@@ -1,11 +1,4 @@
-export {
-  ALERT_RAISED,
-  ALERT_RESOLVED,
-  Alerter,
-  type AlerterOptions,
-  alertPayload,
-  registerAlertGauge,
-} from './alerter.ts';
+export { Alerter, registerAlertGauge } from './alerter.ts';
 export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
@@ -69,10 +62,4 @@ export type {
   StoredEvent,
   Tenant,
 } from './store.ts';
-export {
-  ALERTS_DESTINATION_ID,
-  type AlertSink,
-  ensureAlertsDestination,
-  isSystemDestination,
-  SYSTEM_TENANT,
-} from './system.ts';
+export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';
