@@ -9,17 +9,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { type Cluster, startCluster } from './helpers/cluster.ts';
+import { assertNoLeaks } from './helpers/leaks.ts';
 import { metricValue, scrape } from './helpers/metrics.ts';
 import type { Arrival, Receiver } from './helpers/receiver.ts';
-import { sleep } from './helpers/receiver.ts';
+import { sleep, startReceiver } from './helpers/receiver.ts';
+import { SHAPE } from './helpers/shape.ts';
 import {
+  type Client,
   createDestination,
   createTenant,
   harness,
   postBatches,
   postEvents,
   type Tenant,
-  type TestBox,
   waitUntil,
 } from './helpers/sluice.ts';
 import { worstWindow } from './helpers/window.ts';
@@ -78,14 +81,16 @@ const alertSettings = (
   },
 });
 
-async function alertsOf(box: TestBox, token: string): Promise<FiringAlert[]> {
+async function alertsOf(box: Api, token: string): Promise<FiringAlert[]> {
   const res = await box.api<{ data: FiringAlert[] }>('GET', '/v1/alerts', undefined, token);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body.data;
 }
 
+type Api = Client & { adminToken: string };
+
 /** A paused destination holding `count` pending deliveries, accepted at once (one batch). */
-async function parkedBacklog(box: TestBox, tenant: Tenant, url: string, count: number) {
+async function parkedBacklog(box: Api, tenant: Tenant, url: string, count: number) {
   const dest = await createDestination(box, tenant.apiKey, {
     url,
     rateLimit: { limit: 50, period: 'second' },
@@ -206,5 +211,60 @@ describe('backlog alerts', () => {
     );
     const worst = worstWindow(rcv.times(OPS), 1_000);
     assert.ok(worst.count <= 1, `at most 1 alert webhook in any second, saw ${worst.count}`);
+  });
+
+  it('3 rate-limiter processes evaluate together: each alert is raised once and resolved once', {
+    skip: SHAPE !== 'distributed' && 'distributed shape only (SLUICE_TEST_SHAPE=distributed)',
+    timeout: 3 * 60_000,
+  }, async () => {
+    const rcv = await startReceiver();
+    let c: Cluster | undefined;
+    try {
+      // The settings as an operator gives them: the services' own config parses them.
+      c = await startCluster({
+        limiters: 3,
+        workers: 1,
+        env: {
+          SLUICE_ALERT_PENDING_COUNT: '3',
+          SLUICE_ALERT_PENDING_AGE_SECONDS: '0',
+          SLUICE_ALERT_INTERVAL_MS: '100',
+          SLUICE_ALERT_URL: rcv.url('ops'),
+          SLUICE_ALERT_SECRET: SECRET,
+          SLUICE_ALERT_RATE_LIMIT: '50/second',
+        },
+      });
+      const cluster = c;
+      const tenant = await createTenant(cluster, cluster.adminToken);
+      const dests = [];
+      for (let i = 0; i < 5; i++) dests.push(await parkedBacklog(cluster, tenant, rcv.url(`d${i}`), 6));
+      await rcv.waitFor(() => received(rcv).length >= 5, 60_000, 'five raised webhooks');
+      await sleep(1_500); // every replica evaluates ~15 more times meanwhile
+      const raised = received(rcv);
+      assert.deepEqual(
+        raised.map((b) => `${b.type} ${b.destinationId}`).sort(),
+        dests.map((d) => `sluice.backlog.raised ${d.id}`).sort(),
+        'one raised webhook per destination',
+      );
+      assert.equal((await alertsOf(cluster, cluster.adminToken)).length, 5);
+
+      for (const d of dests) {
+        const res = await cluster.api('POST', `/v1/destinations/${d.id}/resume`, undefined, tenant.apiKey);
+        assert.equal(res.status, 200);
+      }
+      await rcv.waitFor(() => received(rcv).length >= 10, 60_000, 'five resolved webhooks');
+      await sleep(1_500);
+      const resolved = received(rcv).filter((b) => b.type === 'sluice.backlog.resolved');
+      assert.deepEqual(
+        resolved.map((b) => b.destinationId).sort(),
+        dests.map((d) => d.id).sort(),
+        'one resolved webhook per destination',
+      );
+      assert.equal(received(rcv).length, 10, 'nothing else');
+      assert.deepEqual(await alertsOf(cluster, cluster.adminToken), []);
+    } finally {
+      await c?.close();
+      await rcv.close();
+      await assertNoLeaks();
+    }
   });
 });

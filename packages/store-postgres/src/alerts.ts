@@ -121,7 +121,7 @@ export async function ensureSystemDestination(
   return db.tx(async (q) => {
     await q.query(
       `INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT DO NOTHING`,
       [tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt],
     );
     const params = destinationParams({

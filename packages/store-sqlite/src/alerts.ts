@@ -113,7 +113,7 @@ export function ensureSystemDestination(
 ): Destination {
   return db.tx(() => {
     db.sql(
-      'INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+      'INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     ).run(tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt);
     const destination: Destination = {
       ...input,
