@@ -20,6 +20,7 @@ import {
   createDestination,
   createTenant,
   harness,
+  notFound,
   postBatches,
   postEvents,
   type Tenant,
@@ -211,6 +212,59 @@ describe('backlog alerts', () => {
     );
     const worst = worstWindow(rcv.times(OPS), 1_000);
     assert.ok(worst.count <= 1, `at most 1 alert webhook in any second, saw ${worst.count}`);
+  });
+
+  it("the operator's URL is trusted config: its webhook reaches loopback while tenants' stay guarded", {
+    timeout: 60_000,
+  }, async (t) => {
+    const HOST = 'hook.example.test';
+    const { box, rcv } = await harness(t, (r) => ({
+      allowPrivateNetworks: false,
+      // Tenants' hostname → 127.0.0.1: refused at connect by the guard.
+      lookup: (hostname, options, callback) => {
+        process.nextTick(() => {
+          if (hostname !== HOST) callback(notFound(hostname), '');
+          else if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+          else callback(null, '127.0.0.1', 4);
+        });
+      },
+      ...alertSettings(r, { pendingCount: 1, pendingAgeSeconds: null }),
+    }));
+    const tenant = await createTenant(box, box.adminToken);
+    const url = `http://${HOST}:${rcv.port}${rcv.path('d')}`;
+    const dest = await createDestination(box, tenant.apiKey, {
+      url,
+      rateLimit: { limit: 5, period: 'second' },
+      retry: { maxAttempts: 1, initialDelayMs: 0, maxDelayMs: 0 },
+    });
+    await box.api('POST', `/v1/destinations/${dest.id}/pause`, undefined, tenant.apiKey);
+    await postBatches(
+      box,
+      tenant.apiKey,
+      [1, 2, 3].map((n) => ({ type: 'order.paid', destinationId: dest.id, payload: { n } })),
+    );
+    // The alert reaches 127.0.0.1; resumed, the tenant's deliveries are refused at connect.
+    await rcv.waitFor(() => received(rcv).length >= 1, 30_000, 'the raised webhook');
+    assert.equal(received(rcv)[0]?.destinationId, dest.id);
+    await box.api('POST', `/v1/destinations/${dest.id}/resume`, undefined, tenant.apiKey);
+    const dead = await waitUntil(
+      async () => {
+        const res = await box.api<{ data: { status: string; lastError: string | null }[] }>(
+          'GET',
+          `/v1/deliveries?destinationId=${dest.id}&status=dead`,
+          undefined,
+          tenant.apiKey,
+        );
+        return res.body.data.length === 3 ? res.body.data : undefined;
+      },
+      30_000,
+      "the tenant's deliveries refused",
+    );
+    assert.ok(
+      dead.every((d) => d.lastError === 'destination_not_allowed'),
+      JSON.stringify(dead),
+    );
+    assert.equal(rcv.arrivals(rcv.path('d')).length, 0, "the tenant's receiver never saw a request");
   });
 
   it('3 rate-limiter processes evaluate together: each alert is raised once and resolved once', {
