@@ -3,7 +3,9 @@
  * threshold raises one alert — a signed webhook to the operator's URL (verified with the
  * Standard Webhooks library), the firing gauge, `GET /v1/alerts` — and is not raised again
  * while it fires; once the backlog drains, one `resolved` webhook. The alert webhooks go
- * through Sluice itself, so they keep their own rate limit.
+ * through Sluice itself, so they keep their own rate limit; the operator's URL is trusted
+ * configuration (no SSRF guard), tenants' URLs are not. In the distributed shape, three
+ * rate-limiter processes evaluate at once and still raise and resolve each alert once.
  */
 
 import assert from 'node:assert/strict';
