@@ -345,6 +345,13 @@ const ENDPOINTS: Endpoint[] = [
     base: () => ({ query: {}, id: w().dlv }),
     fields: [idParam('dlv', 'dst')],
   },
+  {
+    method: 'GET',
+    route: '/v1/alerts',
+    token: 'tenant',
+    base: () => ({ query: {} }),
+    fields: [tenantQuery],
+  },
 ];
 
 // ---------------------------------------------------------------- the cases

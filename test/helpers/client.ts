@@ -219,6 +219,7 @@ export const ROUTES = [
   'GET /v1/deliveries',
   'GET /v1/deliveries/{id}',
   'POST /v1/deliveries/{id}/retry',
+  'GET /v1/alerts',
 ] as const;
 
 export type Route = (typeof ROUTES)[number];

@@ -306,3 +306,22 @@ export const Event = z
   .meta({ id: 'Event' });
 
 export const IdParams = (prefix: string) => z.strictObject({ id: idOf(prefix) });
+
+// ---------------------------------------------------------------- backlog alerts (ADR 0009)
+
+export const AlertKind = z.enum(['pending_count', 'pending_age']);
+
+export const Alert = z
+  .object({
+    destinationId: z.string(),
+    tenantId: z.string(),
+    kind: AlertKind.meta({
+      description: 'pending_count: pending deliveries; pending_age: seconds the oldest due one has waited.',
+    }),
+    threshold: z.int().meta({ description: 'The threshold it passed (a count, or seconds).' }),
+    value: z.int().meta({ description: 'What was observed when it was raised.' }),
+    raisedAt: isoTime,
+  })
+  .meta({ id: 'Alert', description: 'A backlog alert that is firing.' });
+
+export const AlertList = z.object({ data: z.array(Alert) }).meta({ id: 'AlertList' });

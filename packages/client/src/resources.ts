@@ -10,6 +10,7 @@ import { type CallOptions, type Query, type RequestSpec, seg } from './http.ts';
 import type {
   AcceptedEvent,
   AcceptedEventBatch,
+  Alert,
   CreateDestinationInput,
   CreateTenantInput,
   Delivery,
@@ -239,5 +240,20 @@ export class Deliveries {
   /** Attempts a dead or pending delivery now, with a fresh attempt budget (`409` otherwise). */
   retry(id: string, options?: CallOptions): Promise<Delivery> {
     return this.#t.call('POST', `/v1/deliveries/${seg(id)}/retry`, pick(options));
+  }
+}
+
+/** `/v1/alerts`: the backlog alerts firing now (ADR 0009). */
+export class Alerts {
+  readonly #t: Transport;
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** Firing alerts by destination then kind: a tenant key's own, or (admin) all or one tenant's. */
+  async list(options?: TenantCallOptions): Promise<Alert[]> {
+    const query = { tenantId: this.#t.tenantId(options) };
+    const body = await this.#t.call<{ data: Alert[] }>('GET', '/v1/alerts', { ...pick(options), query });
+    return body.data;
   }
 }

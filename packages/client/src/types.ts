@@ -88,3 +88,9 @@ export interface DeliveryListParams extends ListParams {
   /** Only deliveries last changed at or after this ISO time (dead ones: died since). */
   since?: string;
 }
+
+// ---- backlog alerts
+
+/** A backlog alert firing now: `pending_count` (deliveries) or `pending_age` (seconds). */
+export type Alert = Out<typeof contract.Alert>;
+export type AlertKind = Out<typeof contract.AlertKind>;

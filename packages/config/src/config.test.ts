@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { bool, ConfigError, common, distributed, int, parseEnv } from './index.ts';
+import {
+  alertSettings,
+  alerts,
+  bool,
+  ConfigError,
+  checkAlerts,
+  common,
+  distributed,
+  int,
+  parseEnv,
+} from './index.ts';
 
 const schema = z.object({
   ...common,
@@ -40,5 +50,45 @@ describe('parseEnv', () => {
 
   it('refuses a prefix that would break the key layout', () => {
     assert.throws(() => parseEnv(schema, { ...good, SLUICE_REDIS_PREFIX: 'a:b' }), /SLUICE_REDIS_PREFIX/);
+  });
+});
+
+describe('alert settings', () => {
+  const alertSchema = z.object({ ...alerts }).superRefine(checkAlerts);
+
+  it('defaults: both thresholds on, no webhook', () => {
+    const s = alertSettings(parseEnv(alertSchema, {}));
+    assert.deepEqual(s.thresholds, { pendingCount: 10_000, pendingAgeSeconds: 300 });
+    assert.equal(s.sink, null);
+  });
+
+  it('0 turns a kind off; the URL with its secret and rate makes the sink', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const s = alertSettings(
+      parseEnv(alertSchema, {
+        SLUICE_ALERT_PENDING_COUNT: '0',
+        SLUICE_ALERT_URL: 'https://ops.example.com/hooks',
+        SLUICE_ALERT_SECRET: secret,
+        SLUICE_ALERT_RATE_LIMIT: '3/second',
+      }),
+    );
+    assert.equal(s.thresholds.pendingCount, null);
+    assert.deepEqual(s.sink, {
+      url: 'https://ops.example.com/hooks',
+      secret,
+      rateLimit: { limit: 3, period: 'second' },
+    });
+  });
+
+  it('names a URL without its secret, a bad rate and a bad secret', () => {
+    assert.throws(
+      () => parseEnv(alertSchema, { SLUICE_ALERT_URL: 'https://ops.example.com/hooks' }),
+      /SLUICE_ALERT_SECRET: required when SLUICE_ALERT_URL is set/,
+    );
+    assert.throws(
+      () => parseEnv(alertSchema, { SLUICE_ALERT_RATE_LIMIT: '10/day' }),
+      /SLUICE_ALERT_RATE_LIMIT/,
+    );
+    assert.throws(() => parseEnv(alertSchema, { SLUICE_ALERT_SECRET: 'hunter2' }), /SLUICE_ALERT_SECRET/);
   });
 });

@@ -72,3 +72,5 @@ export function loadOrExit<S extends z.ZodType>(schema: S, service: string): z.o
     process.exit(2);
   }
 }
+
+export { type AlertSettings, alertSettings, alerts, checkAlerts, defaultAlertSettings } from './alerts.ts';

@@ -1,5 +1,15 @@
 export { maxInAnyWindow, perSecond } from './audit.ts';
 export {
+  ALERT_KINDS,
+  type AlertChange,
+  type AlertKind,
+  type AlertThresholds,
+  type BacklogSample,
+  countCap,
+  evaluateAlerts,
+  type FiringAlert,
+} from './backlog-alerts.ts';
+export {
   canTransition,
   DELIVERY_STATUSES,
   type DeliveryStatus,

@@ -9,6 +9,7 @@ export type Role = 'admin' | 'tenant';
 // The API's shapes come from the typed client, which derives them from the server's zod
 // contract: type-only, erased from the bundle, and never a second copy to drift.
 import type {
+  Alert,
   Attempt,
   CreateDestinationInput,
   Delivery,
@@ -26,6 +27,7 @@ import type {
 } from '@sluice/client';
 
 export type {
+  Alert,
   Attempt,
   Delivery,
   DeliveryStatus,
@@ -111,6 +113,8 @@ export const api = {
     call<Page<DestinationOverview>>('GET', '/v1/destinations/stats', {
       query: { limit: 500, seconds: 3600, tenantId },
     }),
+  /** Backlog alerts firing now (ADR 0009). */
+  alerts: (tenantId?: string) => call<{ data: Alert[] }>('GET', '/v1/alerts', { query: { tenantId } }),
   create: (input: NewDestinationInput, tenantId?: string) =>
     call<DestinationWithSecret>('POST', '/v1/destinations', { body: input, query: { tenantId } }),
   destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),

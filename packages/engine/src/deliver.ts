@@ -48,6 +48,11 @@ export interface DeliveryRequest {
   body: string;
   secrets: readonly string[];
   timeoutMs: number;
+  /**
+   * Sluice's own destination (the operator's alert URL, from config): not subject to the
+   * SSRF guard, which protects the network from tenants' URLs (ADR 0009).
+   */
+  trusted?: boolean;
 }
 
 export interface AttemptReport {
@@ -65,9 +70,13 @@ export interface DelivererOptions {
 export class Deliverer {
   readonly agent: Agent;
   private readonly allowPrivate: boolean;
+  private readonly lookup: LookupFunction | undefined;
+  /** For trusted requests only, made on first use: no guard at connect. */
+  private unguarded: Agent | undefined;
 
   constructor(options: DelivererOptions) {
     this.allowPrivate = options.allowPrivateNetworks;
+    this.lookup = options.lookup;
     subscribeOnce();
     this.agent = new Agent({
       connections: options.connections ?? 256,
@@ -79,7 +88,7 @@ export class Deliverer {
   /** One attempt; `written` is called when the request is on the socket, if that is known. */
   async attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
     const url = new URL(req.url);
-    const refused = checkUrlHost(url, this.allowPrivate);
+    const refused = req.trusted ? undefined : checkUrlHost(url, this.allowPrivate);
     if (refused)
       return {
         result: { kind: 'error', code: NOT_ALLOWED, message: refused.message },
@@ -101,7 +110,7 @@ export class Deliverer {
       claimNext = written;
       const pending = request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: req.trusted ? this.trustedAgent() : this.agent,
         headers,
         body: req.body,
         headersTimeout: req.timeoutMs,
@@ -126,8 +135,18 @@ export class Deliverer {
     }
   }
 
+  private trustedAgent(): Agent {
+    this.unguarded ??= new Agent({
+      connections: 8,
+      keepAliveTimeout: 30_000,
+      ...(this.lookup === undefined ? {} : { connect: { lookup: this.lookup } }),
+    });
+    return this.unguarded;
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
+    await this.unguarded?.close();
   }
 }
 

@@ -1,3 +1,4 @@
+export { Alerter, registerAlertGauge } from './alerter.ts';
 export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
@@ -38,6 +39,7 @@ export {
 export type {
   AcceptedEvent,
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   ClaimedDelivery,
@@ -60,3 +62,4 @@ export type {
   StoredEvent,
   Tenant,
 } from './store.ts';
+export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';

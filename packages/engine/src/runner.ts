@@ -13,6 +13,7 @@ import { type DestinationCache, signingSecrets } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { AttemptPacing } from './pacing.ts';
 import type { ClaimedDelivery } from './store.ts';
+import { isSystemDestination } from './system.ts';
 
 export interface RunnerDeps {
   destinations: DestinationCache;
@@ -61,6 +62,7 @@ export class DeliveryRunner {
           body: delivery.payload,
           secrets: signingSecrets(destination, startedAt),
           timeoutMs: destination.timeoutMs,
+          trusted: isSystemDestination(destination),
         },
         Math.floor(startedAt / 1_000),
         () => pace.written(clock()),

@@ -28,6 +28,7 @@ import type {
   Store,
   Tenant,
 } from './store.ts';
+import { alertConformance } from './store-conformance-alerts.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 
@@ -110,6 +111,8 @@ const byDestination = <T extends { destinationId: string }>(rows: T[]): T[] =>
 
 export function storeConformance(name: string, open: OpenStore): void {
   describe(name, () => {
+    alertConformance(open);
+
     let store: Store;
     let cleanup: () => Promise<void>;
     let tenant: Tenant;

@@ -10,7 +10,7 @@
  * - requeue: return `queued`/`delivering` deliveries left by a crash to `pending`.
  */
 
-import type { DeliveryStatus, RateLimit, RetryPolicy } from '@sluice/core';
+import type { BacklogSample, DeliveryStatus, FiringAlert, RateLimit, RetryPolicy } from '@sluice/core';
 
 export interface Tenant {
   id: string;
@@ -190,6 +190,12 @@ export interface DestinationCounts {
   dead: number;
 }
 
+/** The event an alert's change is told by, and the tenant it is accepted for (ADR 0009). */
+export interface AlertNotice {
+  tenantId: string;
+  event: NewEvent;
+}
+
 export interface Store {
   createTenant(tenant: Tenant, apiKeyHash: string): Promise<void>;
   getTenant(id: string): Promise<Tenant | undefined>;
@@ -264,6 +270,30 @@ export interface Store {
   countsForMany(destinationIds: string[], since: number): Promise<Map<string, DestinationCounts>>;
   /** Start times of attempts in [from, to), sorted. */
   attemptTimes(destinationId: string, from: number, to: number): Promise<number[]>;
+
+  // ---- backlog alerts (ADR 0009, alerter.ts)
+  /**
+   * Every destination not deleted, of any tenant but `exceptTenantId`, that has pending
+   * deliveries: how many (counted up to `cap` only) and the earliest `nextAttemptAt`. Per
+   * destination at most `cap` entries of the pending index and one probe: never a count of
+   * the whole backlog.
+   */
+  backlogSamples(cap: number, exceptTenantId: string): Promise<BacklogSample[]>;
+  /** The firing alerts, of one tenant or of all, by destination then kind. */
+  listAlerts(tenantId?: string): Promise<FiringAlert[]>;
+  /**
+   * Raises the alert unless one of its destination and kind is firing: atomic, so of many
+   * replicas raising at once exactly one does (true). With `notice`, the one that raises
+   * accepts that event in the same transaction: the alert and its webhook go together.
+   */
+  raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  /** Resolves the alert if it is still the one raised at `alert.raisedAt` (true); as atomic. */
+  resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  /**
+   * Creates the tenant if missing (no API key can match it), and creates the destination
+   * with its id or brings it back to these settings: active, and undeleted if deleted.
+   */
+  ensureSystemDestination(tenant: Tenant, destination: NewDestination, now: number): Promise<Destination>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

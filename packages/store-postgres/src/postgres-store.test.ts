@@ -88,7 +88,15 @@ await withPostgres('PostgresStore', () => {
       );
       assert.deepEqual(
         rows.map((r) => r.table_name),
-        ['attempts', 'deliveries', 'destinations', 'events', 'schema_migrations', 'tenants'],
+        [
+          'attempts',
+          'backlog_alerts',
+          'deliveries',
+          'destinations',
+          'events',
+          'schema_migrations',
+          'tenants',
+        ],
       );
     });
 

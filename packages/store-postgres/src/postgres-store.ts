@@ -13,8 +13,10 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
+import type { BacklogSample, FiringAlert } from '@sluice/core';
 import type {
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   CompletedAttempt,
@@ -35,6 +37,7 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import { acceptEvents } from './accept.ts';
+import * as alerts from './alerts.ts';
 import { countsForMany } from './counts.ts';
 import { Db, type DbOptions } from './db.ts';
 import * as lifecycle from './lifecycle.ts';
@@ -261,6 +264,32 @@ export class PostgresStore implements Store {
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
     return lifecycle.attemptTimes(this.db, destinationId, from, to);
+  }
+
+  // ---- backlog alerts (ADR 0009): alerts.ts
+
+  async backlogSamples(cap: number, exceptTenantId: string): Promise<BacklogSample[]> {
+    return alerts.backlogSamples(this.db, cap, exceptTenantId);
+  }
+
+  async listAlerts(tenantId?: string): Promise<FiringAlert[]> {
+    return alerts.listAlerts(this.db, tenantId);
+  }
+
+  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.raiseAlert(this.db, alert, notice, now);
+  }
+
+  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.resolveAlert(this.db, alert, notice, now);
+  }
+
+  async ensureSystemDestination(
+    tenant: Tenant,
+    destination: NewDestination,
+    now: number,
+  ): Promise<Destination> {
+    return alerts.ensureSystemDestination(this.db, tenant, destination, now);
   }
 
   async ping(): Promise<void> {

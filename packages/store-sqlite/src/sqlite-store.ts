@@ -10,9 +10,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { newId } from '@sluice/core';
+import { type BacklogSample, type FiringAlert, newId } from '@sluice/core';
 import type {
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   CompletedAttempt,
@@ -33,6 +34,7 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import { claimedFromRow } from '@sluice/engine';
+import * as alerts from './alerts.ts';
 import { countsForMany } from './counts.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -502,6 +504,36 @@ export class SqliteStore implements Store {
     )
       .all(destinationId, from, to)
       .map((r) => r.started_at as number);
+  }
+
+  // ---- backlog alerts (ADR 0009): alerts.ts
+
+  async backlogSamples(cap: number, exceptTenantId: string): Promise<BacklogSample[]> {
+    return alerts.backlogSamples(this, cap, exceptTenantId);
+  }
+
+  async listAlerts(tenantId?: string): Promise<FiringAlert[]> {
+    return alerts.listAlerts(this, tenantId);
+  }
+
+  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.raiseAlert(this, this.acceptAlert, alert, notice, now);
+  }
+
+  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.resolveAlert(this, this.acceptAlert, alert, notice, now);
+  }
+
+  private readonly acceptAlert = (tenantId: string, event: NewEvent, now: number): void => {
+    this.acceptOne(tenantId, event, now);
+  };
+
+  async ensureSystemDestination(
+    tenant: Tenant,
+    destination: NewDestination,
+    now: number,
+  ): Promise<Destination> {
+    return alerts.ensureSystemDestination(this, tenant, destination, now);
   }
 
   async ping(): Promise<void> {

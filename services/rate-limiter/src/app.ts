@@ -5,15 +5,25 @@
  * `main.ts` starts it from the environment; tests start it here, in process.
  */
 
+import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
 import {
+  ALERTS_DESTINATION_ID,
+  Alerter,
   createTick,
   EngineMetrics,
+  ensureAlertsDestination,
   type OpsServer,
   Retention,
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import { BullPublisher, bullConnection, openSharedState, RedisSchedule } from '@sluice/redis';
+import {
+  BullPublisher,
+  bullConnection,
+  openSharedState,
+  RedisDispatcher,
+  RedisSchedule,
+} from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DistributedSweeper } from './sweeper.ts';
@@ -36,6 +46,8 @@ export interface RateLimiterOptions {
   sweepIntervalMs?: number;
   /** Delivered and cancelled deliveries older than this are deleted (default 14 days). */
   retentionMs?: number;
+  /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
+  alerts?: AlertSettings;
   clock?: () => number;
 }
 
@@ -96,10 +108,36 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     intervalMs: 60_000,
     batch: 500,
   });
+  // Backlog alerts: every replica evaluates; the store lets exactly one raise each alert.
+  const alerts = o.alerts ?? defaultAlertSettings();
+  const dispatcher = new RedisDispatcher({
+    redis,
+    keys,
+    schedule: shared.schedule,
+    pacing,
+    destinations,
+    logger: o.logger,
+    clock,
+  });
+  if (alerts.sink !== null) {
+    await ensureAlertsDestination(o.store, alerts.sink, clock());
+    await dispatcher.destinationChanged(ALERTS_DESTINATION_ID);
+  }
+  const alerter = new Alerter({
+    store: o.store,
+    logger: o.logger,
+    registry,
+    clock,
+    thresholds: alerts.thresholds,
+    intervalMs: alerts.intervalMs,
+    notify: alerts.sink !== null,
+    wake: (id) => dispatcher.wake(id),
+  });
   await sweeper.recoverIfLost();
   await schedule.start();
   sweeper.start(o.sweepIntervalMs ?? 5_000);
   retention.start();
+  alerter.start();
   const ops: OpsServer = await startOpsServer({
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 0,
@@ -116,6 +154,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     sweeper,
     async close() {
       ops.draining();
+      await alerter.stop();
       await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind

@@ -5,13 +5,24 @@
  * the distributed shape's three services in this one process; one alone: a config error.
  */
 
-import { bool, ConfigError, common, int, parseEnv, postgresUrl, redisUrl } from '@sluice/config';
+import {
+  alerts,
+  bool,
+  ConfigError,
+  checkAlerts,
+  common,
+  int,
+  parseEnv,
+  postgresUrl,
+  redisUrl,
+} from '@sluice/config';
 import { z } from 'zod';
 
 export { ConfigError };
 
-export const configSchema = z.object({
+const configFields = z.object({
   ...common,
+  ...alerts,
   PORT: int(0, 65_535).default(3000),
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
@@ -35,6 +46,9 @@ export const configSchema = z.object({
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
 });
+
+/** With the checks across variables (an alert URL needs its secret). */
+export const configSchema = configFields.superRefine(checkAlerts);
 
 export type Config = z.infer<typeof configSchema>;
 

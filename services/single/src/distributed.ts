@@ -7,6 +7,7 @@
 
 import type { ApiConfig } from '@sluice/api';
 import { startApiService } from '@sluice/api-service';
+import type { AlertSettings } from '@sluice/config';
 import { startDeliveryWorkerService } from '@sluice/delivery-worker';
 import type { LookupFunction, Store } from '@sluice/engine';
 import { startRateLimiter } from '@sluice/rate-limiter';
@@ -30,6 +31,7 @@ export interface DistributedBoxOptions {
   leaseMs?: number;
   jobDeliveries?: number | undefined;
   retentionMs?: number;
+  alerts?: AlertSettings | undefined;
 }
 
 export interface DistributedBox {
@@ -55,6 +57,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     leaseMs: o.leaseMs ?? 120_000,
     jobDeliveries: o.jobDeliveries,
     ...(o.retentionMs === undefined ? {} : { retentionMs: o.retentionMs }),
+    ...(o.alerts === undefined ? {} : { alerts: o.alerts }),
   });
   const worker = await startDeliveryWorkerService({
     ...common,
