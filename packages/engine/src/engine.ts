@@ -4,7 +4,7 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { PERIOD_MS, ratePlan } from '@sluice/core';
+import { concurrencyCap, PERIOD_MS, ratePlan } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
@@ -180,7 +180,9 @@ export class Engine {
     // A finished request frees a concurrency slot: a tick held back by the cap may send
     // again as soon as the window has room, not a whole interval later. (`wake` would not:
     // the capped tick took all it was allowed, so it left no room for more.)
-    if (destination.maxConcurrency !== null && this.schedule.isScheduled(destination.id)) {
+    // A fifo destination is capped at one request (core/ordering.ts): this sends its next.
+    const capped = concurrencyCap(destination.ordering, destination.maxConcurrency) !== null;
+    if (capped && this.schedule.isScheduled(destination.id)) {
       const pace = this.pacer.peek(destination.id);
       const now = this.clock();
       const plan = ratePlan(destination.rateLimit);

@@ -75,11 +75,28 @@ describe('SqliteStore on its file', () => {
     const store = open();
     const tenantId = newId('ten');
     await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
+    // A delivery takes its destination's next sequence: the destination must exist.
+    const { id: destinationId } = await store.createDestination(
+      {
+        id: newId('dst'),
+        tenantId,
+        name: null,
+        url: 'https://hooks.example.com/in',
+        rateLimit: { limit: 10, period: 'second' },
+        maxConcurrency: null,
+        ordering: 'none',
+        eventTypes: ['*'],
+        retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+        timeoutMs: 15_000,
+        secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
+      },
+      T0,
+    );
     const event = (key: string | null, type = 'order.paid') => ({
       type,
       payload: '{}',
       idempotencyKey: key,
-      destinationIds: [newId('dst')],
+      destinationIds: [destinationId],
     });
     const commits: string[] = [];
     const exec = store.db.exec.bind(store.db);
@@ -125,6 +142,7 @@ describe('SqliteStore on its file', () => {
         url: 'https://hooks.example.com/in',
         rateLimit: { limit: 10, period: 'second' },
         maxConcurrency: null,
+        ordering: 'none',
         eventTypes: ['*'],
         retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
         timeoutMs: 15_000,

@@ -6,6 +6,7 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
+import { concurrencyCap } from '@sluice/core';
 import {
   CompletionWriter,
   Deliverer,
@@ -94,7 +95,8 @@ export async function startDeliveryWorkerService(
       } else if (outcome.nextAttemptAt !== null) {
         schedule.wake(id, outcome.nextAttemptAt).catch((err) => fail(err, id));
       }
-      if (destination.maxConcurrency !== null) {
+      // A freed slot of a capped destination (a fifo one is capped at 1): its next may go.
+      if (concurrencyCap(destination.ordering, destination.maxConcurrency) !== null) {
         schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
       }
     },
