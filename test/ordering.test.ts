@@ -149,6 +149,8 @@ describe('ordering', () => {
     const times = rcv.times(path);
     const worst = worstWindow(times, 1_000);
     assert.ok(worst.count <= LIMIT, describeWindow(worst, 1_000, times[0] as number));
+    // One request at a time, but not one per tick (1 s): a finished request sends the next.
+    assert.ok(worst.count >= 5, `at most ${worst.count} in any second: the fifo went at the tick's pace`);
   });
 
   it('a destination without ordering carries both headers, outside the signature; ordering is patchable', {
