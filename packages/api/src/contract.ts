@@ -63,7 +63,7 @@ export const RateLimit = z
   .strictObject({ limit: z.int().min(1).max(1_000_000), period: Period })
   .meta({ id: 'RateLimit', description: 'Most requests in any sliding window of one period.' });
 
-export const Ordering = z.enum(ORDERINGS as unknown as ['none', 'fifo']).meta({
+export const Ordering = z.enum(ORDERINGS).meta({
   id: 'Ordering',
   description:
     '`fifo`: first attempts leave one at a time in the order the events were accepted (a failing one is retried later and blocks nothing); `none`: no ordering, concurrency as allowed. Every request carries `webhook-sequence` either way.',
