@@ -8,18 +8,22 @@
  *   limit holds in every sliding second;
  * - a destination without ordering carries both headers too, and they do not disturb the
  *   Standard Webhooks signature; `ordering` is settable at create and PATCH, and a bad value
- *   is a 400 that changes nothing.
+ *   is a 400 that changes nothing;
+ * - a PATCH to fifo and back is in force for the events that follow: one request open at a
+ *   time in sequence order, then several at once again.
  */
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Delivery, type Sluice, SluiceError } from '@sluice/client';
 import { Webhook } from 'standardwebhooks';
-import { collect, fileBox } from './helpers/client.ts';
-import type { Arrival, Reply } from './helpers/receiver.ts';
+import { collect, fileBox, maxOverlap } from './helpers/client.ts';
+import { type Arrival, type Reply, sleep } from './helpers/receiver.ts';
 import { describeWindow, worstWindow } from './helpers/window.ts';
 
 const get = fileBox();
+/** One tick of a per-second limit, and a margin. */
+const TICK_MS = 1_100;
 
 const header = (a: Arrival, name: string): string => {
   const value = a.headers[name];
@@ -204,5 +208,53 @@ describe('ordering', () => {
     assert.ok(bad instanceof SluiceError && bad.status === 400 && bad.code === 'validation_failed');
     assert.equal((await api.destinations.get(dst.id)).ordering, 'fifo');
     assert.equal((await api.destinations.update(dst.id, { ordering: 'none' })).ordering, 'none');
+  });
+
+  it('a PATCH to fifo and back applies to the events that follow', { timeout: 60_000 }, async () => {
+    const { api } = await get().tenant('switch');
+    const rcv = get().rcv;
+    const path = rcv.path('switch');
+    const DELAY = 60;
+    await rcv.setDelay(path, DELAY);
+    const dst = await api.destinations.create({
+      url: rcv.url('switch'),
+      rateLimit: { limit: 200, period: 'second' },
+    });
+    const burst = (from: number) =>
+      api.events.sendBatch(
+        Array.from({ length: 15 }, (_, i) => ({
+          type: 'order.paid',
+          payload: { i: from + i },
+          destinationId: dst.id,
+        })),
+      );
+    // Each request is open at the receiver at least [arrival, arrival + DELAY): its answer waits
+    // DELAY, and a fifo destination starts the next only once it has the answer.
+    const openAtOnce = (arrivals: Arrival[]) =>
+      maxOverlap(arrivals.map((a) => ({ start: a.at, end: a.at + DELAY })));
+
+    // In force within one tick (DESIGN I5): the distributed shape's processes learn of the
+    // change by pub/sub, so the burst waits one interval.
+    await api.destinations.update(dst.id, { ordering: 'fifo' });
+    await sleep(TICK_MS);
+    await burst(0);
+    await rcv.waitFor(() => rcv.deliveredIds(path).size === 15, 20_000, 'the fifo burst');
+    const fifo = rcv.arrivals(path);
+    assert.equal(openAtOnce(fifo), 1, 'fifo: one request open at a time');
+    assert.deepEqual(
+      fifo.map(sequenceOf),
+      Array.from({ length: 15 }, (_, i) => i + 1),
+    );
+
+    await api.destinations.update(dst.id, { ordering: 'none' });
+    await sleep(TICK_MS);
+    await burst(15);
+    await rcv.waitFor(() => rcv.deliveredIds(path).size === 30, 20_000, 'the second burst');
+    const after = rcv.arrivals(path).slice(15);
+    assert.ok(openAtOnce(after) > 1, 'without fifo, several requests at once again');
+    assert.deepEqual(
+      after.map(sequenceOf).sort((a, b) => a - b),
+      Array.from({ length: 15 }, (_, i) => 16 + i),
+    );
   });
 });
