@@ -56,10 +56,12 @@ export async function acceptEvents(
   // concurrent accept for that destination waits and takes the numbers after ours: for one
   // destination, sequence order is commit order, with no gap (a failed statement bumps
   // nothing). Locks are taken in a fixed order to rule out deadlocks: first the idempotency
-  // keys (the events, in key order), then the destination rows (`locked`, in id order) —
-  // `planned` reads the inserted events through ARRAY(…), evaluated whole before its first
-  // row, so no destination is locked while an event still waits on a key. A delivery for a
-  // destination that does not exist gets no sequence and fails the NOT NULL: nothing is written.
+  // keys (the events, in key order), then the destination rows (`locked`, in id order). The
+  // main query reads `new_events` to its end, and Postgres runs the data-modifying CTEs the
+  // main query does not read (`new_deliveries`, and through it `taken` and `locked`) only
+  // after it, so no destination is locked while an event still waits on a key. A delivery
+  // for a destination that does not exist gets no sequence and fails the NOT NULL: nothing
+  // is written.
   const inserted = await q.query(
     `WITH new_events AS (
        INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at)
@@ -73,7 +75,7 @@ export async function acceptEvents(
        SELECT u.id, u.event_id, u.destination_id, u.n,
          row_number() OVER (PARTITION BY u.destination_id ORDER BY u.n) AS k
        FROM unnest($7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS u(id, event_id, destination_id, n)
-       WHERE u.event_id = ANY (ARRAY(SELECT id FROM new_events))
+       WHERE u.event_id IN (SELECT id FROM new_events)
      ), locked AS (
        SELECT t.id FROM destinations t
        WHERE t.id IN (SELECT destination_id FROM planned)
