@@ -46,6 +46,7 @@ const FULL = {
   name: 'orders',
   rateLimit: { limit: 20, period: 'minute' },
   maxConcurrency: 10,
+  ordering: 'fifo',
   eventTypes: ['order.*', 'invoice.paid'],
   retry: { maxAttempts: 8, initialDelayMs: 5_000, maxDelayMs: 3_600_000 },
   timeoutMs: 15_000,
@@ -141,6 +142,7 @@ describe('destinations', () => {
     assertShape(contract.DestinationWithSecret, minimal, 'destination');
     assert.equal(minimal.name, null);
     assert.equal(minimal.maxConcurrency, null);
+    assert.equal(minimal.ordering, 'none');
     assert.deepEqual(minimal.eventTypes, ['*']);
     assert.equal(minimal.timeoutMs, 15_000);
     assertShape(contract.RetryPolicy, minimal.retry, 'default retry');
@@ -178,6 +180,7 @@ describe('destinations', () => {
       name: 'orders-v2',
       rateLimit: { limit: 7, period: 'second' },
       maxConcurrency: null,
+      ordering: 'none',
       eventTypes: ['order.paid'],
       timeoutMs: 2_000,
       retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1_000 },

@@ -6,7 +6,14 @@
  * 400, never ignored.
  */
 
-import { DELIVERY_STATUSES, EVENT_TYPE, EVENT_TYPE_PATTERN, isValidSecret, PERIODS } from '@sluice/core';
+import {
+  DELIVERY_STATUSES,
+  EVENT_TYPE,
+  EVENT_TYPE_PATTERN,
+  isValidSecret,
+  ORDERINGS,
+  PERIODS,
+} from '@sluice/core';
 import { z } from 'zod';
 
 export const idOf = (prefix: string) =>
@@ -55,6 +62,12 @@ export const Period = z.enum(PERIODS as ['second', 'minute', 'hour']);
 export const RateLimit = z
   .strictObject({ limit: z.int().min(1).max(1_000_000), period: Period })
   .meta({ id: 'RateLimit', description: 'Most requests in any sliding window of one period.' });
+
+export const Ordering = z.enum(ORDERINGS).meta({
+  id: 'Ordering',
+  description:
+    '`fifo`: first attempts leave one at a time in the order the events were accepted (a failing one is retried later and blocks nothing); `none`: no ordering, concurrency as allowed. Every request carries `webhook-sequence` either way.',
+});
 
 export const RetryPolicy = z
   .strictObject({
@@ -110,6 +123,7 @@ const destinationFields = {
   url: httpUrl,
   rateLimit: RateLimit,
   maxConcurrency: z.int().min(1).max(10_000).nullable(),
+  ordering: Ordering,
   eventTypes: z.array(eventTypePattern).min(1).max(100),
   retry: RetryPolicy,
   timeoutMs: z.int().min(100).max(120_000),
@@ -121,6 +135,7 @@ export const CreateDestination = z.strictObject({
   url: destinationFields.url,
   rateLimit: destinationFields.rateLimit,
   maxConcurrency: destinationFields.maxConcurrency.optional(),
+  ordering: destinationFields.ordering.optional(),
   eventTypes: destinationFields.eventTypes.optional(),
   retry: destinationFields.retry.optional(),
   timeoutMs: destinationFields.timeoutMs.optional(),
@@ -133,6 +148,7 @@ export const PatchDestination = z
     url: destinationFields.url.optional(),
     rateLimit: destinationFields.rateLimit.optional(),
     maxConcurrency: destinationFields.maxConcurrency.optional(),
+    ordering: destinationFields.ordering.optional(),
     eventTypes: destinationFields.eventTypes.optional(),
     retry: destinationFields.retry.optional(),
     timeoutMs: destinationFields.timeoutMs.optional(),
@@ -150,6 +166,7 @@ export const Destination = z
     url: z.string(),
     rateLimit: RateLimit,
     maxConcurrency: z.int().nullable(),
+    ordering: Ordering,
     eventTypes: z.array(z.string()),
     retry: RetryPolicy,
     timeoutMs: z.int(),
@@ -272,6 +289,10 @@ export const Delivery = z
     id: z.string(),
     eventId: z.string(),
     destinationId: z.string(),
+    sequence: z.int().meta({
+      description:
+        '1, 2, 3… per destination in the order its events were accepted; sent as `webhook-sequence`.',
+    }),
     status: DeliveryStatus,
     attemptCount: z.int(),
     nextAttemptAt: isoTime.nullable(),

@@ -20,6 +20,14 @@ export {
 } from './delivery-state.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';
+export {
+  type ClaimOrder,
+  claimOrder,
+  concurrencyCap,
+  DEFAULT_ORDERING,
+  ORDERINGS,
+  type Ordering,
+} from './ordering.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
 export { mulberry32 } from './random.ts';
 export { PERIOD_MS, PERIODS, type Period, type RateLimit, type RatePlan, ratePlan } from './rate-plan.ts';

@@ -26,6 +26,8 @@ import type {
   Tenant,
 } from '@sluice/client';
 
+export type Ordering = Destination['ordering'];
+
 export type {
   Alert,
   Attempt,
@@ -120,8 +122,10 @@ export const api = {
   destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),
   stats: (id: string, seconds: number) =>
     call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),
-  update: (id: string, patch: { rateLimit?: RateLimit; maxConcurrency?: number | null }) =>
-    call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
+  update: (
+    id: string,
+    patch: { rateLimit?: RateLimit; maxConcurrency?: number | null; ordering?: Ordering },
+  ) => call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
   pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),
   resume: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/resume`),
   rotateSecret: (id: string) =>

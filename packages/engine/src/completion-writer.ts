@@ -24,6 +24,11 @@ export interface CompletionWriterDeps {
   flushMs: number;
   /** After a completion commits: the destination may have work or room again. */
   onSettled(completion: Completion): void;
+  /**
+   * As soon as a request is over, before its completion is written: a freed concurrency slot
+   * (a capped or fifo destination) need not wait for the batch to commit.
+   */
+  onFinished?(completion: Completion): void;
 }
 
 const OUTCOME_LABEL: Record<AttemptOutcome['transition'], string> = {
@@ -45,6 +50,7 @@ export class CompletionWriter {
 
   add(completion: Completion): void {
     this.buffer.push(completion);
+    this.deps.onFinished?.(completion);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();

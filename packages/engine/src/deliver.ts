@@ -46,6 +46,10 @@ export interface DeliveryRequest {
   eventId: string;
   eventType: string;
   body: string;
+  /** The delivery's place in its destination's order (`webhook-sequence`). */
+  sequence: number;
+  /** 1-based number of this request within its delivery (`webhook-attempt`). */
+  attempt: number;
   secrets: readonly string[];
   timeoutMs: number;
   /**
@@ -100,6 +104,10 @@ export class Deliverer {
       'webhook-id': req.eventId,
       'webhook-timestamp': String(nowSeconds),
       'webhook-event-type': req.eventType,
+      // Not signed (the signature covers id, timestamp and body, as Standard Webhooks
+      // defines it): hints for reordering and deduplication (docs/receivers.md).
+      'webhook-sequence': String(req.sequence),
+      'webhook-attempt': String(req.attempt),
       'webhook-signature': signatureHeader(req.secrets, {
         id: req.eventId,
         timestamp: nowSeconds,

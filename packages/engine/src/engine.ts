@@ -4,7 +4,7 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { PERIOD_MS, ratePlan } from '@sluice/core';
+import { concurrencyCap, PERIOD_MS, ratePlan } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
@@ -91,6 +91,7 @@ export class Engine {
       clock,
       flushMs: options.completionFlushMs,
       onSettled: (completion) => this.settled(completion),
+      onFinished: (completion) => this.finished(completion),
     });
     const runner = new DeliveryRunner({
       destinations: this.destinations,
@@ -169,7 +170,7 @@ export class Engine {
     return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
   }
 
-  /** What follows a committed completion: the destination may have work or room again. */
+  /** What follows a committed completion: the destination may have work again. */
   private settled({ destination, outcome }: Completion): void {
     if (outcome.disableDestination) {
       this.logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
@@ -177,15 +178,23 @@ export class Engine {
     } else if (outcome.nextAttemptAt !== null) {
       this.schedule.wake(destination.id, outcome.nextAttemptAt);
     }
-    // A finished request frees a concurrency slot: a tick held back by the cap may send
-    // again as soon as the window has room, not a whole interval later. (`wake` would not:
-    // the capped tick took all it was allowed, so it left no room for more.)
-    if (destination.maxConcurrency !== null && this.schedule.isScheduled(destination.id)) {
-      const pace = this.pacer.peek(destination.id);
-      const now = this.clock();
-      const plan = ratePlan(destination.rateLimit);
-      this.schedule.wake(destination.id, pace === undefined ? now : pace.roomAt(now, plan.limit));
-    }
+  }
+
+  /**
+   * A finished request frees a concurrency slot: a tick held back by the cap may send again
+   * as soon as the window has room, not a whole interval later, and without waiting for the
+   * completion's batch to commit (the next claim takes other deliveries; this one is not
+   * pending until then). A fifo destination is capped at one request (core/ordering.ts): this
+   * sends its next. (`wake` would not: the capped tick took all it was allowed, so it left no
+   * room for more.)
+   */
+  private finished({ destination }: Completion): void {
+    if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
+    if (!this.schedule.isScheduled(destination.id)) return;
+    const pace = this.pacer.peek(destination.id);
+    const now = this.clock();
+    const plan = ratePlan(destination.rateLimit);
+    this.schedule.wake(destination.id, pace === undefined ? now : pace.roomAt(now, plan.limit));
   }
 
   /**

@@ -3,14 +3,14 @@
  *
  *   1. read the live limit;
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms;
- *   3. claim up to `allow` due deliveries, oldest first (learning when the next one left is
- *      due), count them against the window and publish them;
+ *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence)
+ *      (learning when the next one left is due), count them against the window and publish them;
  *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
  *      null: the schedule drops the entry unless a wake arrived meanwhile);
  *   5. otherwise return when the next tick is due.
  */
 
-import { decideTick, nextTickAt, ratePlan } from '@sluice/core';
+import { claimOrder, concurrencyCap, decideTick, nextTickAt, ratePlan } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { TickPacing } from './pacing.ts';
@@ -48,9 +48,11 @@ export function createTick(deps: LimiterDeps) {
       stillInQueue: counts.queued,
       sentInWindow: counts.sentInWindow,
       inFlight: counts.inFlight,
-      maxConcurrency: destination.maxConcurrency,
+      // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
+      maxConcurrency: concurrencyCap(destination.ordering, destination.maxConcurrency),
     });
-    const claim = allow > 0 ? await store.claimDue(destinationId, allow, now) : null;
+    const claim =
+      allow > 0 ? await store.claimDue(destinationId, allow, now, claimOrder(destination.ordering)) : null;
     const claimed = claim?.deliveries ?? [];
     // Counted before publishing (an over-count only slows the destination), and in the same
     // step: when the window next has room, with these counted.

@@ -5,7 +5,7 @@
  * destination mapper is made for a decoder (`destinationDecoder`).
  */
 
-import type { DeliveryStatus, Period } from '@sluice/core';
+import type { DeliveryStatus, Ordering, Period } from '@sluice/core';
 import type {
   Attempt,
   ClaimedDelivery,
@@ -30,6 +30,7 @@ export const DESTINATION_COLUMNS = [
   'rate_limit',
   'rate_period',
   'max_concurrency',
+  'ordering',
   'event_types',
   'retry_max_attempts',
   'retry_initial_delay_ms',
@@ -54,6 +55,7 @@ export function destinationParams(d: Destination): Record<DestinationColumn, str
     rate_limit: d.rateLimit.limit,
     rate_period: d.rateLimit.period,
     max_concurrency: d.maxConcurrency,
+    ordering: d.ordering,
     event_types: JSON.stringify(d.eventTypes),
     retry_max_attempts: d.retry.maxAttempts,
     retry_initial_delay_ms: d.retry.initialDelayMs,
@@ -77,6 +79,7 @@ export const destinationDecoder =
     url: str(r.url),
     rateLimit: { limit: num(r.rate_limit), period: str(r.rate_period) as Period },
     maxConcurrency: nullableNum(r.max_concurrency),
+    ordering: str(r.ordering) as Ordering,
     eventTypes: json(r.event_types) as string[],
     retry: {
       maxAttempts: num(r.retry_max_attempts),
@@ -100,6 +103,7 @@ export function deliveryFromRow(r: Row): Delivery {
     eventId: str(r.event_id),
     destinationId: str(r.destination_id),
     tenantId: str(r.tenant_id),
+    sequence: num(r.sequence),
     status: str(r.status) as DeliveryStatus,
     attempts: num(r.attempts),
     attemptBase: num(r.attempt_base),
@@ -133,6 +137,7 @@ export function claimedFromRow(r: Row, destinationId: string): ClaimedDelivery {
     destinationId,
     eventType: str(r.type),
     payload: str(r.payload),
+    sequence: num(r.sequence),
     attempts: num(r.attempts),
     attemptBase: num(r.attempt_base),
     eventCreatedAt: num(r.created_at),

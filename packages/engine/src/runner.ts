@@ -51,6 +51,7 @@ export class DeliveryRunner {
       destination.timeoutMs,
       startedAt,
     );
+    const attemptNo = delivery.attempts + 1;
     let finishedAt = startedAt;
     let report: AttemptReport;
     try {
@@ -60,6 +61,8 @@ export class DeliveryRunner {
           eventId: delivery.eventId,
           eventType: delivery.eventType,
           body: delivery.payload,
+          sequence: delivery.sequence,
+          attempt: attemptNo,
           secrets: signingSecrets(destination, startedAt),
           timeoutMs: destination.timeoutMs,
           trusted: isSystemDestination(destination),
@@ -73,7 +76,6 @@ export class DeliveryRunner {
       // entry left unfinished expires by itself (it only over-counts meanwhile).
       await pace.finished(finishedAt).catch(() => undefined);
     }
-    const attemptNo = delivery.attempts + 1;
     const outcome = decideOutcome(
       report.result,
       attemptNo - delivery.attemptBase,

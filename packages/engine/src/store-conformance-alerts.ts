@@ -21,6 +21,7 @@ function destinationOf(tenantId: string, id = newId('dst')): NewDestination {
     url: 'https://hooks.example.com/x',
     rateLimit: { limit: 10, period: 'second' },
     maxConcurrency: null,
+    ordering: 'none',
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,

@@ -29,6 +29,7 @@ import type {
   Tenant,
 } from './store.ts';
 import { alertConformance } from './store-conformance-alerts.ts';
+import { orderingConformance } from './store-conformance-ordering.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 
@@ -56,6 +57,7 @@ function newDestination(tenantId: string, overrides: Partial<NewDestination> = {
     url: 'https://hooks.example.com/orders',
     rateLimit: { limit: 10, period: 'second' },
     maxConcurrency: null,
+    ordering: 'none',
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,
@@ -345,6 +347,7 @@ export function storeConformance(name: string, open: OpenStore): void {
             eventId: first?.event.id,
             destinationId: a.id,
             tenantId: tenant.id,
+            sequence: 1,
             status: 'pending',
             attempts: 0,
             attemptBase: 0,
@@ -504,6 +507,7 @@ export function storeConformance(name: string, open: OpenStore): void {
             destinationId: a.id,
             eventType: 'invoice.paid',
             payload,
+            sequence: 1,
             attempts: 0,
             attemptBase: 0,
             eventCreatedAt: T0 + 3,
@@ -1217,5 +1221,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         await assert.rejects(store.ping());
       });
     });
+
+    orderingConformance(open);
   });
 }

@@ -10,7 +10,15 @@
  * - requeue: return `queued`/`delivering` deliveries left by a crash to `pending`.
  */
 
-import type { BacklogSample, DeliveryStatus, FiringAlert, RateLimit, RetryPolicy } from '@sluice/core';
+import type {
+  BacklogSample,
+  ClaimOrder,
+  DeliveryStatus,
+  FiringAlert,
+  Ordering,
+  RateLimit,
+  RetryPolicy,
+} from '@sluice/core';
 
 export interface Tenant {
   id: string;
@@ -33,6 +41,8 @@ export interface Destination {
   url: string;
   rateLimit: RateLimit;
   maxConcurrency: number | null;
+  /** `fifo`: first attempts one at a time, in sequence order (docs/adr/0006). */
+  ordering: Ordering;
   eventTypes: string[];
   retry: RetryPolicy;
   timeoutMs: number;
@@ -52,6 +62,7 @@ export type DestinationPatch = Partial<
     | 'url'
     | 'rateLimit'
     | 'maxConcurrency'
+    | 'ordering'
     | 'eventTypes'
     | 'retry'
     | 'timeoutMs'
@@ -66,6 +77,8 @@ export interface Delivery {
   eventId: string;
   destinationId: string;
   tenantId: string;
+  /** 1, 2, 3… per destination in the order its events were accepted (`webhook-sequence`). */
+  sequence: number;
   status: DeliveryStatus;
   attempts: number;
   /** Attempts made before the last replay or manual retry (the policy counts from here). */
@@ -116,6 +129,8 @@ export interface ClaimedDelivery {
   destinationId: string;
   eventType: string;
   payload: string;
+  /** Its place in the destination's order (`webhook-sequence`). */
+  sequence: number;
   /** Attempts made before this one. */
   attempts: number;
   attemptBase: number;
@@ -124,7 +139,7 @@ export interface ClaimedDelivery {
 
 /** What a claim took, and what it left for later. */
 export interface Claim {
-  /** Oldest first; at most the `max` asked for. */
+  /** In claim order; at most the `max` asked for. */
   deliveries: ClaimedDelivery[];
   /** Earliest `nextAttemptAt` of a delivery still pending after the claim, or null. */
   nextPendingAt: number | null;
@@ -212,7 +227,11 @@ export interface Store {
   listDestinations(tenantId: string): Promise<Destination[]>;
   pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>>;
 
-  /** One transaction for all the events: all are accepted, or none. */
+  /**
+   * One transaction for all the events: all are accepted, or none. Each delivery takes the
+   * next `sequence` of its destination, in input order, contiguous per destination; for one
+   * destination, sequence order is commit order.
+   */
   acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]>;
 
   getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined>;
@@ -230,10 +249,11 @@ export interface Store {
   deleteExpired(before: number, batch: number): Promise<RetentionResult>;
 
   /**
-   * Takes up to `max` deliveries due at `now`, oldest first, marks them `queued`, and tells
-   * when the next one left pending is due: what a tick needs, in one round trip.
+   * Takes up to `max` deliveries due at `now`, marks them `queued`, and tells when the next
+   * one left pending is due: what a tick needs, in one round trip. `order` `due` (default):
+   * oldest due first, then acceptance; `sequence`: lowest sequence first (a fifo destination).
    */
-  claimDue(destinationId: string, max: number, now: number): Promise<Claim>;
+  claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim>;
   completeAttempts(completed: CompletedAttempt[], now: number): Promise<void>;
   destinationWork(destinationId: string): Promise<DestinationWork>;
   /** Active destinations with pending deliveries, and when the earliest is due. */

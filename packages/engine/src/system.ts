@@ -38,6 +38,7 @@ export function ensureAlertsDestination(store: Store, sink: AlertSink, now: numb
       url: sink.url,
       rateLimit: sink.rateLimit,
       maxConcurrency: null,
+      ordering: 'none',
       eventTypes: ['sluice.*'],
       retry: { maxAttempts: 20, initialDelayMs: 1_000, maxDelayMs: 600_000 },
       timeoutMs: 10_000,

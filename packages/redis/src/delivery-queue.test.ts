@@ -10,6 +10,7 @@ const delivery = (n: number): ClaimedDelivery => ({
   id: `dlv_${n}`,
   eventId: `evt_${n}`,
   destinationId: 'dst_a',
+  sequence: n,
   eventType: 'test',
   payload: JSON.stringify({ n }),
   attempts: 0,

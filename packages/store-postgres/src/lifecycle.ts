@@ -10,6 +10,7 @@
  * other claim holds, so no delivery is claimed twice and no claim waits on another.
  */
 
+import type { ClaimOrder } from '@sluice/core';
 import {
   type Claim,
   type CompletedAttempt,
@@ -20,40 +21,50 @@ import {
 import type { Queryable } from './db.ts';
 
 /**
- * $1 destination, $2 max, $3 now. The inner SELECT reads `deliveries_due` in claim order (due
- * time, then insertion) and stops after $2 rows it could lock. `next_pending` reads the same
- * index for the earliest row left pending: the statement's snapshot still shows the claimed
- * rows as pending, so they are left out by id. One row per claimed delivery, or a single row
- * with a null id when nothing was claimed; every row carries `next_pending_at`.
+ * $1 destination, $2 max, $3 now. The inner SELECT reads the pending rows in claim order —
+ * `due`: due time, then insertion (`deliveries_due`); `sequence`: the destination's sequence
+ * (`deliveries_sequence`, a fifo destination) — and stops after $2 rows it could lock.
+ * `next_pending` reads `deliveries_due` for the earliest row left pending: the statement's
+ * snapshot still shows the claimed rows as pending, so they are left out by id. One row per
+ * claimed delivery, or a single row with a null id when nothing was claimed; every row
+ * carries `next_pending_at`.
  */
-export const CLAIM_DUE = `
+function claimDueSql(orderBy: string, orderClaimedBy: string): string {
+  return `
   WITH claimed AS (
     UPDATE deliveries SET status = 'queued', claimed_at = $3, updated_at = $3
     WHERE id IN (
       SELECT id FROM deliveries
       WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $3
-      ORDER BY next_attempt_at, seq
+      ORDER BY ${orderBy}
       LIMIT $2
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, event_id, attempts, attempt_base, next_attempt_at, seq
+    RETURNING id, event_id, sequence, attempts, attempt_base, next_attempt_at, seq
   ), next_pending AS (
     SELECT min(next_attempt_at) AS at FROM deliveries
     WHERE destination_id = $1 AND status = 'pending' AND id NOT IN (SELECT id FROM claimed)
   )
-  SELECT c.id, c.event_id, c.attempts, c.attempt_base, e.type, e.payload, e.created_at,
+  SELECT c.id, c.event_id, c.sequence, c.attempts, c.attempt_base, e.type, e.payload, e.created_at,
     n.at AS next_pending_at
   FROM next_pending n
   LEFT JOIN (claimed c JOIN events e ON e.id = c.event_id) ON true
-  ORDER BY c.next_attempt_at, c.seq`;
+  ORDER BY ${orderClaimedBy}`;
+}
 
-/** Takes up to `max` due deliveries of a destination, oldest first, and marks them queued. */
+export const CLAIM_DUE: Record<ClaimOrder, string> = {
+  due: claimDueSql('next_attempt_at, seq', 'c.next_attempt_at, c.seq'),
+  sequence: claimDueSql('sequence', 'c.sequence'),
+};
+
+/** Takes up to `max` due deliveries of a destination, in claim order, and marks them queued. */
 export async function claimDue(
   db: Queryable,
   destinationId: string,
   max: number,
   now: number,
+  order: ClaimOrder = 'due',
 ): Promise<Claim> {
-  const rows = await db.query(CLAIM_DUE, [destinationId, Math.max(0, max), now]);
+  const rows = await db.query(CLAIM_DUE[order], [destinationId, Math.max(0, max), now]);
   const deliveries = rows.filter((r) => r.id !== null).map((r) => claimedFromRow(r, destinationId));
   return { deliveries, nextPendingAt: (rows[0]?.next_pending_at as number | null | undefined) ?? null };
 }
@@ -81,6 +92,8 @@ export async function completeAttempts(
   // one) then lock them in one order under the usual plan for a batch (a nested loop over the
   // list), so they wait on each other instead of deadlocking.
   const updates = [...moves.values()].sort((a, b) => (a.attempt.deliveryId < b.attempt.deliveryId ? -1 : 1));
+  // Destinations to disable are locked in id order, the order an accept locks them in
+  // (accept.ts bumps their sequences): the two never wait on each other in a cycle.
   const disable = [
     ...new Set(completed.filter((c) => c.disableDestination).map((c) => c.attempt.destinationId)),
   ];
@@ -99,7 +112,8 @@ export async function completeAttempts(
        WHERE d.id = u.id AND d.status IN ('queued', 'delivering')
      )
      UPDATE destinations SET state = 'disabled', disabled_reason = 'gone', updated_at = $1
-     WHERE id = ANY($17::text[]) AND state = 'active'`,
+     WHERE id IN (SELECT id FROM destinations WHERE id = ANY($17::text[]) AND state = 'active'
+                  ORDER BY id FOR UPDATE)`,
     [
       now,
       attempts.map((a) => a.id),

@@ -13,7 +13,7 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
-import type { BacklogSample, FiringAlert } from '@sluice/core';
+import type { BacklogSample, ClaimOrder, FiringAlert } from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -220,8 +220,8 @@ export class PostgresStore implements Store {
     return lists.deleteExpired(this.db, before, batch);
   }
 
-  async claimDue(destinationId: string, max: number, now: number): Promise<Claim> {
-    return lifecycle.claimDue(this.db, destinationId, max, now);
+  async claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim> {
+    return lifecycle.claimDue(this.db, destinationId, max, now, order);
   }
 
   async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {

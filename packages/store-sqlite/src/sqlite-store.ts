@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { type BacklogSample, type FiringAlert, newId } from '@sluice/core';
+import { type BacklogSample, type ClaimOrder, type FiringAlert, newId } from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -54,6 +54,12 @@ export interface SqliteStoreOptions {
 }
 
 type Row = Record<string, unknown>;
+
+/** The claim's ORDER BY (each has its index: `deliveries_due`, `deliveries_sequence`). */
+const CLAIM_ORDER: Record<ClaimOrder, string> = {
+  due: 'd.next_attempt_at, d.rowid',
+  sequence: 'd.sequence',
+};
 
 interface PendingAccept {
   tenantId: string;
@@ -170,10 +176,10 @@ export class SqliteStore implements Store {
       updatedAt: now,
     };
     this.sql(
-      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency, event_types,
+      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency, ordering, event_types,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, secrets, state,
          disabled_reason, created_at, updated_at)
-       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency, $event_types,
+       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency, $ordering, $event_types,
          $retry_max_attempts, $retry_initial_delay_ms, $retry_max_delay_ms, $timeout_ms, $secrets, $state,
          $disabled_reason, $created_at, $updated_at)`,
     ).run(destinationParams(destination));
@@ -197,7 +203,8 @@ export class SqliteStore implements Store {
       const next: Destination = { ...destinationFromRow(r), ...defined, updatedAt: now };
       this.sql(
         `UPDATE destinations SET name = $name, url = $url, rate_limit = $rate_limit, rate_period = $rate_period,
-           max_concurrency = $max_concurrency, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
+           max_concurrency = $max_concurrency, ordering = $ordering, event_types = $event_types,
+           retry_max_attempts = $retry_max_attempts,
            retry_initial_delay_ms = $retry_initial_delay_ms, retry_max_delay_ms = $retry_max_delay_ms,
            timeout_ms = $timeout_ms, secrets = $secrets, state = $state, disabled_reason = $disabled_reason,
            updated_at = $updated_at
@@ -297,14 +304,20 @@ export class SqliteStore implements Store {
     this.sql(
       'INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(id, tenantId, event.type, event.payload, event.idempotencyKey, now);
+    // The destination's next sequence, taken in this transaction: contiguous, in commit order.
+    const take = this.sql(
+      'UPDATE destinations SET next_sequence = next_sequence + 1 WHERE id = ? RETURNING next_sequence - 1 AS n',
+    );
     const insert = this.sql(
-      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, next_attempt_at,
+      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, sequence, status, attempts, next_attempt_at,
          created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
     );
     const deliveries = event.destinationIds.map((destinationId) => {
+      const taken = take.get(destinationId);
+      if (taken === undefined) throw new Error(`no destination ${destinationId}`);
       const deliveryId = newId('dlv');
-      insert.run(deliveryId, id, destinationId, tenantId, now, now, now);
+      insert.run(deliveryId, id, destinationId, tenantId, taken.n as number, now, now, now);
       return { id: deliveryId, destinationId };
     });
     return { event: { id, deliveries }, replayed: false };
@@ -319,16 +332,16 @@ export class SqliteStore implements Store {
     return { delivery: deliveryFromRow(r), attempts };
   }
 
-  async claimDue(destinationId: string, max: number, now: number): Promise<Claim> {
+  async claimDue(destinationId: string, max: number, now: number, order: ClaimOrder = 'due'): Promise<Claim> {
     return this.progressTx(() => {
       const rows =
         max <= 0
           ? []
           : this.sql(
-              `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
+              `SELECT d.id, d.event_id, d.sequence, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
                FROM deliveries d JOIN events e ON e.id = d.event_id
                WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
-               ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+               ORDER BY ${CLAIM_ORDER[order]} LIMIT ?`,
             ).all(destinationId, now, max);
       if (rows.length > 0) {
         this.sql(

@@ -6,6 +6,7 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
+import { concurrencyCap } from '@sluice/core';
 import {
   CompletionWriter,
   Deliverer,
@@ -94,9 +95,13 @@ export async function startDeliveryWorkerService(
       } else if (outcome.nextAttemptAt !== null) {
         schedule.wake(id, outcome.nextAttemptAt).catch((err) => fail(err, id));
       }
-      if (destination.maxConcurrency !== null) {
-        schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
-      }
+    },
+    // A freed slot of a capped destination (a fifo one is capped at 1): its next may go at
+    // once, without waiting for the completion's batch to commit.
+    onFinished: ({ destination }) => {
+      if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
+      const id = destination.id;
+      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
     },
   });
   const runner = new DeliveryRunner({

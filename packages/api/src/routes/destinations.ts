@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
+import { DEFAULT_ORDERING, DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
 import { checkUrlHost, type Destination, type DestinationPatch } from '@sluice/engine';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -67,6 +67,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           url: input.url,
           rateLimit: input.rateLimit,
           maxConcurrency: input.maxConcurrency ?? null,
+          ordering: input.ordering ?? DEFAULT_ORDERING,
           eventTypes: input.eventTypes ?? ['*'],
           retry: input.retry ?? { ...DEFAULT_RETRY_POLICY },
           timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -103,6 +103,12 @@ export function DestinationDetail({ id }: { id: string }) {
               <dd data-testid="current-limit">{formatRate(rate)}</dd>
             </div>
             <div>
+              <dt>Order</dt>
+              <dd data-testid="ordering">
+                {destination.ordering === 'fifo' ? 'FIFO, one at a time' : 'none'}
+              </dd>
+            </div>
+            <div>
               <dt>
                 Most in any {rate.period} ({SPAN_SECONDS / 60} min)
               </dt>

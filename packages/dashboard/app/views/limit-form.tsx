@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, type Destination, type Period } from '../api.ts';
+import { api, type Destination, type Ordering, type Period } from '../api.ts';
 
-/** Limit, period and concurrency; saved with one PATCH, in force within one tick. */
+/** Limit, period, concurrency and order; saved with one PATCH, in force within one tick. */
 export function LimitForm({
   destination,
   onSaved,
@@ -14,6 +14,7 @@ export function LimitForm({
   const [concurrency, setConcurrency] = useState(
     destination.maxConcurrency === null ? '' : String(destination.maxConcurrency),
   );
+  const [ordering, setOrdering] = useState<Ordering>(destination.ordering);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -25,6 +26,7 @@ export function LimitForm({
       const updated = await api.update(destination.id, {
         rateLimit: { limit: Number(limit), period },
         maxConcurrency: concurrency.trim() === '' ? null : Number(concurrency),
+        ordering,
       });
       onSaved(updated);
     } catch (err) {
@@ -71,6 +73,17 @@ export function LimitForm({
           value={concurrency}
           onInput={(e) => setConcurrency(e.currentTarget.value)}
         />
+      </label>
+      <label>
+        Order
+        <select
+          name="ordering"
+          value={ordering}
+          onChange={(e) => setOrdering(e.currentTarget.value as Ordering)}
+        >
+          <option value="none">none</option>
+          <option value="fifo">FIFO (one request at a time)</option>
+        </select>
       </label>
       {error && (
         <p id="limit-error" class="error" role="alert">

@@ -1,11 +1,18 @@
 /**
- * A new destination: name, URL, rate limit and concurrency (the rest takes the API's
+ * A new destination: name, URL, rate limit, concurrency and order (the rest takes the API's
  * defaults). With the admin token the tenant must be chosen. The signing secret is shown once,
  * then the page opens the destination.
  */
 
 import { useState } from 'preact/hooks';
-import { api, type DestinationWithSecret, type Period, type Role, type Tenant } from '../api.ts';
+import {
+  api,
+  type DestinationWithSecret,
+  type Ordering,
+  type Period,
+  type Role,
+  type Tenant,
+} from '../api.ts';
 
 export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[] }) {
   const [open, setOpen] = useState(false);
@@ -15,6 +22,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
   const [limit, setLimit] = useState('10');
   const [period, setPeriod] = useState<Period>('second');
   const [concurrency, setConcurrency] = useState('');
+  const [ordering, setOrdering] = useState<Ordering>('none');
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<DestinationWithSecret | null>(null);
 
@@ -28,6 +36,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
           url: url.trim(),
           rateLimit: { limit: Number(limit), period },
           ...(concurrency.trim() ? { maxConcurrency: Number(concurrency) } : {}),
+          ordering,
         },
         role === 'admin' ? tenantId : undefined,
       );
@@ -122,6 +131,17 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
             value={concurrency}
             onInput={(e) => setConcurrency(e.currentTarget.value)}
           />
+        </label>
+        <label>
+          Order
+          <select
+            name="ordering"
+            value={ordering}
+            onChange={(e) => setOrdering(e.currentTarget.value as Ordering)}
+          >
+            <option value="none">none</option>
+            <option value="fifo">FIFO</option>
+          </select>
         </label>
         <button type="submit">Create</button>
         <button type="button" class="secondary" onClick={() => setOpen(false)}>
