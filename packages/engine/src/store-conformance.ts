@@ -11,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { HEALTHY, newId } from '@sluice/core';
 import type {
   AcceptResult,
   Attempt,
@@ -28,6 +28,7 @@ import type {
   Store,
   Tenant,
 } from './store.ts';
+import { healthConformance } from './store-conformance-health.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 
@@ -109,6 +110,7 @@ const byDestination = <T extends { destinationId: string }>(rows: T[]): T[] =>
   [...rows].sort((a, b) => a.destinationId.localeCompare(b.destinationId));
 
 export function storeConformance(name: string, open: OpenStore): void {
+  healthConformance(name, open);
   describe(name, () => {
     let store: Store;
     let cleanup: () => Promise<void>;
@@ -183,6 +185,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           disabledReason: null,
           createdAt: T0 + 1,
           updatedAt: T0 + 1,
+          health: { ...HEALTHY },
         };
         assert.deepEqual(created, expected);
         assert.deepEqual(await store.getDestination(input.id), expected);

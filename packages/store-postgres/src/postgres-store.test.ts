@@ -88,7 +88,15 @@ await withPostgres('PostgresStore', () => {
       );
       assert.deepEqual(
         rows.map((r) => r.table_name),
-        ['attempts', 'deliveries', 'destinations', 'events', 'schema_migrations', 'tenants'],
+        [
+          'attempts',
+          'deliveries',
+          'destination_health_transitions',
+          'destinations',
+          'events',
+          'schema_migrations',
+          'tenants',
+        ],
       );
     });
 
