@@ -4,12 +4,13 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { PERIOD_MS, ratePlan } from '@sluice/core';
+import { type HealthPolicy, PERIOD_MS, ratePlan } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
 import { DestinationCache } from './destinations.ts';
+import { registerHealthGauge } from './health-metrics.ts';
 import { createTick } from './limiter.ts';
 import { LocalQueue } from './local-queue.ts';
 import { MemorySchedule } from './memory-schedule.ts';
@@ -19,7 +20,7 @@ import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
 import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
-import type { Destination, Store } from './store.ts';
+import type { Destination, HealthChange, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {
@@ -40,6 +41,8 @@ export interface EngineOptions {
   completionFlushMs: number;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
+  /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
+  health?: HealthPolicy | undefined;
   clock?: () => number;
   random?: () => number;
 }
@@ -78,6 +81,7 @@ export class Engine {
       (now) => store.oldestDueAt(now),
       clock,
     );
+    registerHealthGauge(options.registry, store);
     this.deliverer = new Deliverer({
       allowPrivateNetworks: options.allowPrivateNetworks,
       lookup: options.lookup,
@@ -91,6 +95,12 @@ export class Engine {
       clock,
       flushMs: options.completionFlushMs,
       onSettled: (completion) => this.settled(completion),
+      health: options.health,
+      onHealth: (change) => {
+        this.healthChanged(change).catch((err: unknown) =>
+          logger.error({ err, destinationId: change.destinationId }, 'health change not applied'),
+        );
+      },
     });
     const runner = new DeliveryRunner({
       destinations: this.destinations,
@@ -170,12 +180,14 @@ export class Engine {
   }
 
   /** What follows a committed completion: the destination may have work or room again. */
-  private settled({ destination, outcome }: Completion): void {
+  private settled({ destination, outcome, completed }: Completion): void {
+    // An exhausted attempt the breaker held is pending again at `holdAt` (docs/adr/0007).
+    const retryAt = outcome.transition === 'exhaust' ? (completed.holdAt ?? null) : outcome.nextAttemptAt;
     if (outcome.disableDestination) {
       this.logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
       void this.destinations.refresh(destination.id);
-    } else if (outcome.nextAttemptAt !== null) {
-      this.schedule.wake(destination.id, outcome.nextAttemptAt);
+    } else if (retryAt !== null) {
+      this.schedule.wake(destination.id, retryAt);
     }
     // A finished request frees a concurrency slot: a tick held back by the cap may send
     // again as soon as the window has room, not a whole interval later. (`wake` would not:
@@ -189,6 +201,20 @@ export class Engine {
   }
 
   /**
+   * A batch moved a destination's health: the tick reads the new state, at the probe time
+   * when the circuit is open, at once otherwise (a closed circuit's backlog flows again).
+   */
+  private async healthChanged(change: HealthChange): Promise<void> {
+    await this.destinations.refresh(change.destinationId);
+    const { state, nextProbeAt } = change.health;
+    const now = this.clock();
+    const pace = this.pacer.peek(change.destinationId);
+    // The probe ticks noted no room (so wakes waited for them): a closed circuit has room again.
+    if (pace !== undefined && state !== 'suspended') pace.roomForMore = true;
+    this.schedule.wake(change.destinationId, state === 'suspended' ? Math.max(now, nextProbeAt ?? now) : now);
+  }
+
+  /**
    * New work for a destination was committed (an event, a retry, a resume): schedule a tick
    * no later than the earliest moment it has room, so an event under the limit goes out at
    * once and a full window is not re-ticked on every event.
@@ -197,6 +223,11 @@ export class Engine {
     const now = this.clock();
     const pace = this.pacer.peek(destinationId);
     const destination = this.destinations.peek(destinationId);
+    if (destination?.health.state === 'suspended') {
+      // The circuit is open: the work waits for the probe time (docs/adr/0007).
+      this.schedule.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
+      return;
+    }
     if (pace === undefined || destination === undefined) {
       this.schedule.wake(destinationId, now);
       return;

@@ -10,6 +10,7 @@ import {
   EngineMetrics,
   type OpsServer,
   Retention,
+  registerHealthGauge,
   type Store,
   startOpsServer,
 } from '@sluice/engine';
@@ -60,6 +61,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     (now) => o.store.oldestDueAt(now),
     clock,
   );
+  registerHealthGauge(registry, o.store);
   const schedule = new RedisSchedule({
     redis,
     subscriber,

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApi, generateAdminToken } from '@sluice/api';
-import { Engine, type LookupFunction } from '@sluice/engine';
+import { Engine, type EngineOptions, type LookupFunction } from '@sluice/engine';
 import { SqliteStore, type Synchronous } from '@sluice/store-sqlite';
 import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -29,6 +29,8 @@ export interface SingleBoxOptions {
   arrivalBoundMs?: number;
   synchronous?: Synchronous;
   retentionDays?: number;
+  /** The circuit breaker's settings (docs/adr/0007). */
+  health?: EngineOptions['health'];
 }
 
 export interface SingleBox {
@@ -78,6 +80,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     leaseMs: options.leaseMs ?? 120_000,
     completionFlushMs: 5,
     retentionMs: (options.retentionDays ?? 14) * 86_400_000,
+    health: options.health,
   });
   const api = await buildApi({
     store,

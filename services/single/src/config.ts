@@ -5,34 +5,47 @@
  * the distributed shape's three services in this one process; one alone: a config error.
  */
 
-import { bool, ConfigError, common, int, parseEnv, postgresUrl, redisUrl } from '@sluice/config';
+import {
+  bool,
+  breaker,
+  ConfigError,
+  checkBreaker,
+  common,
+  int,
+  parseEnv,
+  postgresUrl,
+  redisUrl,
+} from '@sluice/config';
 import { z } from 'zod';
 
 export { ConfigError };
 
-export const configSchema = z.object({
-  ...common,
-  PORT: int(0, 65_535).default(3000),
-  SLUICE_DATA_DIR: z.string().min(1).default('./data'),
-  SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
-  DATABASE_URL: postgresUrl.optional(),
-  REDIS_URL: redisUrl.optional(),
-  SLUICE_REDIS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
-    .default('sluice'),
-  SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
-  SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
-  SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
-  SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
-  SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
-  SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
-  SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
-  SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
-  SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
-  SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
-  SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
-});
+export const configSchema = z
+  .object({
+    ...common,
+    ...breaker,
+    PORT: int(0, 65_535).default(3000),
+    SLUICE_DATA_DIR: z.string().min(1).default('./data'),
+    SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+    DATABASE_URL: postgresUrl.optional(),
+    REDIS_URL: redisUrl.optional(),
+    SLUICE_REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
+      .default('sluice'),
+    SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
+    SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+    SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
+    SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
+    SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
+    SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
+    SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
+    SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
+    SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
+    SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
+    SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
+  })
+  .superRefine(checkBreaker);
 
 export type Config = z.infer<typeof configSchema>;
 

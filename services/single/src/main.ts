@@ -6,6 +6,7 @@
  */
 
 import { resolve } from 'node:path';
+import { healthPolicy } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -50,6 +51,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
       sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
       leaseMs: config.SLUICE_LEASE_MS,
       retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
+      health: healthPolicy(config),
     });
     return {
       url: box.url,
@@ -77,6 +79,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
     arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
     synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
     retentionDays: config.SLUICE_RETENTION_DAYS,
+    health: healthPolicy(config),
   });
   return {
     url: box.url,
