@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { bool, ConfigError, common, distributed, int, parseEnv } from './index.ts';
+import {
+  bool,
+  breaker,
+  ConfigError,
+  checkBreaker,
+  common,
+  distributed,
+  healthPolicy,
+  int,
+  parseEnv,
+} from './index.ts';
 
 const schema = z.object({
   ...common,
@@ -40,5 +50,46 @@ describe('parseEnv', () => {
 
   it('refuses a prefix that would break the key layout', () => {
     assert.throws(() => parseEnv(schema, { ...good, SLUICE_REDIS_PREFIX: 'a:b' }), /SLUICE_REDIS_PREFIX/);
+  });
+});
+
+describe('breaker settings', () => {
+  const withBreaker = z.object({ ...breaker }).superRefine(checkBreaker);
+
+  it('defaults to the documented policy', () => {
+    assert.deepEqual(healthPolicy(parseEnv(withBreaker, {})), {
+      degradeAfter: 3,
+      suspendAfter: 10,
+      windowMs: 60_000,
+      windowMinAttempts: 20,
+      windowFailurePercent: 50,
+      probeInitialMs: 5_000,
+      probeMaxMs: 600_000,
+    });
+  });
+
+  it('refuses settings that contradict each other, naming the variable', () => {
+    assert.throws(
+      () =>
+        parseEnv(withBreaker, {
+          SLUICE_BREAKER_DEGRADE_AFTER: '5',
+          SLUICE_BREAKER_SUSPEND_AFTER: '5',
+          SLUICE_BREAKER_PROBE_INITIAL_MS: '1000',
+          SLUICE_BREAKER_PROBE_MAX_MS: '999',
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(
+          err.message,
+          /SLUICE_BREAKER_SUSPEND_AFTER: must be greater than SLUICE_BREAKER_DEGRADE_AFTER/,
+        );
+        assert.match(
+          err.message,
+          /SLUICE_BREAKER_PROBE_MAX_MS: must be at least SLUICE_BREAKER_PROBE_INITIAL_MS/,
+        );
+        return true;
+      },
+    );
+    assert.throws(() => parseEnv(withBreaker, { SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: '101' }), ConfigError);
   });
 });
