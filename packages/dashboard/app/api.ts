@@ -19,6 +19,8 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  HealthState,
+  HealthWithTransitions,
   Page,
   Period,
   RateLimit,
@@ -34,6 +36,8 @@ export type {
   DestinationState,
   DestinationWithSecret,
   Event,
+  HealthState,
+  HealthWithTransitions,
   Page,
   Period,
   RateLimit,
@@ -116,6 +120,8 @@ export const api = {
   destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),
   stats: (id: string, seconds: number) =>
     call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),
+  health: (id: string) =>
+    call<HealthWithTransitions>('GET', `/v1/destinations/${id}/health`, { query: { limit: 10 } }),
   update: (id: string, patch: { rateLimit?: RateLimit; maxConcurrency?: number | null }) =>
     call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
   pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),

@@ -2,13 +2,15 @@
  * Every destination against its limit: state, limit, concurrency, backlog (pending, queued,
  * in flight, oldest pending age) and the last hour's outcomes, from one call
  * (`GET /v1/destinations/stats`), refreshed every 2 s. Filter by text, tenant and state;
- * sort by any column. Paused, disabled and backing-up destinations carry a mark.
+ * sort by any column. Paused, disabled, backing-up, degraded and suspended destinations
+ * carry a mark (the last two: endpoint health, the circuit breaker).
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
 import { drainSeconds, formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
+import { HealthBadge } from './health.tsx';
 import { NewDestination } from './new-destination.tsx';
 
 type SortKey =
@@ -61,6 +63,8 @@ function marks(d: DestinationOverview) {
     list.push({ kind: 'paused', text: 'Paused', title: 'Delivers nothing until resumed' });
   if (d.state === 'disabled')
     list.push({ kind: 'disabled', text: 'Disabled', title: d.disabledReason ?? 'Disabled by a 410 answer' });
+  if (d.health.state !== 'healthy')
+    list.push({ kind: d.health.state, text: d.health.state, title: 'Endpoint health: the circuit breaker' });
   if (isBackingUp(d.stats, d.rateLimit)) {
     const drain = formatAge(drainSeconds(d.stats, d.rateLimit) * 1_000);
     list.push({
@@ -198,6 +202,7 @@ export function Destinations({ role }: { role: Role }) {
                   </td>
                   <td>
                     <span class={`state state-${d.state}`}>{d.state}</span>
+                    <HealthBadge state={d.health.state} />
                     {flagged
                       .filter((m) => m.kind === 'backing-up')
                       .map((m) => (
