@@ -201,17 +201,22 @@ export class Engine {
   }
 
   /**
-   * A batch moved a destination's health: the tick reads the new state, at the probe time
-   * when the circuit is open, at once otherwise (a closed circuit's backlog flows again).
+   * A batch moved a destination's health: the ticks read the new state. An open circuit's
+   * tick runs at the probe time; a circuit just closed runs at once (its backlog flows).
    */
   private async healthChanged(change: HealthChange): Promise<void> {
-    await this.destinations.refresh(change.destinationId);
+    const id = change.destinationId;
+    await this.destinations.refresh(id);
     const { state, nextProbeAt } = change.health;
     const now = this.clock();
-    const pace = this.pacer.peek(change.destinationId);
-    // The probe ticks noted no room (so wakes waited for them): a closed circuit has room again.
-    if (pace !== undefined && state !== 'suspended') pace.roomForMore = true;
-    this.schedule.wake(change.destinationId, state === 'suspended' ? Math.max(now, nextProbeAt ?? now) : now);
+    if (state === 'suspended') {
+      this.schedule.wake(id, Math.max(now, nextProbeAt ?? now));
+    } else if (change.from === 'suspended') {
+      // The probe ticks noted no room (so wakes waited for them): it has room again.
+      const pace = this.pacer.peek(id);
+      if (pace !== undefined) pace.roomForMore = true;
+      this.schedule.wake(id, now);
+    }
   }
 
   /**

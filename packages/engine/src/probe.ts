@@ -15,10 +15,9 @@
 
 import { ratePlan } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
-import type { Publisher } from './limiter.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { TickPacing } from './pacing.ts';
-import type { Destination, Store } from './store.ts';
+import type { ClaimedDelivery, Destination, Store } from './store.ts';
 
 /** How soon a suspended destination whose requests are still out looks again. */
 export const PROBE_RECHECK_MS = 250;
@@ -29,7 +28,7 @@ export interface ProbeDeps {
   store: Store;
   destinations: DestinationCache;
   pacing: TickPacing;
-  publisher: Publisher;
+  publisher: { publish(destinationId: string, deliveries: ClaimedDelivery[]): Promise<void> };
   metrics: EngineMetrics;
 }
 
@@ -56,13 +55,14 @@ export async function probeTick(
     return now;
   }
   const probe = claim.deliveries;
-  await pacing.published(
-    id,
-    probe.map((d) => d.id),
-    plan,
-    now,
-  );
   if (probe.length > 0) {
+    // Counted before publishing, as every publish: the probe is in the send window too.
+    await pacing.published(
+      id,
+      probe.map((d) => d.id),
+      plan,
+      now,
+    );
     await publisher.publish(id, probe);
     metrics.probes.inc();
     metrics.ticks.inc({ result: 'probe' });

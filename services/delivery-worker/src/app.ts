@@ -83,13 +83,14 @@ export async function startDeliveryWorkerService(
   });
   const fail = (err: unknown, destinationId: string) =>
     o.logger.warn({ err, destinationId }, 'wake after a completion failed; the sweeper will repair it');
-  // A batch moved a destination's health: every process refreshes its copy, and its tick
-  // runs at the probe time when the circuit is open, at once otherwise (docs/adr/0007).
-  const healthChanged = async ({ destinationId: id, health }: HealthChange): Promise<void> => {
+  // A batch moved a destination's health: every process refreshes its copy; an open
+  // circuit's tick runs at the probe time, a circuit just closed at once (docs/adr/0007).
+  const healthChanged = async ({ destinationId: id, from, health }: HealthChange): Promise<void> => {
     await destinations.refresh(id);
     await publishChange(redis, keys, id);
     const now = clock();
-    await schedule.wake(id, health.state === 'suspended' ? Math.max(now, health.nextProbeAt ?? now) : now);
+    if (health.state === 'suspended') await schedule.wake(id, Math.max(now, health.nextProbeAt ?? now));
+    else if (from === 'suspended') await schedule.wake(id, now);
   };
   const completions = new CompletionWriter({
     store: o.store,
