@@ -143,7 +143,7 @@ describe('breaker', () => {
     assert.match(metrics.body, /sluice_destinations_by_health\{state="healthy"\} 1/);
   });
 
-  it('a refused connection suspends it too; a probe to the fixed URL closes it', {
+  it('a refused connection suspends it too; a new URL closes the circuit', {
     timeout: 60_000,
   }, async (t) => {
     const { box, rcv } = await harness(t, { health: HEALTH });
@@ -178,12 +178,13 @@ describe('breaker', () => {
       tenant.apiKey,
     );
     assert.equal(patched.status, 200);
-    await rcv.waitFor(() => rcv.deliveredIds(path).size === 1, 20_000, 'the probe to the fixed URL');
-    await waitUntil(
-      async () => (await healthOf(box, tenant.apiKey, dest.id)).state === 'healthy',
-      10_000,
-      'the circuit to close',
+    const reset = await healthOf(box, tenant.apiKey, dest.id);
+    assert.equal(reset.state, 'healthy', 'a new URL is a new endpoint');
+    assert.deepEqual(
+      reset.transitions.slice(0, 1).map((x) => [x.from, x.to, x.reason]),
+      [['suspended', 'healthy', 'operator']],
     );
+    await rcv.waitFor(() => rcv.deliveredIds(path).size === 1, 20_000, 'the held delivery at the new URL');
   });
 
   it('a 410 still disables the destination; resume re-enables it', { timeout: 60_000 }, async (t) => {
