@@ -232,6 +232,26 @@ export function healthConformance(name: string, open: OpenStore): void {
       assert.deepEqual([notSuspended.deliveries, notSuspended.nextProbeAt], [[], null]);
     });
 
+    it('concurrent batches (many workers) lose no failure', async () => {
+      await accept(8);
+      const claimed = (await store.claimDue(dest.id, 8, T0 + 1)).deliveries;
+      assert.equal(claimed.length, 8);
+      // Eight writers at once, one failure each: the fold is atomic, so all eight count.
+      const changes = await Promise.all(
+        claimed.map((c, i) =>
+          store.completeAttempts([completion(c, { statusCode: 503 }, T0 + 10 + i)], T0 + 10 + i, {
+            ...POLICY,
+            suspendAfter: 100,
+          }),
+        ),
+      );
+      const after = await health();
+      assert.equal(after.consecutiveFailures, 8);
+      assert.equal(after.windowFailures, 8);
+      assert.equal(after.state, 'degraded');
+      assert.equal(changes.flat().length, 1, 'one transition, reported by the batch that made it');
+    });
+
     it('a flapping endpoint is degraded by the window ratio', async () => {
       await accept(12);
       for (let i = 0; i < 6; i++) {
