@@ -127,6 +127,13 @@ describe('destinations', () => {
         url: get().rcv.url('full'),
         state: 'active',
         disabledReason: null,
+        health: {
+          state: 'healthy',
+          since: null,
+          consecutiveFailures: 0,
+          nextProbeAt: null,
+          lastErrorClass: null,
+        },
         secret,
         createdAt: '',
         updatedAt: '',
@@ -196,6 +203,20 @@ describe('destinations', () => {
     const renamed = await api().destinations.update(full.id, { name: null });
     assert.equal(renamed.name, null);
     assert.equal(renamed.timeoutMs, 2_000);
+  });
+
+  it('GET /v1/destinations/:id/health → 200 with the breaker state and its transitions', async () => {
+    const health = await api().destinations.health(minimal.id, { limit: 5 });
+    assertStatus(200, 'health');
+    assertShape(contract.HealthWithTransitions, health, 'health');
+    assert.deepEqual(health, {
+      state: 'healthy',
+      since: null,
+      consecutiveFailures: 0,
+      nextProbeAt: null,
+      lastErrorClass: null,
+      transitions: [],
+    });
   });
 
   it('POST /v1/destinations/:id/pause and /resume → 200 with the state', async () => {
@@ -371,6 +392,7 @@ function pickKept(d: DestinationWithSecret) {
     url: d.url,
     state: d.state,
     disabledReason: d.disabledReason,
+    health: d.health,
     createdAt: d.createdAt,
   };
 }

@@ -212,6 +212,7 @@ export const ROUTES = [
   'POST /v1/destinations/{id}/rotate-secret',
   'POST /v1/destinations/{id}/replay',
   'GET /v1/destinations/{id}/stats',
+  'GET /v1/destinations/{id}/health',
   'GET /v1/destinations/stats',
   'POST /v1/events',
   'POST /v1/events/batch',

@@ -21,6 +21,8 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  HealthParams,
+  HealthWithTransitions,
   ListParams,
   NewEvent,
   OverviewParams,
@@ -146,7 +148,13 @@ export class Destinations {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/pause`, pick(options));
   }
 
-  /** Resumes a paused destination, or one disabled by a `410`. */
+  /** Its endpoint health (the circuit breaker) and the latest transitions. */
+  health(id: string, params: HealthParams = {}, options?: TenantCallOptions): Promise<HealthWithTransitions> {
+    const query = { limit: params.limit, tenantId: this.#t.tenantId(options) };
+    return this.#t.call('GET', `/v1/destinations/${seg(id)}/health`, { ...pick(options), query });
+  }
+
+  /** Resumes a paused destination, or one disabled by a `410`; closes its circuit too. */
   resume(id: string, options?: CallOptions): Promise<Destination> {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/resume`, pick(options));
   }

@@ -5,10 +5,13 @@ import {
   alertSettings,
   alerts,
   bool,
+  breaker,
   ConfigError,
   checkAlerts,
+  checkBreaker,
   common,
   distributed,
+  healthPolicy,
   int,
   parseEnv,
 } from './index.ts';
@@ -90,5 +93,46 @@ describe('alert settings', () => {
       /SLUICE_ALERT_RATE_LIMIT/,
     );
     assert.throws(() => parseEnv(alertSchema, { SLUICE_ALERT_SECRET: 'hunter2' }), /SLUICE_ALERT_SECRET/);
+  });
+});
+
+describe('breaker settings', () => {
+  const withBreaker = z.object({ ...breaker }).superRefine(checkBreaker);
+
+  it('defaults to the documented policy', () => {
+    assert.deepEqual(healthPolicy(parseEnv(withBreaker, {})), {
+      degradeAfter: 3,
+      suspendAfter: 10,
+      windowMs: 60_000,
+      windowMinAttempts: 20,
+      windowFailurePercent: 50,
+      probeInitialMs: 5_000,
+      probeMaxMs: 600_000,
+    });
+  });
+
+  it('refuses settings that contradict each other, naming the variable', () => {
+    assert.throws(
+      () =>
+        parseEnv(withBreaker, {
+          SLUICE_BREAKER_DEGRADE_AFTER: '5',
+          SLUICE_BREAKER_SUSPEND_AFTER: '5',
+          SLUICE_BREAKER_PROBE_INITIAL_MS: '1000',
+          SLUICE_BREAKER_PROBE_MAX_MS: '999',
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(
+          err.message,
+          /SLUICE_BREAKER_SUSPEND_AFTER: must be greater than SLUICE_BREAKER_DEGRADE_AFTER/,
+        );
+        assert.match(
+          err.message,
+          /SLUICE_BREAKER_PROBE_MAX_MS: must be at least SLUICE_BREAKER_PROBE_INITIAL_MS/,
+        );
+        return true;
+      },
+    );
+    assert.throws(() => parseEnv(withBreaker, { SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: '101' }), ConfigError);
   });
 });

@@ -19,6 +19,25 @@ export {
   transition,
 } from './delivery-state.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
+export {
+  type ClassifiedResult,
+  classifyAttempt,
+  DEFAULT_HEALTH_POLICY,
+  ERROR_CLASSES,
+  type ErrorClass,
+  HEALTH_STATES,
+  HEALTHY,
+  type Health,
+  type HealthBatch,
+  type HealthPolicy,
+  type HealthState,
+  healthMoves,
+  isBreakerClass,
+  isHeld,
+  nextHealth,
+  probeDelayMs,
+  summarize,
+} from './health.ts';
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';
 export {
   type ClaimOrder,

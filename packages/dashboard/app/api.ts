@@ -20,6 +20,8 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  HealthState,
+  HealthWithTransitions,
   Page,
   Period,
   RateLimit,
@@ -38,6 +40,8 @@ export type {
   DestinationState,
   DestinationWithSecret,
   Event,
+  HealthState,
+  HealthWithTransitions,
   Page,
   Period,
   RateLimit,
@@ -122,6 +126,8 @@ export const api = {
   destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),
   stats: (id: string, seconds: number) =>
     call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),
+  health: (id: string) =>
+    call<HealthWithTransitions>('GET', `/v1/destinations/${id}/health`, { query: { limit: 10 } }),
   update: (
     id: string,
     patch: { rateLimit?: RateLimit; maxConcurrency?: number | null; ordering?: Ordering },

@@ -3,6 +3,8 @@ export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
+export { registerHealthGauge } from './health-metrics.ts';
+export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
 export { createTick, type Publisher } from './limiter.ts';
 export { MemorySchedule } from './memory-schedule.ts';
 export { EngineMetrics, type Sample } from './metrics.ts';
@@ -52,10 +54,13 @@ export type {
   DestinationSecret,
   DestinationState,
   DestinationWork,
+  HealthChange,
+  HealthTransition,
   NewDestination,
   NewEvent,
   Page,
   PageRequest,
+  ProbeClaim,
   RetentionResult,
   RetryResult,
   Store,

@@ -14,6 +14,7 @@ import { claimOrder, concurrencyCap, decideTick, nextTickAt, ratePlan } from '@s
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { TickPacing } from './pacing.ts';
+import { probeTick } from './probe.ts';
 import type { ClaimedDelivery, Store } from './store.ts';
 
 /** The delivery queue, as the rate limiter uses it. */
@@ -41,6 +42,8 @@ export function createTick(deps: LimiterDeps) {
       metrics.ticks.inc({ result: 'inactive' });
       return null;
     }
+    // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
+    if (destination.health.state === 'suspended') return probeTick(deps, destination, now);
     const plan = ratePlan(destination.rateLimit);
     const counts = await pacing.read(destinationId, plan.periodMs, now);
     const { allow, limitedBy } = decideTick({

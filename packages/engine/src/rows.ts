@@ -6,6 +6,7 @@
  */
 
 import type { DeliveryStatus, Ordering, Period } from '@sluice/core';
+import { healthFromRow } from './health-rows.ts';
 import type {
   Attempt,
   ClaimedDelivery,
@@ -92,6 +93,7 @@ export const destinationDecoder =
     disabledReason: nullableStr(r.disabled_reason),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
+    health: healthFromRow(r),
   });
 
 /** A destination whose JSON columns the driver already parsed (Postgres JSONB). */

@@ -6,7 +6,7 @@
  *   → completion buffered for the batched write
  */
 
-import { decideOutcome, newId, PERIOD_MS } from '@sluice/core';
+import { decideOutcome, newId, PERIOD_MS, retryDelayMs } from '@sluice/core';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport, Deliverer } from './deliver.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
@@ -76,13 +76,8 @@ export class DeliveryRunner {
       // entry left unfinished expires by itself (it only over-counts meanwhile).
       await pace.finished(finishedAt).catch(() => undefined);
     }
-    const outcome = decideOutcome(
-      report.result,
-      attemptNo - delivery.attemptBase,
-      destination.retry,
-      finishedAt,
-      random,
-    );
+    const attemptsMade = attemptNo - delivery.attemptBase;
+    const outcome = decideOutcome(report.result, attemptsMade, destination.retry, finishedAt, random);
     const { result } = report;
     metrics.attemptDuration.observe(
       { result: result.kind === 'response' ? `${Math.floor(result.statusCode / 100)}xx` : 'error' },
@@ -114,6 +109,10 @@ export class DeliveryRunner {
               : 'pending',
         nextAttemptAt: outcome.nextAttemptAt,
         disableDestination: outcome.disableDestination,
+        probe: delivery.probe === true,
+        // If the store holds this attempt (its destination degraded: docs/adr/0007), when
+        // an exhausted delivery is tried again instead of dying.
+        holdAt: outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random),
       },
     });
   }

@@ -11,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { HEALTHY, newId } from '@sluice/core';
 import type {
   AcceptResult,
   Attempt,
@@ -29,6 +29,7 @@ import type {
   Tenant,
 } from './store.ts';
 import { alertConformance } from './store-conformance-alerts.ts';
+import { healthConformance } from './store-conformance-health.ts';
 import { orderingConformance } from './store-conformance-ordering.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
@@ -112,6 +113,7 @@ const byDestination = <T extends { destinationId: string }>(rows: T[]): T[] =>
   [...rows].sort((a, b) => a.destinationId.localeCompare(b.destinationId));
 
 export function storeConformance(name: string, open: OpenStore): void {
+  healthConformance(name, open);
   describe(name, () => {
     alertConformance(open);
 
@@ -188,6 +190,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           disabledReason: null,
           createdAt: T0 + 1,
           updatedAt: T0 + 1,
+          health: { ...HEALTHY },
         };
         assert.deepEqual(created, expected);
         assert.deepEqual(await store.getDestination(input.id), expected);

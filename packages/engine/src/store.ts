@@ -14,7 +14,11 @@ import type {
   BacklogSample,
   ClaimOrder,
   DeliveryStatus,
+  ErrorClass,
   FiringAlert,
+  Health,
+  HealthPolicy,
+  HealthState,
   Ordering,
   RateLimit,
   RetryPolicy,
@@ -51,9 +55,14 @@ export interface Destination {
   disabledReason: string | null;
   createdAt: number;
   updatedAt: number;
+  /** Endpoint health, the circuit breaker (docs/adr/0007); written by completeAttempts. */
+  health: Health;
 }
 
-export type NewDestination = Omit<Destination, 'state' | 'disabledReason' | 'createdAt' | 'updatedAt'>;
+export type NewDestination = Omit<
+  Destination,
+  'state' | 'disabledReason' | 'createdAt' | 'updatedAt' | 'health'
+>;
 
 export type DestinationPatch = Partial<
   Pick<
@@ -135,6 +144,8 @@ export interface ClaimedDelivery {
   attempts: number;
   attemptBase: number;
   eventCreatedAt: number;
+  /** The one request a suspended destination gets: does the endpoint answer again? */
+  probe?: boolean;
 }
 
 /** What a claim took, and what it left for later. */
@@ -188,6 +199,33 @@ export interface CompletedAttempt {
   status: Extract<DeliveryStatus, 'delivered' | 'pending' | 'dead'>;
   nextAttemptAt: number | null;
   disableDestination: boolean;
+  /** The attempt was a suspended destination's probe. */
+  probe?: boolean;
+  /** When to try again if the attempt is held (its destination degraded or suspended). */
+  holdAt?: number | null;
+}
+
+/** A destination's health after a batch moved it: a transition, or a failed probe. */
+export interface HealthChange {
+  destinationId: string;
+  from: HealthState;
+  health: Health;
+}
+
+export interface HealthTransition {
+  destinationId: string;
+  at: number;
+  from: HealthState;
+  to: HealthState;
+  reason: 'failures' | 'success' | 'operator';
+  consecutiveFailures: number;
+  errorClass: ErrorClass | null;
+}
+
+/** A suspended destination's probe claim: at most one delivery, and when the next may go. */
+export interface ProbeClaim extends Claim {
+  /** The next probe time after the claim; null when the destination is not suspended. */
+  nextProbeAt: number | null;
 }
 
 export interface DestinationWork {
@@ -254,7 +292,29 @@ export interface Store {
    * oldest due first, then acceptance; `sequence`: lowest sequence first (a fifo destination).
    */
   claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim>;
-  completeAttempts(completed: CompletedAttempt[], now: number): Promise<void>;
+  /**
+   * Records the attempts, moves their deliveries on, and folds their results into each
+   * destination's health (`nextHealth`), atomically: an attempt held by a degraded or
+   * suspended destination (`isHeld`) goes back to pending instead of dead. Returns the
+   * destinations whose health moved (a transition, or a failed probe).
+   */
+  completeAttempts(
+    completed: CompletedAttempt[],
+    now: number,
+    policy?: HealthPolicy,
+  ): Promise<HealthChange[]>;
+  /**
+   * A suspended destination's probe: when its `nextProbeAt` has come, claims its one oldest
+   * pending delivery (due or not) and moves `nextProbeAt` to `holdUntil` (the probe's
+   * completion sets the real next one), so no two probes overlap.
+   */
+  claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim>;
+  /** Back to healthy (an operator's resume); the change, or null when it was healthy. */
+  resetHealth(destinationId: string, now: number): Promise<HealthChange | null>;
+  /** The latest transitions of a destination, newest first. */
+  healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]>;
+  /** Destinations (not deleted) by health state. */
+  healthCounts(): Promise<Record<HealthState, number>>;
   destinationWork(destinationId: string): Promise<DestinationWork>;
   /** Active destinations with pending deliveries, and when the earliest is due. */
   pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]>;

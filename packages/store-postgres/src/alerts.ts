@@ -9,7 +9,7 @@
  * transaction, so the operator hears of each change exactly once.
  */
 
-import type { AlertKind, BacklogSample, FiringAlert } from '@sluice/core';
+import { type AlertKind, type BacklogSample, type FiringAlert, HEALTHY } from '@sluice/core';
 import {
   type AlertNotice,
   DESTINATION_COLUMNS,
@@ -130,6 +130,7 @@ export async function ensureSystemDestination(
       disabledReason: null,
       createdAt: now,
       updatedAt: now,
+      health: { ...HEALTHY },
     });
     const [row] = await q.query(
       `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})

@@ -11,13 +11,7 @@
  */
 
 import type { ClaimOrder } from '@sluice/core';
-import {
-  type Claim,
-  type CompletedAttempt,
-  claimedFromRow,
-  type DestinationCounts,
-  type DestinationWork,
-} from '@sluice/engine';
+import { type Claim, claimedFromRow, type DestinationCounts, type DestinationWork } from '@sluice/engine';
 import type { Queryable } from './db.ts';
 
 /**
@@ -67,84 +61,6 @@ export async function claimDue(
   const rows = await db.query(CLAIM_DUE[order], [destinationId, Math.max(0, max), now]);
   const deliveries = rows.filter((r) => r.id !== null).map((r) => claimedFromRow(r, destinationId));
   return { deliveries, nextPendingAt: (rows[0]?.next_pending_at as number | null | undefined) ?? null };
-}
-
-/**
- * Records the attempts and moves their deliveries on, in one statement. Only a delivery
- * still `queued`/`delivering` moves: a completion never resurrects a cancelled or settled one.
- *
- * Safe to repeat: the completion writer retries a batch whose write failed, and a commit
- * whose answer was lost would otherwise fail forever on the attempts' primary key. A repeated
- * attempt is skipped (`ON CONFLICT DO NOTHING`) and its delivery has already moved.
- */
-export async function completeAttempts(
-  db: Queryable,
-  completed: CompletedAttempt[],
-  now: number,
-): Promise<void> {
-  if (completed.length === 0) return;
-  const attempts = completed.map((c) => c.attempt);
-  // One update per delivery, the first completion's: as in a sequential store, where the
-  // first moves it out of `queued` and the rest find nothing to move.
-  const moves = new Map<string, CompletedAttempt>();
-  for (const c of completed) if (!moves.has(c.attempt.deliveryId)) moves.set(c.attempt.deliveryId, c);
-  // In id order: two batches that share deliveries (a lease expired and another worker took
-  // one) then lock them in one order under the usual plan for a batch (a nested loop over the
-  // list), so they wait on each other instead of deadlocking.
-  const updates = [...moves.values()].sort((a, b) => (a.attempt.deliveryId < b.attempt.deliveryId ? -1 : 1));
-  // Destinations to disable are locked in id order, the order an accept locks them in
-  // (accept.ts bumps their sequences): the two never wait on each other in a cycle.
-  const disable = [
-    ...new Set(completed.filter((c) => c.disableDestination).map((c) => c.attempt.destinationId)),
-  ];
-  await db.query(
-    `WITH recorded AS (
-       INSERT INTO attempts (id, delivery_id, destination_id, attempt, started_at, finished_at, status_code,
-         error_code, error_message, response_excerpt)
-       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::bigint[],
-         $8::int[], $9::text[], $10::text[], $11::text[])
-       ON CONFLICT (id) DO NOTHING
-     ), moved AS (
-       UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next_attempt_at,
-         last_error = u.last_error, claimed_at = NULL, updated_at = $1
-       FROM unnest($12::text[], $13::text[], $14::int[], $15::bigint[], $16::text[])
-         AS u(id, status, attempt, next_attempt_at, last_error)
-       WHERE d.id = u.id AND d.status IN ('queued', 'delivering')
-     )
-     UPDATE destinations SET state = 'disabled', disabled_reason = 'gone', updated_at = $1
-     WHERE id IN (SELECT id FROM destinations WHERE id = ANY($17::text[]) AND state = 'active'
-                  ORDER BY id FOR UPDATE)`,
-    [
-      now,
-      attempts.map((a) => a.id),
-      attempts.map((a) => a.deliveryId),
-      attempts.map((a) => a.destinationId),
-      attempts.map((a) => a.attempt),
-      attempts.map((a) => a.startedAt),
-      attempts.map((a) => a.finishedAt),
-      attempts.map((a) => a.statusCode),
-      attempts.map((a) => text(a.errorCode)),
-      attempts.map((a) => text(a.errorMessage)),
-      attempts.map((a) => text(a.responseExcerpt)),
-      updates.map((c) => c.attempt.deliveryId),
-      updates.map((c) => c.status),
-      updates.map((c) => c.attempt.attempt),
-      updates.map((c) => c.nextAttemptAt),
-      updates.map(({ attempt: a, status }) =>
-        text(a.errorCode ?? (status === 'delivered' ? null : `http_${a.statusCode}`)),
-      ),
-      disable,
-    ],
-  );
-}
-
-/**
- * Postgres text cannot hold U+0000, and these strings come from the outside (a receiver's
- * body, an error message): one NUL would fail the whole batch, again on every retry. It
- * becomes U+FFFD, as an undecodable byte already does.
- */
-function text(value: string | null): string | null {
-  return value === null ? null : value.replaceAll('\u0000', '\uFFFD');
 }
 
 /**

@@ -93,6 +93,7 @@ await withPostgres('PostgresStore', () => {
           'attempts',
           'backlog_alerts',
           'deliveries',
+          'destination_health_transitions',
           'destinations',
           'events',
           'schema_migrations',

@@ -13,7 +13,14 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
-import type { BacklogSample, ClaimOrder, FiringAlert } from '@sluice/core';
+import {
+  type BacklogSample,
+  type ClaimOrder,
+  type FiringAlert,
+  HEALTHY,
+  type HealthPolicy,
+  type HealthState,
+} from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -26,10 +33,13 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  HealthChange,
+  HealthTransition,
   NewDestination,
   NewEvent,
   Page,
   PageRequest,
+  ProbeClaim,
   RetentionResult,
   RetryResult,
   Store,
@@ -38,8 +48,10 @@ import type {
 } from '@sluice/engine';
 import { acceptEvents } from './accept.ts';
 import * as alerts from './alerts.ts';
+import * as complete from './complete.ts';
 import { countsForMany } from './counts.ts';
 import { Db, type DbOptions } from './db.ts';
+import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -115,6 +127,7 @@ export class PostgresStore implements Store {
       disabledReason: null,
       createdAt: now,
       updatedAt: now,
+      health: { ...HEALTHY },
     };
     const params = destinationParams(destination);
     await this.db.query(
@@ -224,8 +237,28 @@ export class PostgresStore implements Store {
     return lifecycle.claimDue(this.db, destinationId, max, now, order);
   }
 
-  async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {
-    return lifecycle.completeAttempts(this.db, completed, now);
+  async completeAttempts(
+    completed: CompletedAttempt[],
+    now: number,
+    policy?: HealthPolicy,
+  ): Promise<HealthChange[]> {
+    return complete.completeAttempts(this.db, completed, now, policy);
+  }
+
+  async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {
+    return health.claimProbe(this.db, destinationId, now, holdUntil);
+  }
+
+  async resetHealth(destinationId: string, now: number): Promise<HealthChange | null> {
+    return health.resetHealth(this.db, destinationId, now);
+  }
+
+  async healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]> {
+    return health.healthTransitions(this.db, destinationId, limit);
+  }
+
+  async healthCounts(): Promise<Record<HealthState, number>> {
+    return health.healthCounts(this.db);
   }
 
   async destinationWork(destinationId: string): Promise<DestinationWork> {

@@ -4,7 +4,7 @@
  * `backlog_alerts` keeps even a second process on the file from raising an alert twice.
  */
 
-import type { AlertKind, BacklogSample, FiringAlert } from '@sluice/core';
+import { type AlertKind, type BacklogSample, type FiringAlert, HEALTHY } from '@sluice/core';
 import {
   type AlertNotice,
   DESTINATION_COLUMNS,
@@ -121,6 +121,7 @@ export function ensureSystemDestination(
       disabledReason: null,
       createdAt: now,
       updatedAt: now,
+      health: { ...HEALTHY },
     };
     db.sql(
       `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})

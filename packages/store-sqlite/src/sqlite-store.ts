@@ -10,7 +10,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { type BacklogSample, type ClaimOrder, type FiringAlert, newId } from '@sluice/core';
+import {
+  type BacklogSample,
+  type ClaimOrder,
+  type FiringAlert,
+  HEALTHY,
+  type HealthPolicy,
+  type HealthState,
+  newId,
+} from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -23,10 +31,13 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  HealthChange,
+  HealthTransition,
   NewDestination,
   NewEvent,
   Page,
   PageRequest,
+  ProbeClaim,
   RetentionResult,
   RetryResult,
   Store,
@@ -36,6 +47,7 @@ import type {
 import { claimedFromRow } from '@sluice/engine';
 import * as alerts from './alerts.ts';
 import { countsForMany } from './counts.ts';
+import * as health from './health.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
@@ -174,6 +186,7 @@ export class SqliteStore implements Store {
       disabledReason: null,
       createdAt: now,
       updatedAt: now,
+      health: { ...HEALTHY },
     };
     this.sql(
       `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency, ordering, event_types,
@@ -360,41 +373,28 @@ export class SqliteStore implements Store {
     });
   }
 
-  async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {
-    if (completed.length === 0) return;
-    const insert = this.sql(
-      `INSERT INTO attempts (id, delivery_id, destination_id, attempt, started_at, finished_at, status_code,
-         error_code, error_message, response_excerpt)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const update = this.sql(
-      `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, claimed_at = NULL,
-         updated_at = ?
-       WHERE id = ? AND status IN ('queued', 'delivering')`,
-    );
-    const disable = this.sql(
-      `UPDATE destinations SET state = 'disabled', disabled_reason = ?, updated_at = ?
-       WHERE id = ? AND state = 'active'`,
-    );
-    this.progressTx(() => {
-      for (const { attempt: a, status, nextAttemptAt, disableDestination } of completed) {
-        insert.run(
-          a.id,
-          a.deliveryId,
-          a.destinationId,
-          a.attempt,
-          a.startedAt,
-          a.finishedAt,
-          a.statusCode,
-          a.errorCode,
-          a.errorMessage,
-          a.responseExcerpt,
-        );
-        const error = a.errorCode ?? (status === 'delivered' ? null : `http_${a.statusCode}`);
-        update.run(status, a.attempt, nextAttemptAt, error, now, a.deliveryId);
-        if (disableDestination) disable.run('gone', now, a.destinationId);
-      }
-    });
+  async completeAttempts(
+    completed: CompletedAttempt[],
+    now: number,
+    policy?: HealthPolicy,
+  ): Promise<HealthChange[]> {
+    return health.completeAttempts(this, completed, now, policy);
+  }
+
+  async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {
+    return health.claimProbe(this, destinationId, now, holdUntil);
+  }
+
+  async resetHealth(destinationId: string, now: number): Promise<HealthChange | null> {
+    return health.resetHealth(this, destinationId, now);
+  }
+
+  async healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]> {
+    return health.healthTransitions(this, destinationId, limit);
+  }
+
+  async healthCounts(): Promise<Record<HealthState, number>> {
+    return health.healthCounts(this);
   }
 
   async destinationWork(destinationId: string): Promise<DestinationWork> {

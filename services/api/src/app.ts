@@ -6,7 +6,7 @@
  */
 
 import { type ApiConfig, buildApi } from '@sluice/api';
-import { EngineMetrics, registerAlertGauge, type Store } from '@sluice/engine';
+import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
 import {
   BullPublisher,
   bullConnection,
@@ -56,6 +56,7 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     clock,
   );
   registerAlertGauge(registry, o.store);
+  registerHealthGauge(registry, o.store);
   const dispatcher = new RedisDispatcher({
     redis,
     keys,

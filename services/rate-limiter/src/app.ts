@@ -14,6 +14,7 @@ import {
   ensureAlertsDestination,
   type OpsServer,
   Retention,
+  registerHealthGauge,
   type Store,
   startOpsServer,
 } from '@sluice/engine';
@@ -78,6 +79,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     (now) => o.store.oldestDueAt(now),
     clock,
   );
+  registerHealthGauge(registry, o.store);
   const schedule = new RedisSchedule({
     redis,
     subscriber,

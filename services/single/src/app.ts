@@ -11,6 +11,7 @@ import {
   ALERTS_DESTINATION_ID,
   Alerter,
   Engine,
+  type EngineOptions,
   ensureAlertsDestination,
   type LookupFunction,
 } from '@sluice/engine';
@@ -38,6 +39,8 @@ export interface SingleBoxOptions {
   retentionDays?: number;
   /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
   alerts?: AlertSettings;
+  /** The circuit breaker's settings (docs/adr/0007). */
+  health?: EngineOptions['health'];
 }
 
 export interface SingleBox {
@@ -87,6 +90,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     leaseMs: options.leaseMs ?? 120_000,
     completionFlushMs: 5,
     retentionMs: (options.retentionDays ?? 14) * 86_400_000,
+    health: options.health,
   });
   const api = await buildApi({
     store,

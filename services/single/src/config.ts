@@ -8,8 +8,10 @@
 import {
   alerts,
   bool,
+  breaker,
   ConfigError,
   checkAlerts,
+  checkBreaker,
   common,
   int,
   parseEnv,
@@ -23,6 +25,7 @@ export { ConfigError };
 const configFields = z.object({
   ...common,
   ...alerts,
+  ...breaker,
   PORT: int(0, 65_535).default(3000),
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
@@ -48,7 +51,7 @@ const configFields = z.object({
 });
 
 /** With the checks across variables (an alert URL needs its secret). */
-export const configSchema = configFields.superRefine(checkAlerts);
+export const configSchema = configFields.superRefine(checkAlerts).superRefine(checkBreaker);
 
 export type Config = z.infer<typeof configSchema>;
 

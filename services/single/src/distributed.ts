@@ -9,7 +9,7 @@ import type { ApiConfig } from '@sluice/api';
 import { startApiService } from '@sluice/api-service';
 import type { AlertSettings } from '@sluice/config';
 import { startDeliveryWorkerService } from '@sluice/delivery-worker';
-import type { LookupFunction, Store } from '@sluice/engine';
+import type { EngineOptions, LookupFunction, Store } from '@sluice/engine';
 import { startRateLimiter } from '@sluice/rate-limiter';
 import type { Logger } from 'pino';
 
@@ -32,6 +32,8 @@ export interface DistributedBoxOptions {
   jobDeliveries?: number | undefined;
   retentionMs?: number;
   alerts?: AlertSettings | undefined;
+  /** The circuit breaker's settings (docs/adr/0007), for the delivery worker. */
+  health?: EngineOptions['health'];
 }
 
 export interface DistributedBox {
@@ -65,6 +67,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     concurrency: o.deliveryConcurrency ?? 256,
     allowPrivateNetworks: o.config.allowPrivateNetworks,
     lookup: o.lookup,
+    health: o.health,
   }).catch(async (err: unknown) => {
     await limiter.close();
     throw err;

@@ -6,7 +6,7 @@
  */
 
 import { resolve } from 'node:path';
-import { alertSettings } from '@sluice/config';
+import { alertSettings, healthPolicy } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -53,6 +53,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
       jobDeliveries: config.SLUICE_JOB_DELIVERIES,
       retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
       alerts: alertSettings(config),
+      health: healthPolicy(config),
     });
     return {
       url: box.url,
@@ -81,6 +82,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
     synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
     retentionDays: config.SLUICE_RETENTION_DAYS,
     alerts: alertSettings(config),
+    health: healthPolicy(config),
   });
   return {
     url: box.url,

@@ -132,6 +132,9 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       if (fields.url !== undefined) checkUrl(fields.url);
       const patch: DestinationPatch = { ...fields };
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
+      // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).
+      if (fields.url !== undefined && fields.url !== current.url)
+        await store.resetHealth(current.id, clock());
       const updated = await store.updateDestination(current.id, patch, clock());
       if (!updated) throw notFound('destination', current.id);
       await dispatcher.destinationChanged(updated.id);

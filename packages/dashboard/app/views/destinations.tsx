@@ -2,14 +2,16 @@
  * Every destination against its limit: state, limit, concurrency, backlog (pending, queued,
  * in flight, oldest pending age) and the last hour's outcomes, from one call
  * (`GET /v1/destinations/stats`), refreshed every 2 s. Filter by text, tenant and state;
- * sort by any column. Paused, disabled and backing-up destinations carry a mark, and so does
- * one with a backlog alert firing (`GET /v1/alerts`, read with the table).
+ * sort by any column. Paused, disabled, backing-up, degraded and suspended destinations
+ * carry a mark (the last two: endpoint health, the circuit breaker), and so does one with a
+ * backlog alert firing (`GET /v1/alerts`, read with the table).
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Alert, api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
 import { drainSeconds, formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
+import { HealthBadge } from './health.tsx';
 import { NewDestination } from './new-destination.tsx';
 
 type SortKey =
@@ -75,6 +77,8 @@ function marks(d: DestinationOverview, alerts: readonly Alert[] = []) {
     list.push({ kind: 'paused', text: 'Paused', title: 'Delivers nothing until resumed' });
   if (d.state === 'disabled')
     list.push({ kind: 'disabled', text: 'Disabled', title: d.disabledReason ?? 'Disabled by a 410 answer' });
+  if (d.health.state !== 'healthy')
+    list.push({ kind: d.health.state, text: d.health.state, title: 'Endpoint health: the circuit breaker' });
   if (isBackingUp(d.stats, d.rateLimit)) {
     const drain = formatAge(drainSeconds(d.stats, d.rateLimit) * 1_000);
     list.push({
@@ -222,6 +226,7 @@ export function Destinations({ role }: { role: Role }) {
                   </td>
                   <td>
                     <span class={`state state-${d.state}`}>{d.state}</span>
+                    <HealthBadge state={d.health.state} />
                     {flagged
                       .filter((m) => m.kind === 'backing-up' || m.kind === 'alert')
                       .map((m) => (
