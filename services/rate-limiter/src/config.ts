@@ -3,7 +3,8 @@
 import { alerts, checkAlerts, common, distributed, int } from '@sluice/config';
 import { z } from 'zod';
 
-const rateLimiterFields = z.object({
+/** The fields, without the checks across them (`.partial()` and `.shape` need a plain object). */
+export const rateLimiterConfigFields = z.object({
   ...common,
   ...distributed,
   ...alerts,
@@ -16,4 +17,4 @@ const rateLimiterFields = z.object({
 });
 
 /** With the checks across variables (an alert URL needs its secret). */
-export const rateLimiterConfigSchema = rateLimiterFields.superRefine(checkAlerts);
+export const rateLimiterConfigSchema = rateLimiterConfigFields.superRefine(checkAlerts);
