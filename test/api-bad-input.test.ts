@@ -99,6 +99,7 @@ const destinationFields = (required: boolean): Field[] => [
   { path: 'rateLimit.limit', required: true, wrongType: ['ten', null], outOfRange: [0, -1, 1_000_001, 1.5] },
   { path: 'rateLimit.period', required: true, wrongType: [1], outOfRange: ['day', 'Second', ''] },
   { path: 'maxConcurrency', wrongType: ['10', true], outOfRange: [0, 10_001, 2.5] },
+  { path: 'ordering', wrongType: [1, true, null], outOfRange: ['lifo', 'FIFO', ''] },
   {
     path: 'eventTypes',
     wrongType: ['order.*', {}, null],
@@ -134,6 +135,7 @@ const validDestination = () => ({
   url: 'https://example.test/hook',
   rateLimit: { limit: 20, period: 'second' },
   maxConcurrency: 10,
+  ordering: 'fifo',
   // Matches no event type below: the controls' events leave it alone.
   eventTypes: ['never.*'],
   retry: { maxAttempts: 8, initialDelayMs: 5_000, maxDelayMs: 3_600_000 },
@@ -344,6 +346,13 @@ const ENDPOINTS: Endpoint[] = [
     token: 'tenant',
     base: () => ({ query: {}, id: w().dlv }),
     fields: [idParam('dlv', 'dst')],
+  },
+  {
+    method: 'GET',
+    route: '/v1/alerts',
+    token: 'tenant',
+    base: () => ({ query: {} }),
+    fields: [tenantQuery],
   },
 ];
 

@@ -47,6 +47,7 @@ const FULL = {
   rateLimit: { limit: 20, period: 'minute', burst: 40 },
   maxConcurrency: 10,
   adaptive: true,
+  ordering: 'fifo',
   eventTypes: ['order.*', 'invoice.paid'],
   retry: { maxAttempts: 8, initialDelayMs: 5_000, maxDelayMs: 3_600_000 },
   timeoutMs: 15_000,
@@ -127,6 +128,13 @@ describe('destinations', () => {
         url: get().rcv.url('full'),
         state: 'active',
         disabledReason: null,
+        health: {
+          state: 'healthy',
+          since: null,
+          consecutiveFailures: 0,
+          nextProbeAt: null,
+          lastErrorClass: null,
+        },
         secret,
         createdAt: '',
         updatedAt: '',
@@ -142,6 +150,7 @@ describe('destinations', () => {
     assertShape(contract.DestinationWithSecret, minimal, 'destination');
     assert.equal(minimal.name, null);
     assert.equal(minimal.maxConcurrency, null);
+    assert.equal(minimal.ordering, 'none');
     assert.deepEqual(minimal.eventTypes, ['*']);
     assert.equal(minimal.timeoutMs, 15_000);
     assertShape(contract.RetryPolicy, minimal.retry, 'default retry');
@@ -180,6 +189,7 @@ describe('destinations', () => {
       rateLimit: { limit: 7, period: 'second' },
       maxConcurrency: null,
       adaptive: false,
+      ordering: 'none',
       eventTypes: ['order.paid'],
       timeoutMs: 2_000,
       retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1_000 },
@@ -195,6 +205,20 @@ describe('destinations', () => {
     const renamed = await api().destinations.update(full.id, { name: null });
     assert.equal(renamed.name, null);
     assert.equal(renamed.timeoutMs, 2_000);
+  });
+
+  it('GET /v1/destinations/:id/health → 200 with the breaker state and its transitions', async () => {
+    const health = await api().destinations.health(minimal.id, { limit: 5 });
+    assertStatus(200, 'health');
+    assertShape(contract.HealthWithTransitions, health, 'health');
+    assert.deepEqual(health, {
+      state: 'healthy',
+      since: null,
+      consecutiveFailures: 0,
+      nextProbeAt: null,
+      lastErrorClass: null,
+      transitions: [],
+    });
   });
 
   it('POST /v1/destinations/:id/pause and /resume → 200 with the state', async () => {
@@ -375,6 +399,7 @@ function pickKept(d: DestinationWithSecret) {
     url: d.url,
     state: d.state,
     disabledReason: d.disabledReason,
+    health: d.health,
     createdAt: d.createdAt,
   };
 }
@@ -580,6 +605,15 @@ describe('events and deliveries', () => {
     );
     const conflict = await rejectsWith(api().deliveries.retry(dlv), 409, 'conflict', 'retry a delivered one');
     assert.deepEqual(conflict.details, { status: 'delivered' });
+  });
+});
+
+describe('alerts', () => {
+  it('GET /v1/alerts → 200: the backlog alerts firing (none here; test/alerts.test.ts raises some)', async () => {
+    const alerts = await get().client(get().adminToken).alerts.list();
+    assertStatus(200, 'alerts');
+    assert.deepEqual(alerts, []);
+    assertShape(contract.AlertList, { data: alerts }, 'alert list');
   });
 });
 

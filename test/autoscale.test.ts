@@ -96,7 +96,13 @@ describe('autoscaling: the real services', {
   before(async () => {
     rcv = await startReceiver();
     // Few requests per worker, so a backlog builds in the delivery queue.
-    cluster = await startCluster({ limiters: 1, workers: 1, env: { SLUICE_DELIVERY_CONCURRENCY: '8' } });
+    // One delivery per job (ADR 0010): the depth then counts deliveries, and this backlog of
+    // 400 at 4 × 40/s passes the HPA's target of 50 waiting jobs.
+    cluster = await startCluster({
+      limiters: 1,
+      workers: 1,
+      env: { SLUICE_DELIVERY_CONCURRENCY: '8', SLUICE_JOB_DELIVERIES: '1' },
+    });
   });
 
   after(async () => {

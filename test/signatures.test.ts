@@ -57,6 +57,8 @@ function assertWellFormed(arrival: Arrival, eventId: string, secret: string): vo
     'webhook-signature',
   );
   assert.match(h['user-agent'] ?? '', /^Sluice\//, 'user-agent');
+  assert.equal(h['webhook-sequence'], '1', "webhook-sequence: the destination's first event");
+  assert.equal(h['webhook-attempt'], '1', 'webhook-attempt: the first request');
   assert.equal(arrival.body, JSON.stringify(PAYLOAD), 'the body is the payload JSON exactly');
   assert.deepEqual(new Webhook(secret).verify(arrival.body, h), PAYLOAD, 'verifies with standardwebhooks');
 }

@@ -212,6 +212,7 @@ export const ROUTES = [
   'POST /v1/destinations/{id}/rotate-secret',
   'POST /v1/destinations/{id}/replay',
   'GET /v1/destinations/{id}/stats',
+  'GET /v1/destinations/{id}/health',
   'GET /v1/destinations/stats',
   'POST /v1/events',
   'POST /v1/events/batch',
@@ -219,6 +220,7 @@ export const ROUTES = [
   'GET /v1/deliveries',
   'GET /v1/deliveries/{id}',
   'POST /v1/deliveries/{id}/retry',
+  'GET /v1/alerts',
 ] as const;
 
 export type Route = (typeof ROUTES)[number];

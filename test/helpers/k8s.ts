@@ -21,8 +21,8 @@ import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { apiConfigSchema } from '../../services/api/src/config.ts';
-import { deliveryWorkerConfigSchema } from '../../services/delivery-worker/src/config.ts';
-import { rateLimiterConfigSchema } from '../../services/rate-limiter/src/config.ts';
+import { deliveryWorkerConfigFields } from '../../services/delivery-worker/src/config.ts';
+import { rateLimiterConfigFields } from '../../services/rate-limiter/src/config.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -83,8 +83,8 @@ export function find(objects: Manifest[], kind: string, name: string): Manifest 
 /** Each service: its entry point and its config schema. */
 export const SERVICES: Record<string, { main: string; schema: z.ZodObject }> = {
   api: { main: 'services/api/src/main.ts', schema: apiConfigSchema },
-  'rate-limiter': { main: 'services/rate-limiter/src/main.ts', schema: rateLimiterConfigSchema },
-  'delivery-worker': { main: 'services/delivery-worker/src/main.ts', schema: deliveryWorkerConfigSchema },
+  'rate-limiter': { main: 'services/rate-limiter/src/main.ts', schema: rateLimiterConfigFields },
+  'delivery-worker': { main: 'services/delivery-worker/src/main.ts', schema: deliveryWorkerConfigFields },
 };
 
 /** The variables a schema requires (no default, not optional). */

@@ -13,6 +13,7 @@ export const EXPORTED = [
   'sluice_oldest_pending_age_seconds',
   'sluice_deliveries_in_flight',
   'sluice_scheduled_destinations',
+  'sluice_backlog_alerts_firing',
 ];
 
 /** `name{labels} value` lines of a Prometheus text exposition, comments skipped. */

@@ -209,6 +209,8 @@ async function startDistributed(opts: BoxOptions, token: string | undefined): Pr
       ...(opts.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: opts.sweepIntervalMs }),
       ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
       ...(opts.retentionDays === undefined ? {} : { retentionMs: opts.retentionDays * 86_400_000 }),
+      alerts: opts.alerts,
+      ...(opts.health === undefined ? {} : { health: opts.health }),
     }).catch(async (err: unknown) => {
       await store.close();
       throw err;

@@ -179,13 +179,14 @@ export async function startBox(opts: BoxOptions = {}): Promise<TestBox> {
 /**
  * A box and a receiver that belong to one test: both are closed, the data dir removed and
  * leaks checked when the test ends (a leaked server, socket or timer fails the test).
+ * `opts` may be made from the receiver (settings that name one of its URLs).
  */
 export async function harness(
   t: TestContext,
-  opts: BoxOptions = {},
+  opts: BoxOptions | ((rcv: Receiver) => BoxOptions) = {},
 ): Promise<{ box: TestBox; rcv: Receiver }> {
   const rcv = await startReceiver();
-  const box = await startBox(opts).catch(async (err: unknown) => {
+  const box = await startBox(typeof opts === 'function' ? opts(rcv) : opts).catch(async (err: unknown) => {
     await rcv.close();
     throw err;
   });

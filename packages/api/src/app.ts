@@ -22,6 +22,7 @@ import { Authenticator } from './auth.ts';
 import type { ApiConfig, ApiContext, App, Dispatcher } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler } from './errors.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
 import { destinationRoutes } from './routes/destinations.ts';
@@ -90,6 +91,7 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   overviewRoutes(app, ctx);
   eventRoutes(app, ctx);
   deliveryRoutes(app, ctx);
+  alertRoutes(app, ctx);
   await dashboardRoutes(app);
   return app;
 }

@@ -6,7 +6,16 @@
  * 400, never ignored.
  */
 
-import { DELIVERY_STATUSES, EVENT_TYPE, EVENT_TYPE_PATTERN, isValidSecret, PERIODS } from '@sluice/core';
+import {
+  DELIVERY_STATUSES,
+  ERROR_CLASSES,
+  EVENT_TYPE,
+  EVENT_TYPE_PATTERN,
+  HEALTH_STATES,
+  isValidSecret,
+  ORDERINGS,
+  PERIODS,
+} from '@sluice/core';
 import { z } from 'zod';
 
 export const idOf = (prefix: string) =>
@@ -70,6 +79,12 @@ export const RateLimit = z
     description: 'Most requests in any sliding window of one period (the burst, where one is set).',
   });
 
+export const Ordering = z.enum(ORDERINGS).meta({
+  id: 'Ordering',
+  description:
+    '`fifo`: first attempts leave one at a time in the order the events were accepted (a failing one is retried later and blocks nothing); `none`: no ordering, concurrency as allowed. Every request carries `webhook-sequence` either way.',
+});
+
 export const RetryPolicy = z
   .strictObject({
     maxAttempts: z.int().min(1).max(50),
@@ -128,6 +143,7 @@ const destinationFields = {
     description:
       'Adaptive pacing: back off on 429, 503, Retry-After or rising latency, recover toward the limit, never above it.',
   }),
+  ordering: Ordering,
   eventTypes: z.array(eventTypePattern).min(1).max(100),
   retry: RetryPolicy,
   timeoutMs: z.int().min(100).max(120_000),
@@ -140,6 +156,7 @@ export const CreateDestination = z.strictObject({
   rateLimit: destinationFields.rateLimit,
   maxConcurrency: destinationFields.maxConcurrency.optional(),
   adaptive: destinationFields.adaptive.optional().meta({ description: 'Default false.' }),
+  ordering: destinationFields.ordering.optional(),
   eventTypes: destinationFields.eventTypes.optional(),
   retry: destinationFields.retry.optional(),
   timeoutMs: destinationFields.timeoutMs.optional(),
@@ -153,6 +170,7 @@ export const PatchDestination = z
     rateLimit: destinationFields.rateLimit.optional(),
     maxConcurrency: destinationFields.maxConcurrency.optional(),
     adaptive: destinationFields.adaptive.optional(),
+    ordering: destinationFields.ordering.optional(),
     eventTypes: destinationFields.eventTypes.optional(),
     retry: destinationFields.retry.optional(),
     timeoutMs: destinationFields.timeoutMs.optional(),
@@ -161,6 +179,45 @@ export const PatchDestination = z
   .refine((patch) => Object.keys(patch).length > 0, 'at least one field');
 
 export const DestinationState = z.enum(['active', 'paused', 'disabled']);
+
+// ---------------------------------------------------------------- endpoint health (ADR 0007)
+
+export const HealthState = z.enum(HEALTH_STATES as ['healthy', 'degraded', 'suspended']);
+export const ErrorClass = z.enum(ERROR_CLASSES as ['ok', ...string[]]);
+
+export const Health = z
+  .object({
+    state: HealthState.meta({
+      description: 'healthy; degraded (failures are held, not dead); suspended (one probe at a time).',
+    }),
+    since: isoTime.nullable().meta({ description: 'When this state began; null: since creation.' }),
+    consecutiveFailures: z.int(),
+    nextProbeAt: isoTime.nullable().meta({ description: 'Suspended only: when the next probe may go.' }),
+    lastErrorClass: ErrorClass.nullable().meta({
+      description: 'connection, dns, timeout, tls or 5xx: the class of the last failure that counted.',
+    }),
+  })
+  .meta({ id: 'Health', description: 'Endpoint health, the circuit breaker of the destination.' });
+
+export const HealthTransition = z
+  .object({
+    at: isoTime,
+    from: HealthState,
+    to: HealthState,
+    reason: z.enum(['failures', 'success', 'operator']),
+    consecutiveFailures: z.int(),
+    errorClass: ErrorClass.nullable(),
+  })
+  .meta({ id: 'HealthTransition' });
+
+export const HealthQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  tenantId: idOf('ten').optional().meta({ description: 'Admin token only: the tenant to act for.' }),
+});
+
+export const HealthWithTransitions = Health.extend({
+  transitions: z.array(HealthTransition).meta({ description: 'The latest transitions, newest first.' }),
+}).meta({ id: 'HealthWithTransitions' });
 
 export const Destination = z
   .object({
@@ -171,11 +228,13 @@ export const Destination = z
     rateLimit: RateLimit,
     maxConcurrency: z.int().nullable(),
     adaptive: z.boolean(),
+    ordering: Ordering,
     eventTypes: z.array(z.string()),
     retry: RetryPolicy,
     timeoutMs: z.int(),
     state: DestinationState,
     disabledReason: z.string().nullable(),
+    health: Health,
     createdAt: isoTime,
     updatedAt: isoTime,
   })
@@ -307,6 +366,10 @@ export const Delivery = z
     id: z.string(),
     eventId: z.string(),
     destinationId: z.string(),
+    sequence: z.int().meta({
+      description:
+        '1, 2, 3… per destination in the order its events were accepted; sent as `webhook-sequence`.',
+    }),
     status: DeliveryStatus,
     attemptCount: z.int(),
     nextAttemptAt: isoTime.nullable(),
@@ -341,3 +404,22 @@ export const Event = z
   .meta({ id: 'Event' });
 
 export const IdParams = (prefix: string) => z.strictObject({ id: idOf(prefix) });
+
+// ---------------------------------------------------------------- backlog alerts (ADR 0009)
+
+export const AlertKind = z.enum(['pending_count', 'pending_age']);
+
+export const Alert = z
+  .object({
+    destinationId: z.string(),
+    tenantId: z.string(),
+    kind: AlertKind.meta({
+      description: 'pending_count: pending deliveries; pending_age: seconds the oldest due one has waited.',
+    }),
+    threshold: z.int().meta({ description: 'The threshold it passed (a count, or seconds).' }),
+    value: z.int().meta({ description: 'What was observed when it was raised.' }),
+    raisedAt: isoTime,
+  })
+  .meta({ id: 'Alert', description: 'A backlog alert that is firing.' });
+
+export const AlertList = z.object({ data: z.array(Alert) }).meta({ id: 'AlertList' });

@@ -1,6 +1,7 @@
 /** Records as the API shows them: ISO times, no internals. */
 
-import type { Attempt, Delivery, Destination, StoredEvent, Tenant } from '@sluice/engine';
+import type { Health } from '@sluice/core';
+import type { Attempt, Delivery, Destination, HealthTransition, StoredEvent, Tenant } from '@sluice/engine';
 import type { z } from 'zod';
 
 type Json = z.infer<ReturnType<typeof z.json>>;
@@ -21,13 +22,36 @@ export function presentDestination(d: Destination) {
     rateLimit: d.rateLimit,
     maxConcurrency: d.maxConcurrency,
     adaptive: d.adaptive,
+    ordering: d.ordering,
     eventTypes: d.eventTypes,
     retry: d.retry,
     timeoutMs: d.timeoutMs,
     state: d.state,
     disabledReason: d.disabledReason,
+    health: presentHealth(d.health),
     createdAt: isoOf(d.createdAt),
     updatedAt: isoOf(d.updatedAt),
+  };
+}
+
+export function presentHealth(h: Health) {
+  return {
+    state: h.state,
+    since: iso(h.since),
+    consecutiveFailures: h.consecutiveFailures,
+    nextProbeAt: h.state === 'suspended' ? iso(h.nextProbeAt) : null,
+    lastErrorClass: h.lastErrorClass,
+  };
+}
+
+export function presentTransition(t: HealthTransition) {
+  return {
+    at: isoOf(t.at),
+    from: t.from,
+    to: t.to,
+    reason: t.reason,
+    consecutiveFailures: t.consecutiveFailures,
+    errorClass: t.errorClass,
   };
 }
 
@@ -56,6 +80,7 @@ export function presentDelivery(d: Delivery) {
     id: d.id,
     eventId: d.eventId,
     destinationId: d.destinationId,
+    sequence: d.sequence,
     status: d.status,
     attemptCount: d.attempts,
     nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,

@@ -6,7 +6,7 @@
  */
 
 import { type CallOptions, type FetchLike, type HttpConfig, type RequestSpec, send } from './http.ts';
-import { Deliveries, Destinations, Events, type TenantCallOptions, Tenants } from './resources.ts';
+import { Alerts, Deliveries, Destinations, Events, type TenantCallOptions, Tenants } from './resources.ts';
 
 export interface SluiceOptions {
   /** Where the API is, e.g. `http://127.0.0.1:3000` (a path prefix is kept). */
@@ -34,6 +34,7 @@ export class Sluice {
   readonly destinations: Destinations;
   readonly events: Events;
   readonly deliveries: Deliveries;
+  readonly alerts: Alerts;
   readonly #options: SluiceOptions;
   readonly #http: HttpConfig;
 
@@ -57,6 +58,7 @@ export class Sluice {
     this.destinations = new Destinations(transport);
     this.events = new Events(transport);
     this.deliveries = new Deliveries(transport);
+    this.alerts = new Alerts(transport);
   }
 
   /** The tenant this client acts for with the admin token, if any. */

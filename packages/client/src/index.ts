@@ -12,5 +12,5 @@ export {
   type ValidationIssue,
 } from './errors.ts';
 export type { CallOptions, FetchLike, FetchResponse, Query, RequestSpec } from './http.ts';
-export type { Deliveries, Destinations, Events, TenantCallOptions, Tenants } from './resources.ts';
+export type { Alerts, Deliveries, Destinations, Events, TenantCallOptions, Tenants } from './resources.ts';
 export type * from './types.ts';

@@ -10,6 +10,7 @@ import { type CallOptions, type Query, type RequestSpec, seg } from './http.ts';
 import type {
   AcceptedEvent,
   AcceptedEventBatch,
+  Alert,
   CreateDestinationInput,
   CreateTenantInput,
   Delivery,
@@ -20,6 +21,8 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  HealthParams,
+  HealthWithTransitions,
   ListParams,
   NewEvent,
   OverviewParams,
@@ -145,7 +148,13 @@ export class Destinations {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/pause`, pick(options));
   }
 
-  /** Resumes a paused destination, or one disabled by a `410`. */
+  /** Its endpoint health (the circuit breaker) and the latest transitions. */
+  health(id: string, params: HealthParams = {}, options?: TenantCallOptions): Promise<HealthWithTransitions> {
+    const query = { limit: params.limit, tenantId: this.#t.tenantId(options) };
+    return this.#t.call('GET', `/v1/destinations/${seg(id)}/health`, { ...pick(options), query });
+  }
+
+  /** Resumes a paused destination, or one disabled by a `410`; closes its circuit too. */
   resume(id: string, options?: CallOptions): Promise<Destination> {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/resume`, pick(options));
   }
@@ -239,5 +248,20 @@ export class Deliveries {
   /** Attempts a dead or pending delivery now, with a fresh attempt budget (`409` otherwise). */
   retry(id: string, options?: CallOptions): Promise<Delivery> {
     return this.#t.call('POST', `/v1/deliveries/${seg(id)}/retry`, pick(options));
+  }
+}
+
+/** `/v1/alerts`: the backlog alerts firing now (ADR 0009). */
+export class Alerts {
+  readonly #t: Transport;
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** Firing alerts by destination then kind: a tenant key's own, or (admin) all or one tenant's. */
+  async list(options?: TenantCallOptions): Promise<Alert[]> {
+    const query = { tenantId: this.#t.tenantId(options) };
+    const body = await this.#t.call<{ data: Alert[] }>('GET', '/v1/alerts', { ...pick(options), query });
+    return body.data;
   }
 }

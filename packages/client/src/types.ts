@@ -66,6 +66,16 @@ export interface StatsParams {
   /** The span, in seconds (1–86400, default 300). */
   seconds?: number;
 }
+/** Endpoint health, the circuit breaker of a destination (on every `Destination` too). */
+export type Health = Out<typeof contract.Health>;
+export type HealthState = Out<typeof contract.HealthState>;
+export type HealthTransition = Out<typeof contract.HealthTransition>;
+/** `GET /v1/destinations/:id/health`: the health and its latest transitions, newest first. */
+export type HealthWithTransitions = Out<typeof contract.HealthWithTransitions>;
+export interface HealthParams {
+  /** How many transitions, newest first (1–500, default 50). */
+  limit?: number;
+}
 
 // ---- events
 
@@ -88,3 +98,9 @@ export interface DeliveryListParams extends ListParams {
   /** Only deliveries last changed at or after this ISO time (dead ones: died since). */
   since?: string;
 }
+
+// ---- backlog alerts
+
+/** A backlog alert firing now: `pending_count` (deliveries) or `pending_age` (seconds). */
+export type Alert = Out<typeof contract.Alert>;
+export type AlertKind = Out<typeof contract.AlertKind>;

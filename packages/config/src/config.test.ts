@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { bool, ConfigError, common, distributed, int, parseEnv } from './index.ts';
+import {
+  alertSettings,
+  alerts,
+  bool,
+  breaker,
+  ConfigError,
+  checkAlerts,
+  checkBreaker,
+  common,
+  distributed,
+  healthPolicy,
+  int,
+  parseEnv,
+} from './index.ts';
 
 const schema = z.object({
   ...common,
@@ -40,5 +53,86 @@ describe('parseEnv', () => {
 
   it('refuses a prefix that would break the key layout', () => {
     assert.throws(() => parseEnv(schema, { ...good, SLUICE_REDIS_PREFIX: 'a:b' }), /SLUICE_REDIS_PREFIX/);
+  });
+});
+
+describe('alert settings', () => {
+  const alertSchema = z.object({ ...alerts }).superRefine(checkAlerts);
+
+  it('defaults: both thresholds on, no webhook', () => {
+    const s = alertSettings(parseEnv(alertSchema, {}));
+    assert.deepEqual(s.thresholds, { pendingCount: 10_000, pendingAgeSeconds: 300 });
+    assert.equal(s.sink, null);
+  });
+
+  it('0 turns a kind off; the URL with its secret and rate makes the sink', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const s = alertSettings(
+      parseEnv(alertSchema, {
+        SLUICE_ALERT_PENDING_COUNT: '0',
+        SLUICE_ALERT_URL: 'https://ops.example.com/hooks',
+        SLUICE_ALERT_SECRET: secret,
+        SLUICE_ALERT_RATE_LIMIT: '3/second',
+      }),
+    );
+    assert.equal(s.thresholds.pendingCount, null);
+    assert.deepEqual(s.sink, {
+      url: 'https://ops.example.com/hooks',
+      secret,
+      rateLimit: { limit: 3, period: 'second' },
+    });
+  });
+
+  it('names a URL without its secret, a bad rate and a bad secret', () => {
+    assert.throws(
+      () => parseEnv(alertSchema, { SLUICE_ALERT_URL: 'https://ops.example.com/hooks' }),
+      /SLUICE_ALERT_SECRET: required when SLUICE_ALERT_URL is set/,
+    );
+    assert.throws(
+      () => parseEnv(alertSchema, { SLUICE_ALERT_RATE_LIMIT: '10/day' }),
+      /SLUICE_ALERT_RATE_LIMIT/,
+    );
+    assert.throws(() => parseEnv(alertSchema, { SLUICE_ALERT_SECRET: 'hunter2' }), /SLUICE_ALERT_SECRET/);
+  });
+});
+
+describe('breaker settings', () => {
+  const withBreaker = z.object({ ...breaker }).superRefine(checkBreaker);
+
+  it('defaults to the documented policy', () => {
+    assert.deepEqual(healthPolicy(parseEnv(withBreaker, {})), {
+      degradeAfter: 3,
+      suspendAfter: 10,
+      windowMs: 60_000,
+      windowMinAttempts: 20,
+      windowFailurePercent: 50,
+      probeInitialMs: 5_000,
+      probeMaxMs: 600_000,
+    });
+  });
+
+  it('refuses settings that contradict each other, naming the variable', () => {
+    assert.throws(
+      () =>
+        parseEnv(withBreaker, {
+          SLUICE_BREAKER_DEGRADE_AFTER: '5',
+          SLUICE_BREAKER_SUSPEND_AFTER: '5',
+          SLUICE_BREAKER_PROBE_INITIAL_MS: '1000',
+          SLUICE_BREAKER_PROBE_MAX_MS: '999',
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(
+          err.message,
+          /SLUICE_BREAKER_SUSPEND_AFTER: must be greater than SLUICE_BREAKER_DEGRADE_AFTER/,
+        );
+        assert.match(
+          err.message,
+          /SLUICE_BREAKER_PROBE_MAX_MS: must be at least SLUICE_BREAKER_PROBE_INITIAL_MS/,
+        );
+        return true;
+      },
+    );
+    assert.throws(() => parseEnv(withBreaker, { SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: '101' }), ConfigError);
   });
 });

@@ -50,6 +50,51 @@ export const distributed = {
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
 };
 
+/**
+ * The circuit breaker of endpoint health (docs/adr/0007): read by the processes that write
+ * completions (the single box, the delivery worker). Check them with `checkBreaker`.
+ */
+export const breaker = {
+  SLUICE_BREAKER_DEGRADE_AFTER: int(1, 1_000_000).default(3),
+  SLUICE_BREAKER_SUSPEND_AFTER: int(2, 1_000_000).default(10),
+  SLUICE_BREAKER_WINDOW_MS: int(100, 86_400_000).default(60_000),
+  SLUICE_BREAKER_WINDOW_MIN_ATTEMPTS: int(1, 1_000_000).default(20),
+  SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: int(1, 100).default(50),
+  SLUICE_BREAKER_PROBE_INITIAL_MS: int(10, 86_400_000).default(5_000),
+  SLUICE_BREAKER_PROBE_MAX_MS: int(10, 86_400_000).default(600_000),
+};
+
+type BreakerConfig = { [K in keyof typeof breaker]: number };
+
+/** The settings that only make sense together (a zod `superRefine` over a schema with `breaker`). */
+export function checkBreaker(c: BreakerConfig, ctx: z.RefinementCtx): void {
+  if (c.SLUICE_BREAKER_SUSPEND_AFTER <= c.SLUICE_BREAKER_DEGRADE_AFTER)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLUICE_BREAKER_SUSPEND_AFTER'],
+      message: 'must be greater than SLUICE_BREAKER_DEGRADE_AFTER',
+    });
+  if (c.SLUICE_BREAKER_PROBE_MAX_MS < c.SLUICE_BREAKER_PROBE_INITIAL_MS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLUICE_BREAKER_PROBE_MAX_MS'],
+      message: 'must be at least SLUICE_BREAKER_PROBE_INITIAL_MS',
+    });
+}
+
+/** The breaker settings as @sluice/core's `HealthPolicy`. */
+export function healthPolicy(c: BreakerConfig) {
+  return {
+    degradeAfter: c.SLUICE_BREAKER_DEGRADE_AFTER,
+    suspendAfter: c.SLUICE_BREAKER_SUSPEND_AFTER,
+    windowMs: c.SLUICE_BREAKER_WINDOW_MS,
+    windowMinAttempts: c.SLUICE_BREAKER_WINDOW_MIN_ATTEMPTS,
+    windowFailurePercent: c.SLUICE_BREAKER_WINDOW_FAILURE_PERCENT,
+    probeInitialMs: c.SLUICE_BREAKER_PROBE_INITIAL_MS,
+    probeMaxMs: c.SLUICE_BREAKER_PROBE_MAX_MS,
+  };
+}
+
 /** Parses `env` with `schema`; every bad variable is named in one ConfigError. */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
   const result = schema.safeParse(env);
@@ -72,3 +117,5 @@ export function loadOrExit<S extends z.ZodType>(schema: S, service: string): z.o
     process.exit(2);
   }
 }
+
+export { type AlertSettings, alertSettings, alerts, checkAlerts, defaultAlertSettings } from './alerts.ts';

@@ -11,6 +11,16 @@ export {
 } from './adaptive.ts';
 export { bucketRefusals, maxInAnyWindow, perSecond } from './audit.ts';
 export {
+  ALERT_KINDS,
+  type AlertChange,
+  type AlertKind,
+  type AlertThresholds,
+  type BacklogSample,
+  countCap,
+  evaluateAlerts,
+  type FiringAlert,
+} from './backlog-alerts.ts';
+export {
   type BucketState,
   bucketFinish,
   bucketRoomAt,
@@ -30,7 +40,34 @@ export {
   transition,
 } from './delivery-state.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
+export {
+  type ClassifiedResult,
+  classifyAttempt,
+  DEFAULT_HEALTH_POLICY,
+  ERROR_CLASSES,
+  type ErrorClass,
+  HEALTH_STATES,
+  HEALTHY,
+  type Health,
+  type HealthBatch,
+  type HealthPolicy,
+  type HealthState,
+  healthMoves,
+  isBreakerClass,
+  isHeld,
+  nextHealth,
+  probeDelayMs,
+  summarize,
+} from './health.ts';
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';
+export {
+  type ClaimOrder,
+  claimOrder,
+  concurrencyCap,
+  DEFAULT_ORDERING,
+  ORDERINGS,
+  type Ordering,
+} from './ordering.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
 export { mulberry32 } from './random.ts';
 export {

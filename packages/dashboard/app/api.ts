@@ -9,6 +9,7 @@ export type Role = 'admin' | 'tenant';
 // The API's shapes come from the typed client, which derives them from the server's zod
 // contract: type-only, erased from the bundle, and never a second copy to drift.
 import type {
+  Alert,
   Attempt,
   CreateDestinationInput,
   Delivery,
@@ -19,13 +20,18 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  HealthState,
+  HealthWithTransitions,
   Page,
   Period,
   RateLimit,
   Tenant,
 } from '@sluice/client';
 
+export type Ordering = Destination['ordering'];
+
 export type {
+  Alert,
   Attempt,
   Delivery,
   DeliveryStatus,
@@ -34,6 +40,8 @@ export type {
   DestinationState,
   DestinationWithSecret,
   Event,
+  HealthState,
+  HealthWithTransitions,
   Page,
   Period,
   RateLimit,
@@ -111,14 +119,18 @@ export const api = {
     call<Page<DestinationOverview>>('GET', '/v1/destinations/stats', {
       query: { limit: 500, seconds: 3600, tenantId },
     }),
+  /** Backlog alerts firing now (ADR 0009). */
+  alerts: (tenantId?: string) => call<{ data: Alert[] }>('GET', '/v1/alerts', { query: { tenantId } }),
   create: (input: NewDestinationInput, tenantId?: string) =>
     call<DestinationWithSecret>('POST', '/v1/destinations', { body: input, query: { tenantId } }),
   destination: (id: string) => call<Destination>('GET', `/v1/destinations/${id}`),
   stats: (id: string, seconds: number) =>
     call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),
+  health: (id: string) =>
+    call<HealthWithTransitions>('GET', `/v1/destinations/${id}/health`, { query: { limit: 10 } }),
   update: (
     id: string,
-    patch: { rateLimit?: RateLimit; maxConcurrency?: number | null; adaptive?: boolean },
+    patch: { rateLimit?: RateLimit; maxConcurrency?: number | null; ordering?: Ordering; adaptive?: boolean },
   ) => call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
   pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),
   resume: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/resume`),

@@ -5,10 +5,16 @@
  * so a tick never looks for a retry the store does not have yet.
  */
 
-import type { AttemptOutcome } from '@sluice/core';
+import {
+  type AttemptOutcome,
+  classifyAttempt,
+  DEFAULT_HEALTH_POLICY,
+  type HealthPolicy,
+  isHeld,
+} from '@sluice/core';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics.ts';
-import type { CompletedAttempt, Destination, Store } from './store.ts';
+import type { CompletedAttempt, Destination, HealthChange, Store } from './store.ts';
 
 export interface Completion {
   completed: CompletedAttempt;
@@ -24,6 +30,18 @@ export interface CompletionWriterDeps {
   flushMs: number;
   /** After a completion commits: the destination may have work or room again. */
   onSettled(completion: Completion): void;
+  /**
+   * As soon as a request is over, before its completion is written: a freed concurrency slot
+   * (a capped or fifo destination) need not wait for the batch to commit.
+   */
+  onFinished?(completion: Completion): void;
+  /** The circuit breaker's settings (docs/adr/0007). */
+  health?: HealthPolicy;
+  /**
+   * After a batch moved a destination's health (a transition, or a failed probe): every
+   * cached copy must be refreshed and its tick rescheduled.
+   */
+  onHealth?(change: HealthChange): void;
 }
 
 const OUTCOME_LABEL: Record<AttemptOutcome['transition'], string> = {
@@ -45,6 +63,7 @@ export class CompletionWriter {
 
   add(completion: Completion): void {
     this.buffer.push(completion);
+    this.deps.onFinished?.(completion);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();
@@ -59,10 +78,12 @@ export class CompletionWriter {
       const batch = this.buffer;
       if (batch.length === 0) return;
       this.buffer = [];
+      let changes: HealthChange[];
       try {
-        await this.deps.store.completeAttempts(
+        changes = await this.deps.store.completeAttempts(
           batch.map((c) => c.completed),
           this.deps.clock(),
+          this.deps.health ?? DEFAULT_HEALTH_POLICY,
         );
       } catch (err) {
         this.deps.logger.error({ err, count: batch.length }, 'writing completions failed; will retry');
@@ -73,8 +94,25 @@ export class CompletionWriter {
         }, this.deps.flushMs * 20);
         return;
       }
+      for (const change of changes) {
+        if (change.from !== change.health.state) {
+          this.deps.metrics.healthTransitions.inc({ to: change.health.state });
+          this.deps.logger.warn(
+            { destinationId: change.destinationId, from: change.from, to: change.health.state },
+            'destination health changed',
+          );
+        }
+        this.deps.onHealth?.(change);
+      }
+      const stateAfter = new Map(changes.map((c) => [c.destinationId, c.health.state]));
       for (const completion of batch) {
-        this.deps.metrics.deliveries.inc({ outcome: OUTCOME_LABEL[completion.outcome.transition] });
+        const { attempt } = completion.completed;
+        // Held by the breaker (as the store decided, from this batch's changes or the cached
+        // health): not a retry spent, and never dead.
+        const state = stateAfter.get(attempt.destinationId) ?? completion.destination.health.state;
+        const held = isHeld(classifyAttempt(attempt.statusCode, attempt.errorCode), state);
+        const outcome = held ? 'held' : OUTCOME_LABEL[completion.outcome.transition];
+        this.deps.metrics.deliveries.inc({ outcome });
         this.deps.onSettled(completion);
       }
     });

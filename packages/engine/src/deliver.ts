@@ -46,8 +46,17 @@ export interface DeliveryRequest {
   eventId: string;
   eventType: string;
   body: string;
+  /** The delivery's place in its destination's order (`webhook-sequence`). */
+  sequence: number;
+  /** 1-based number of this request within its delivery (`webhook-attempt`). */
+  attempt: number;
   secrets: readonly string[];
   timeoutMs: number;
+  /**
+   * Sluice's own destination (the operator's alert URL, from config): not subject to the
+   * SSRF guard, which protects the network from tenants' URLs (ADR 0009).
+   */
+  trusted?: boolean;
 }
 
 export interface AttemptReport {
@@ -65,9 +74,13 @@ export interface DelivererOptions {
 export class Deliverer {
   readonly agent: Agent;
   private readonly allowPrivate: boolean;
+  private readonly lookup: LookupFunction | undefined;
+  /** For trusted requests only, made on first use: no guard at connect. */
+  private unguarded: Agent | undefined;
 
   constructor(options: DelivererOptions) {
     this.allowPrivate = options.allowPrivateNetworks;
+    this.lookup = options.lookup;
     subscribeOnce();
     this.agent = new Agent({
       connections: options.connections ?? 256,
@@ -79,7 +92,7 @@ export class Deliverer {
   /** One attempt; `written` is called when the request is on the socket, if that is known. */
   async attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
     const url = new URL(req.url);
-    const refused = checkUrlHost(url, this.allowPrivate);
+    const refused = req.trusted ? undefined : checkUrlHost(url, this.allowPrivate);
     if (refused)
       return {
         result: { kind: 'error', code: NOT_ALLOWED, message: refused.message },
@@ -91,6 +104,10 @@ export class Deliverer {
       'webhook-id': req.eventId,
       'webhook-timestamp': String(nowSeconds),
       'webhook-event-type': req.eventType,
+      // Not signed (the signature covers id, timestamp and body, as Standard Webhooks
+      // defines it): hints for reordering and deduplication (docs/receivers.md).
+      'webhook-sequence': String(req.sequence),
+      'webhook-attempt': String(req.attempt),
       'webhook-signature': signatureHeader(req.secrets, {
         id: req.eventId,
         timestamp: nowSeconds,
@@ -101,7 +118,7 @@ export class Deliverer {
       claimNext = written;
       const pending = request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: req.trusted ? this.trustedAgent() : this.agent,
         headers,
         body: req.body,
         headersTimeout: req.timeoutMs,
@@ -126,8 +143,18 @@ export class Deliverer {
     }
   }
 
+  private trustedAgent(): Agent {
+    this.unguarded ??= new Agent({
+      connections: 8,
+      keepAliveTimeout: 30_000,
+      ...(this.lookup === undefined ? {} : { connect: { lookup: this.lookup } }),
+    });
+    return this.unguarded;
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
+    await this.unguarded?.close();
   }
 }
 

@@ -4,12 +4,21 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { emissionMs, PERIOD_MS, ratePlan, scaledRateLimit, tatFromArrivals } from '@sluice/core';
+import {
+  concurrencyCap,
+  emissionMs,
+  type HealthPolicy,
+  PERIOD_MS,
+  ratePlan,
+  scaledRateLimit,
+  tatFromArrivals,
+} from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
 import { DestinationCache } from './destinations.ts';
+import { registerHealthGauge } from './health-metrics.ts';
 import { createTick, paceLimit } from './limiter.ts';
 import { LocalQueue } from './local-queue.ts';
 import { MemorySchedule } from './memory-schedule.ts';
@@ -19,7 +28,7 @@ import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
 import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
-import type { Destination, Store } from './store.ts';
+import type { Destination, HealthChange, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {
@@ -40,6 +49,8 @@ export interface EngineOptions {
   completionFlushMs: number;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
+  /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
+  health?: HealthPolicy | undefined;
   clock?: () => number;
   random?: () => number;
 }
@@ -81,6 +92,7 @@ export class Engine {
       (now) => store.oldestDueAt(now),
       clock,
     );
+    registerHealthGauge(options.registry, store);
     this.deliverer = new Deliverer({
       allowPrivateNetworks: options.allowPrivateNetworks,
       lookup: options.lookup,
@@ -94,6 +106,13 @@ export class Engine {
       clock,
       flushMs: options.completionFlushMs,
       onSettled: (completion) => this.settled(completion),
+      onFinished: (completion) => this.finished(completion),
+      health: options.health,
+      onHealth: (change) => {
+        this.healthChanged(change).catch((err: unknown) =>
+          logger.error({ err, destinationId: change.destinationId }, 'health change not applied'),
+        );
+      },
     });
     const runner = new DeliveryRunner({
       destinations: this.destinations,
@@ -190,20 +209,49 @@ export class Engine {
   }
 
   /** What follows a committed completion: the destination may have work or room again. */
-  private settled({ destination, outcome }: Completion): void {
+  private settled({ destination, outcome, completed }: Completion): void {
+    // An exhausted attempt the breaker held is pending again at `holdAt` (docs/adr/0007).
+    const retryAt = outcome.transition === 'exhaust' ? (completed.holdAt ?? null) : outcome.nextAttemptAt;
     if (outcome.disableDestination) {
       this.logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
       void this.destinations.refresh(destination.id);
-    } else if (outcome.nextAttemptAt !== null) {
-      this.schedule.wake(destination.id, outcome.nextAttemptAt);
+    } else if (retryAt !== null) {
+      this.schedule.wake(destination.id, retryAt);
     }
-    // A finished request frees a concurrency slot: a tick held back by the cap may send
-    // again as soon as the window has room, not a whole interval later. (`wake` would not:
-    // the capped tick took all it was allowed, so it left no room for more.)
-    if (destination.maxConcurrency !== null && this.schedule.isScheduled(destination.id)) {
-      const pace = this.pacer.peek(destination.id);
-      const now = this.clock();
-      this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
+  }
+
+  /**
+   * A finished request frees a concurrency slot: a tick held back by the cap may send again
+   * as soon as the window has room, not a whole interval later, and without waiting for the
+   * completion's batch to commit (the next claim takes other deliveries; this one is not
+   * pending until then). A fifo destination is capped at one request (core/ordering.ts): this
+   * sends its next. (`wake` would not: the capped tick took all it was allowed, so it left no
+   * room for more.)
+   */
+  private finished({ destination }: Completion): void {
+    if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
+    if (!this.schedule.isScheduled(destination.id)) return;
+    const pace = this.pacer.peek(destination.id);
+    const now = this.clock();
+    this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
+  }
+
+  /**
+   * A batch moved a destination's health: the ticks read the new state. An open circuit's
+   * tick runs at the probe time; a circuit just closed runs at once (its backlog flows).
+   */
+  private async healthChanged(change: HealthChange): Promise<void> {
+    const id = change.destinationId;
+    await this.destinations.refresh(id);
+    const { state, nextProbeAt } = change.health;
+    const now = this.clock();
+    if (state === 'suspended') {
+      this.schedule.wake(id, Math.max(now, nextProbeAt ?? now));
+    } else if (change.from === 'suspended') {
+      // The probe ticks noted no room (so wakes waited for them): it has room again.
+      const pace = this.pacer.peek(id);
+      if (pace !== undefined) pace.roomForMore = true;
+      this.schedule.wake(id, now);
     }
   }
 
@@ -216,6 +264,11 @@ export class Engine {
     const now = this.clock();
     const pace = this.pacer.peek(destinationId);
     const destination = this.destinations.peek(destinationId);
+    if (destination?.health.state === 'suspended') {
+      // The circuit is open: the work waits for the probe time (docs/adr/0007).
+      this.schedule.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
+      return;
+    }
     if (pace === undefined || destination === undefined) {
       this.schedule.wake(destinationId, now);
       return;

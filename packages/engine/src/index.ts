@@ -1,7 +1,10 @@
+export { Alerter, registerAlertGauge } from './alerter.ts';
 export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
+export { registerHealthGauge } from './health-metrics.ts';
+export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
 export { createTick, type Publisher, paceLimit } from './limiter.ts';
 export { MemorySchedule } from './memory-schedule.ts';
 export { EngineMetrics, type Sample } from './metrics.ts';
@@ -39,6 +42,7 @@ export {
 export type {
   AcceptedEvent,
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   ClaimedDelivery,
@@ -51,13 +55,17 @@ export type {
   DestinationSecret,
   DestinationState,
   DestinationWork,
+  HealthChange,
+  HealthTransition,
   NewDestination,
   NewEvent,
   Page,
   PageRequest,
+  ProbeClaim,
   RetentionResult,
   RetryResult,
   Store,
   StoredEvent,
   Tenant,
 } from './store.ts';
+export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';

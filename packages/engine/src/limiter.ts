@@ -4,8 +4,8 @@
  *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket
  *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008);
- *   3. claim up to `allow` due deliveries, oldest first (learning when the next one left is
- *      due), count them against the window and publish them;
+ *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence)
+ *      (learning when the next one left is due), count them against the window and publish them;
  *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
  *      null: the schedule drops the entry unless a wake arrived meanwhile);
  *   5. otherwise return when the next tick is due.
@@ -14,6 +14,8 @@
 import {
   bucketRoomAt,
   bucketTokens,
+  claimOrder,
+  concurrencyCap,
   decideTick,
   type EffectiveLimit,
   effectiveLimit,
@@ -25,6 +27,7 @@ import {
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { PaceCounts, TickPacing } from './pacing.ts';
+import { probeTick } from './probe.ts';
 import type { ClaimedDelivery, Destination, Store } from './store.ts';
 
 /** The limit a destination is planned with now: its own, or adaptive pacing's effective one. */
@@ -68,6 +71,8 @@ export function createTick(deps: LimiterDeps) {
       metrics.ticks.inc({ result: 'inactive' });
       return null;
     }
+    // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
+    if (destination.health.state === 'suspended') return probeTick(deps, destination, now);
     const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now);
     const effective = paceLimit(destination, counts.adaptive, now);
     const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
@@ -77,11 +82,13 @@ export function createTick(deps: LimiterDeps) {
       stillInQueue: counts.queued,
       sentInWindow: counts.sentInWindow,
       inFlight: counts.inFlight,
-      maxConcurrency: destination.maxConcurrency,
+      // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
+      maxConcurrency: concurrencyCap(destination.ordering, destination.maxConcurrency),
       bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
       held: effective.holdUntil > now,
     });
-    const claim = allow > 0 ? await store.claimDue(destinationId, allow, now) : null;
+    const claim =
+      allow > 0 ? await store.claimDue(destinationId, allow, now, claimOrder(destination.ordering)) : null;
     const claimed = claim?.deliveries ?? [];
     // Counted before publishing (an over-count only slows the destination), and in the same
     // step: when the window next has room, with these counted.

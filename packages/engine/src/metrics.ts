@@ -32,6 +32,8 @@ export class EngineMetrics {
   readonly inFlight: Gauge;
   readonly scheduled: Gauge;
   readonly oldestPendingAge: Gauge;
+  readonly healthTransitions: Counter<'to'>;
+  readonly probes: Counter;
 
   constructor(
     registry: Registry,
@@ -51,7 +53,7 @@ export class EngineMetrics {
     };
     this.deliveries = new Counter({
       name: 'sluice_deliveries_total',
-      help: 'Attempts by outcome: delivered, retry, dead, disabled.',
+      help: 'Attempts by outcome: delivered, retry, dead, disabled, held (by the circuit breaker).',
       labelNames: ['outcome'],
       registers,
     });
@@ -70,7 +72,7 @@ export class EngineMetrics {
     });
     this.ticks = new Counter({
       name: 'sluice_ticks_total',
-      help: 'Rate-limiter ticks by result: published, short_circuit, idle, inactive.',
+      help: 'Rate-limiter ticks by result: published, short_circuit, idle, inactive, suspended, probe.',
       labelNames: ['result'],
       registers,
     });
@@ -113,6 +115,17 @@ export class EngineMetrics {
         const due = await oldestDue(now);
         this.set(due === null ? 0 : Math.max(0, now - due) / 1000);
       },
+    });
+    this.healthTransitions = new Counter({
+      name: 'sluice_destination_health_transitions_total',
+      help: 'Destination health transitions (the circuit breaker), by the state entered.',
+      labelNames: ['to'],
+      registers,
+    });
+    this.probes = new Counter({
+      name: 'sluice_destination_probes_total',
+      help: 'Probes sent to suspended destinations (one real delivery each).',
+      registers,
     });
     collectDefaultMetrics({ register: registry });
   }

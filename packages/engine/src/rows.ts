@@ -5,7 +5,8 @@
  * destination mapper is made for a decoder (`destinationDecoder`).
  */
 
-import type { DeliveryStatus, Period, RateLimit } from '@sluice/core';
+import type { DeliveryStatus, Ordering, Period, RateLimit } from '@sluice/core';
+import { healthFromRow } from './health-rows.ts';
 import type {
   Attempt,
   ClaimedDelivery,
@@ -32,6 +33,7 @@ export const DESTINATION_COLUMNS = [
   'max_concurrency',
   'rate_burst',
   'adaptive',
+  'ordering',
   'event_types',
   'retry_max_attempts',
   'retry_initial_delay_ms',
@@ -58,6 +60,7 @@ export function destinationParams(d: Destination): Record<DestinationColumn, str
     max_concurrency: d.maxConcurrency,
     rate_burst: d.rateLimit.burst ?? null,
     adaptive: d.adaptive ? 1 : 0,
+    ordering: d.ordering,
     event_types: JSON.stringify(d.eventTypes),
     retry_max_attempts: d.retry.maxAttempts,
     retry_initial_delay_ms: d.retry.initialDelayMs,
@@ -82,6 +85,7 @@ export const destinationDecoder =
     rateLimit: rateLimitOf(r),
     maxConcurrency: nullableNum(r.max_concurrency),
     adaptive: r.adaptive === true || r.adaptive === 1,
+    ordering: str(r.ordering) as Ordering,
     eventTypes: json(r.event_types) as string[],
     retry: {
       maxAttempts: num(r.retry_max_attempts),
@@ -94,6 +98,7 @@ export const destinationDecoder =
     disabledReason: nullableStr(r.disabled_reason),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
+    health: healthFromRow(r),
   });
 
 /** `rate_burst` NULL: no burst (the key absent, not undefined). */
@@ -112,6 +117,7 @@ export function deliveryFromRow(r: Row): Delivery {
     eventId: str(r.event_id),
     destinationId: str(r.destination_id),
     tenantId: str(r.tenant_id),
+    sequence: num(r.sequence),
     status: str(r.status) as DeliveryStatus,
     attempts: num(r.attempts),
     attemptBase: num(r.attempt_base),
@@ -145,6 +151,7 @@ export function claimedFromRow(r: Row, destinationId: string): ClaimedDelivery {
     destinationId,
     eventType: str(r.type),
     payload: str(r.payload),
+    sequence: num(r.sequence),
     attempts: num(r.attempts),
     attemptBase: num(r.attempt_base),
     eventCreatedAt: num(r.created_at),

@@ -6,7 +6,7 @@
  *   → completion buffered for the batched write
  */
 
-import { decideOutcome, newId, PERIOD_MS } from '@sluice/core';
+import { decideOutcome, newId, PERIOD_MS, retryDelayMs } from '@sluice/core';
 import { adaptiveFeedback } from './adaptive-feedback.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport, Deliverer } from './deliver.ts';
@@ -14,6 +14,7 @@ import { type DestinationCache, signingSecrets } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { AttemptPacing } from './pacing.ts';
 import type { ClaimedDelivery } from './store.ts';
+import { isSystemDestination } from './system.ts';
 
 export interface RunnerDeps {
   destinations: DestinationCache;
@@ -51,6 +52,7 @@ export class DeliveryRunner {
       destination.timeoutMs,
       startedAt,
     );
+    const attemptNo = delivery.attempts + 1;
     let finishedAt = startedAt;
     let report: AttemptReport | undefined;
     try {
@@ -60,8 +62,11 @@ export class DeliveryRunner {
           eventId: delivery.eventId,
           eventType: delivery.eventType,
           body: delivery.payload,
+          sequence: delivery.sequence,
+          attempt: attemptNo,
           secrets: signingSecrets(destination, startedAt),
           timeoutMs: destination.timeoutMs,
+          trusted: isSystemDestination(destination),
         },
         Math.floor(startedAt / 1_000),
         () => pace.written(clock()),
@@ -74,14 +79,8 @@ export class DeliveryRunner {
       const feedback = adaptiveFeedback(destination, report?.result, startedAt, finishedAt);
       await pace.finished(finishedAt, feedback).catch(() => undefined);
     }
-    const attemptNo = delivery.attempts + 1;
-    const outcome = decideOutcome(
-      report.result,
-      attemptNo - delivery.attemptBase,
-      destination.retry,
-      finishedAt,
-      random,
-    );
+    const attemptsMade = attemptNo - delivery.attemptBase;
+    const outcome = decideOutcome(report.result, attemptsMade, destination.retry, finishedAt, random);
     const { result } = report;
     metrics.attemptDuration.observe(
       { result: result.kind === 'response' ? `${Math.floor(result.statusCode / 100)}xx` : 'error' },
@@ -113,6 +112,10 @@ export class DeliveryRunner {
               : 'pending',
         nextAttemptAt: outcome.nextAttemptAt,
         disableDestination: outcome.disableDestination,
+        probe: delivery.probe === true,
+        // If the store holds this attempt (its destination degraded: docs/adr/0007), when
+        // an exhausted delivery is tried again instead of dying.
+        holdAt: outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random),
       },
     });
   }

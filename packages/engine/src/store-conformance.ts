@@ -11,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { HEALTHY, newId } from '@sluice/core';
 import type {
   AcceptResult,
   Attempt,
@@ -28,6 +28,9 @@ import type {
   Store,
   Tenant,
 } from './store.ts';
+import { alertConformance } from './store-conformance-alerts.ts';
+import { healthConformance } from './store-conformance-health.ts';
+import { orderingConformance } from './store-conformance-ordering.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 
@@ -56,6 +59,7 @@ function newDestination(tenantId: string, overrides: Partial<NewDestination> = {
     rateLimit: { limit: 10, period: 'second' },
     maxConcurrency: null,
     adaptive: false,
+    ordering: 'none',
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,
@@ -110,7 +114,10 @@ const byDestination = <T extends { destinationId: string }>(rows: T[]): T[] =>
   [...rows].sort((a, b) => a.destinationId.localeCompare(b.destinationId));
 
 export function storeConformance(name: string, open: OpenStore): void {
+  healthConformance(name, open);
   describe(name, () => {
+    alertConformance(open);
+
     let store: Store;
     let cleanup: () => Promise<void>;
     let tenant: Tenant;
@@ -184,6 +191,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           disabledReason: null,
           createdAt: T0 + 1,
           updatedAt: T0 + 1,
+          health: { ...HEALTHY },
         };
         assert.deepEqual(created, expected);
         assert.deepEqual(await store.getDestination(input.id), expected);
@@ -367,6 +375,7 @@ export function storeConformance(name: string, open: OpenStore): void {
             eventId: first?.event.id,
             destinationId: a.id,
             tenantId: tenant.id,
+            sequence: 1,
             status: 'pending',
             attempts: 0,
             attemptBase: 0,
@@ -526,6 +535,7 @@ export function storeConformance(name: string, open: OpenStore): void {
             destinationId: a.id,
             eventType: 'invoice.paid',
             payload,
+            sequence: 1,
             attempts: 0,
             attemptBase: 0,
             eventCreatedAt: T0 + 3,
@@ -754,6 +764,11 @@ export function storeConformance(name: string, open: OpenStore): void {
         await claim(store, a.id, 1, T0 + 30); // a3: at the cutoff, not before it
         await claim(store, b.id, 1, T0 + 30); // b2
 
+        assert.deepEqual(
+          (await store.staleClaims(T0 + 30)).sort((x, y) => (x.id < y.id ? -1 : 1)),
+          [a1, a2, b1].sort().map((id) => ({ id, attempts: 0 })),
+          'the candidates: claimed before the cutoff, in id order',
+        );
         const requeued = await store.requeue(T0 + 30, new Set([a1 as string]), T0 + 100);
         assert.deepEqual(
           requeued,
@@ -798,6 +813,11 @@ export function storeConformance(name: string, open: OpenStore): void {
             completion(claimed[2] as ClaimedDelivery, { status: 'dead', startedAt: T0 }),
           ],
           T0 + 2,
+        );
+        assert.deepEqual(
+          await store.staleClaims(Number.POSITIVE_INFINITY),
+          [{ id: queued, attempts: 0 }],
+          'settled, pending and cancelled deliveries are no candidates',
         );
         const requeued = await store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 50);
         assert.deepEqual(requeued, new Map([[a.id, 1]]));
@@ -1229,5 +1249,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         await assert.rejects(store.ping());
       });
     });
+
+    orderingConformance(open);
   });
 }

@@ -10,7 +10,19 @@
  * - requeue: return `queued`/`delivering` deliveries left by a crash to `pending`.
  */
 
-import type { DeliveryStatus, RateLimit, RetryPolicy } from '@sluice/core';
+import type {
+  BacklogSample,
+  ClaimOrder,
+  DeliveryStatus,
+  ErrorClass,
+  FiringAlert,
+  Health,
+  HealthPolicy,
+  HealthState,
+  Ordering,
+  RateLimit,
+  RetryPolicy,
+} from '@sluice/core';
 
 export interface Tenant {
   id: string;
@@ -35,6 +47,8 @@ export interface Destination {
   maxConcurrency: number | null;
   /** Adaptive pacing: back off on push-back, recover toward the limit (docs/adr/0008). */
   adaptive: boolean;
+  /** `fifo`: first attempts one at a time, in sequence order (docs/adr/0006). */
+  ordering: Ordering;
   eventTypes: string[];
   retry: RetryPolicy;
   timeoutMs: number;
@@ -43,9 +57,14 @@ export interface Destination {
   disabledReason: string | null;
   createdAt: number;
   updatedAt: number;
+  /** Endpoint health, the circuit breaker (docs/adr/0007); written by completeAttempts. */
+  health: Health;
 }
 
-export type NewDestination = Omit<Destination, 'state' | 'disabledReason' | 'createdAt' | 'updatedAt'>;
+export type NewDestination = Omit<
+  Destination,
+  'state' | 'disabledReason' | 'createdAt' | 'updatedAt' | 'health'
+>;
 
 export type DestinationPatch = Partial<
   Pick<
@@ -55,6 +74,7 @@ export type DestinationPatch = Partial<
     | 'rateLimit'
     | 'maxConcurrency'
     | 'adaptive'
+    | 'ordering'
     | 'eventTypes'
     | 'retry'
     | 'timeoutMs'
@@ -69,6 +89,8 @@ export interface Delivery {
   eventId: string;
   destinationId: string;
   tenantId: string;
+  /** 1, 2, 3… per destination in the order its events were accepted (`webhook-sequence`). */
+  sequence: number;
   status: DeliveryStatus;
   attempts: number;
   /** Attempts made before the last replay or manual retry (the policy counts from here). */
@@ -119,15 +141,19 @@ export interface ClaimedDelivery {
   destinationId: string;
   eventType: string;
   payload: string;
+  /** Its place in the destination's order (`webhook-sequence`). */
+  sequence: number;
   /** Attempts made before this one. */
   attempts: number;
   attemptBase: number;
   eventCreatedAt: number;
+  /** The one request a suspended destination gets: does the endpoint answer again? */
+  probe?: boolean;
 }
 
 /** What a claim took, and what it left for later. */
 export interface Claim {
-  /** Oldest first; at most the `max` asked for. */
+  /** In claim order; at most the `max` asked for. */
   deliveries: ClaimedDelivery[];
   /** Earliest `nextAttemptAt` of a delivery still pending after the claim, or null. */
   nextPendingAt: number | null;
@@ -176,6 +202,33 @@ export interface CompletedAttempt {
   status: Extract<DeliveryStatus, 'delivered' | 'pending' | 'dead'>;
   nextAttemptAt: number | null;
   disableDestination: boolean;
+  /** The attempt was a suspended destination's probe. */
+  probe?: boolean;
+  /** When to try again if the attempt is held (its destination degraded or suspended). */
+  holdAt?: number | null;
+}
+
+/** A destination's health after a batch moved it: a transition, or a failed probe. */
+export interface HealthChange {
+  destinationId: string;
+  from: HealthState;
+  health: Health;
+}
+
+export interface HealthTransition {
+  destinationId: string;
+  at: number;
+  from: HealthState;
+  to: HealthState;
+  reason: 'failures' | 'success' | 'operator';
+  consecutiveFailures: number;
+  errorClass: ErrorClass | null;
+}
+
+/** A suspended destination's probe claim: at most one delivery, and when the next may go. */
+export interface ProbeClaim extends Claim {
+  /** The next probe time after the claim; null when the destination is not suspended. */
+  nextProbeAt: number | null;
 }
 
 export interface DestinationWork {
@@ -191,6 +244,12 @@ export interface DestinationCounts {
   oldestPendingAt: number | null;
   delivered: number;
   dead: number;
+}
+
+/** The event an alert's change is told by, and the tenant it is accepted for (ADR 0009). */
+export interface AlertNotice {
+  tenantId: string;
+  event: NewEvent;
 }
 
 export interface Store {
@@ -209,7 +268,11 @@ export interface Store {
   listDestinations(tenantId: string): Promise<Destination[]>;
   pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>>;
 
-  /** One transaction for all the events: all are accepted, or none. */
+  /**
+   * One transaction for all the events: all are accepted, or none. Each delivery takes the
+   * next `sequence` of its destination, in input order, contiguous per destination; for one
+   * destination, sequence order is commit order.
+   */
   acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]>;
 
   getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined>;
@@ -227,11 +290,34 @@ export interface Store {
   deleteExpired(before: number, batch: number): Promise<RetentionResult>;
 
   /**
-   * Takes up to `max` deliveries due at `now`, oldest first, marks them `queued`, and tells
-   * when the next one left pending is due: what a tick needs, in one round trip.
+   * Takes up to `max` deliveries due at `now`, marks them `queued`, and tells when the next
+   * one left pending is due: what a tick needs, in one round trip. `order` `due` (default):
+   * oldest due first, then acceptance; `sequence`: lowest sequence first (a fifo destination).
    */
-  claimDue(destinationId: string, max: number, now: number): Promise<Claim>;
-  completeAttempts(completed: CompletedAttempt[], now: number): Promise<void>;
+  claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim>;
+  /**
+   * Records the attempts, moves their deliveries on, and folds their results into each
+   * destination's health (`nextHealth`), atomically: an attempt held by a degraded or
+   * suspended destination (`isHeld`) goes back to pending instead of dead. Returns the
+   * destinations whose health moved (a transition, or a failed probe).
+   */
+  completeAttempts(
+    completed: CompletedAttempt[],
+    now: number,
+    policy?: HealthPolicy,
+  ): Promise<HealthChange[]>;
+  /**
+   * A suspended destination's probe: when its `nextProbeAt` has come, claims its one oldest
+   * pending delivery (due or not) and moves `nextProbeAt` to `holdUntil` (the probe's
+   * completion sets the real next one), so no two probes overlap.
+   */
+  claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim>;
+  /** Back to healthy (an operator's resume); the change, or null when it was healthy. */
+  resetHealth(destinationId: string, now: number): Promise<HealthChange | null>;
+  /** The latest transitions of a destination, newest first. */
+  healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]>;
+  /** Destinations (not deleted) by health state. */
+  healthCounts(): Promise<Record<HealthState, number>>;
   destinationWork(destinationId: string): Promise<DestinationWork>;
   /** Active destinations with pending deliveries, and when the earliest is due. */
   pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]>;
@@ -247,6 +333,13 @@ export interface Store {
    */
   requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>>;
   /**
+   * Deliveries `queued`/`delivering` claimed before `claimedBefore`, with the attempts made
+   * before the claimed one: the candidates of a `requeue`, so the distributed sweeper asks the
+   * delivery queue about these few jobs only (never lists the whole queue). Bounded by the
+   * delivery queue's bound (DESIGN I3).
+   */
+  staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]>;
+  /**
    * Cancels deliveries left `pending` on a deleted destination: an event accepted while its
    * destination was being deleted (the API's check and the delete raced) would otherwise
    * wait forever. Returns how many.
@@ -260,6 +353,30 @@ export interface Store {
   countsForMany(destinationIds: string[], since: number): Promise<Map<string, DestinationCounts>>;
   /** Start times of attempts in [from, to), sorted. */
   attemptTimes(destinationId: string, from: number, to: number): Promise<number[]>;
+
+  // ---- backlog alerts (ADR 0009, alerter.ts)
+  /**
+   * Every destination not deleted, of any tenant but `exceptTenantId`, that has pending
+   * deliveries: how many (counted up to `cap` only) and the earliest `nextAttemptAt`. Per
+   * destination at most `cap` entries of the pending index and one probe: never a count of
+   * the whole backlog.
+   */
+  backlogSamples(cap: number, exceptTenantId: string): Promise<BacklogSample[]>;
+  /** The firing alerts, of one tenant or of all, by destination then kind. */
+  listAlerts(tenantId?: string): Promise<FiringAlert[]>;
+  /**
+   * Raises the alert unless one of its destination and kind is firing: atomic, so of many
+   * replicas raising at once exactly one does (true). With `notice`, the one that raises
+   * accepts that event in the same transaction: the alert and its webhook go together.
+   */
+  raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  /** Resolves the alert if it is still the one raised at `alert.raisedAt` (true); as atomic. */
+  resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  /**
+   * Creates the tenant if missing (no API key can match it), and creates the destination
+   * with its id or brings it back to these settings: active, and undeleted if deleted.
+   */
+  ensureSystemDestination(tenant: Tenant, destination: NewDestination, now: number): Promise<Destination>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

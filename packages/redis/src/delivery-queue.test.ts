@@ -10,6 +10,7 @@ const delivery = (n: number): ClaimedDelivery => ({
   id: `dlv_${n}`,
   eventId: `evt_${n}`,
   destinationId: 'dst_a',
+  sequence: n,
   eventType: 'test',
   payload: JSON.stringify({ n }),
   attempts: 0,
@@ -17,38 +18,144 @@ const delivery = (n: number): ClaimedDelivery => ({
   eventCreatedAt: 0,
 });
 
+const until = async (done: () => boolean, what: string) => {
+  const deadline = Date.now() + 10_000;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(done(), `timed out waiting for ${what}`);
+};
+
 describe('the BullMQ delivery queue', { skip }, () => {
-  it('hands every published delivery to a worker once; depth rises and falls', async () => {
+  const url = new URL(REDIS_URL);
+  const connection = { host: url.hostname, port: Number(url.port || 6379) };
+
+  async function withQueue(
+    jobDeliveries: number,
+    body: (publisher: BullPublisher, prefix: string) => Promise<void>,
+  ) {
     const prefix = uniquePrefix();
-    const url = new URL(REDIS_URL);
-    const connection = { host: url.hostname, port: Number(url.port || 6379) };
-    const publisher = new BullPublisher({ connection, prefix });
-    const seen: string[] = [];
+    const publisher = new BullPublisher({ connection, prefix, jobDeliveries });
     try {
-      await publisher.publish(
-        'dst_a',
-        Array.from({ length: 50 }, (_, n) => delivery(n)),
-      );
-      assert.equal(await publisher.depth(), 50);
-      const worker = startDeliveryWorker({
-        connection,
-        prefix,
-        concurrency: 8,
-        run: async (d) => {
-          seen.push(d.id);
-        },
-      });
-      const deadline = Date.now() + 10_000;
-      while (seen.length < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await worker.close();
-      assert.equal(seen.length, 50);
-      assert.equal(new Set(seen).size, 50, 'each delivery once');
-      assert.equal(await publisher.depth(), 0);
+      await body(publisher, prefix);
     } finally {
       await publisher.close();
       const redis = connect();
       await cleanup(redis, prefix);
       redis.disconnect();
     }
+  }
+
+  it('hands every published delivery to a worker once, in jobs of at most jobDeliveries; depth counts jobs', async () => {
+    await withQueue(10, async (publisher, prefix) => {
+      await publisher.publish(
+        'dst_a',
+        Array.from({ length: 45 }, (_, n) => delivery(n)),
+      );
+      assert.equal(await publisher.depth(), 5, '45 deliveries in jobs of 10');
+      const seen: string[] = [];
+      let inFlight = 0;
+      let most = 0;
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 8,
+        run: async (d) => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          seen.push(d.id);
+          await new Promise((r) => setTimeout(r, 5));
+          inFlight--;
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      await until(() => seen.length >= 45, '45 deliveries');
+      await worker.close();
+      assert.equal(new Set(seen).size, 45, 'each delivery once');
+      assert.ok(most <= 8, `at most 8 requests in flight, saw ${most}`);
+      const firstJob = seen.filter((id) => Number(id.slice(4)) < 10);
+      assert.deepEqual(
+        firstJob,
+        Array.from({ length: 10 }, (_, n) => `dlv_${n}`),
+        'a job starts its deliveries in claim order',
+      );
+      assert.equal(await publisher.depth(), 0);
+    });
+  });
+
+  it('a job some of whose deliveries could not start completes (no repeat of the others) and reports them', async () => {
+    await withQueue(5, async (publisher, prefix) => {
+      await publisher.publish(
+        'dst_a',
+        Array.from({ length: 5 }, (_, n) => delivery(n)),
+      );
+      const runs: string[] = [];
+      const reported: string[] = [];
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 4,
+        run: async (d) => {
+          runs.push(d.id);
+          if (d.id === 'dlv_2') throw new Error('store unreachable');
+        },
+        onPartialFailure: (_job, failed) => reported.push(...failed.map((f) => f.delivery.id)),
+      });
+      await until(() => reported.length > 0, 'the report');
+      await new Promise((r) => setTimeout(r, 300));
+      await worker.close();
+      assert.deepEqual(reported, ['dlv_2']);
+      assert.equal(runs.length, 5, 'the job ran once: the four that started are not sent again');
+      assert.equal(await publisher.depth(), 0);
+    });
+  });
+
+  it('a job none of whose deliveries could start is tried again by BullMQ', async () => {
+    await withQueue(5, async (publisher, prefix) => {
+      await publisher.publish('dst_a', [delivery(1)]);
+      let tries = 0;
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 1,
+        run: async () => {
+          tries++;
+          if (tries === 1) throw new Error('redis blinked');
+        },
+        onPartialFailure: () => assert.fail('a one-delivery job fails whole'),
+      });
+      await until(() => tries >= 2, 'the retry');
+      await worker.close();
+    });
+  });
+
+  it('liveOf: which claims are still in a live job (the sweeper asks only about stale claims)', async () => {
+    await withQueue(3, async (publisher) => {
+      assert.deepEqual(await publisher.liveOf([]), new Set());
+      await publisher.publish(
+        'dst_a',
+        Array.from({ length: 4 }, (_, n) => delivery(n)),
+      );
+      const claims = [0, 2, 3, 9].map((n) => ({ id: `dlv_${n}`, attempts: 0 }));
+      assert.deepEqual(await publisher.liveOf(claims), new Set(['dlv_0', 'dlv_2', 'dlv_3']));
+    });
+  });
+
+  it('drains a job published before jobs carried several deliveries (one delivery as its data)', async () => {
+    await withQueue(10, async (publisher, prefix) => {
+      await publisher.queue.add('deliver', delivery(7), { jobId: 'dlv_7-0' });
+      assert.deepEqual(await publisher.liveOf([{ id: 'dlv_7', attempts: 0 }]), new Set(['dlv_7']));
+      const seen: string[] = [];
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 2,
+        run: async (d) => {
+          seen.push(d.id);
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      await until(() => seen.length >= 1, 'the old job');
+      await worker.close();
+      assert.deepEqual(seen, ['dlv_7']);
+    });
   });
 });

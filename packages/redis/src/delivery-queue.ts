@@ -4,6 +4,12 @@
  * what the ticks published — at most the per-run counts of the scheduled destinations
  * (DESIGN I3) — so a backlog stays in Postgres, not in Redis memory.
  *
+ * A job carries up to `jobDeliveries` deliveries of one destination, published by one tick
+ * (docs/adr/0010-delivery-jobs.md): BullMQ's own work per job (add, move to active, move to
+ * finished, its events stream) is most of Redis' work per delivery, and a busy destination's
+ * tick publishes hundreds at once. A worker starts a job's requests in claim order, each
+ * paced on its own exactly as before, with at most `concurrency` requests in flight.
+ *
  * Retries are ours, not BullMQ's: a failed attempt goes back to `pending` in the store and
  * through the rate limiter again. BullMQ retries a job only when the worker failed before
  * its request started (an unreachable store or Redis), a few times with backoff; a job it
@@ -17,17 +23,44 @@ import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 
 export const DELIVERY_QUEUE = 'deliveries';
 
+/** Deliveries per job unless configured (`SLUICE_JOB_DELIVERIES`). */
+export const JOB_DELIVERIES = 10;
+
+/** A job's data: deliveries of one destination, in claim order. */
+export interface DeliveryJob {
+  deliveries: ClaimedDelivery[];
+}
+
+/** A job published before jobs carried several deliveries held one delivery as its data. */
+type JobData = DeliveryJob | ClaimedDelivery;
+
+function deliveriesOf(data: JobData): ClaimedDelivery[] {
+  return 'deliveries' in data ? data.deliveries : [data];
+}
+
 export interface DeliveryQueueOptions {
   connection: ConnectionOptions;
   /** BullMQ's own key prefix (its keys never mix with ours). */
   prefix: string;
 }
 
-export class BullPublisher implements Publisher {
-  readonly queue: Queue<ClaimedDelivery>;
+export interface PublisherOptions extends DeliveryQueueOptions {
+  /** Most deliveries in one job (default JOB_DELIVERIES). */
+  jobDeliveries?: number | undefined;
+}
 
-  constructor(options: DeliveryQueueOptions) {
-    this.queue = new Queue<ClaimedDelivery>(DELIVERY_QUEUE, {
+/** One job per attempt: a retry of the same delivery is a new job. */
+function jobIdOf(delivery: { id: string; attempts: number }): string {
+  return `${delivery.id}-${delivery.attempts}`;
+}
+
+export class BullPublisher implements Publisher {
+  readonly queue: Queue<JobData>;
+  private readonly jobDeliveries: number;
+
+  constructor(options: PublisherOptions) {
+    this.jobDeliveries = options.jobDeliveries ?? JOB_DELIVERIES;
+    this.queue = new Queue<JobData>(DELIVERY_QUEUE, {
       connection: options.connection,
       prefix: options.prefix,
       // A job fails only when the worker could not start its request (the store or Redis
@@ -43,14 +76,26 @@ export class BullPublisher implements Publisher {
   }
 
   async publish(_destinationId: string, deliveries: ClaimedDelivery[]): Promise<void> {
-    await this.queue.addBulk(
-      deliveries.map((delivery) => ({
-        name: 'deliver',
-        data: delivery,
-        // One job per attempt: a retry of the same delivery is a new job.
-        opts: { jobId: `${delivery.id}-${delivery.attempts}` },
-      })),
-    );
+    const jobs: { name: string; data: DeliveryJob; opts: { jobId: string } }[] = [];
+    for (let i = 0; i < deliveries.length; i += this.jobDeliveries) {
+      const chunk = deliveries.slice(i, i + this.jobDeliveries);
+      // Named after its first delivery's attempt: a delivery is claimed into one job only.
+      jobs.push({ name: 'deliver', data: { deliveries: chunk }, opts: { jobId: jobIdOf(chunk[0]!) } });
+    }
+    await this.queue.addBulk(jobs);
+  }
+
+  /**
+   * Which of these claimed deliveries are still in a job waiting, active or delayed in the
+   * queue (a completed job is removed, a failed one is not live). The sweeper asks only when
+   * claims are past their lease (a crash, rare), so the queue is listed only then — never at
+   * every sweep, which would read every job's payload each time.
+   */
+  async liveOf(claims: readonly { id: string; attempts: number }[]): Promise<Set<string>> {
+    if (claims.length === 0) return new Set();
+    const jobs = await this.queue.getJobs(['wait', 'active', 'delayed', 'prioritized'], 0, -1);
+    const live = new Set(jobs.flatMap((job) => (job?.data ? deliveriesOf(job.data).map((d) => d.id) : [])));
+    return new Set(claims.flatMap((c) => (live.has(c.id) ? [c.id] : [])));
   }
 
   /** Jobs waiting for a worker: the autoscaling signal. */
@@ -65,16 +110,63 @@ export class BullPublisher implements Publisher {
 }
 
 export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
+  /** Most requests in flight at once (and jobs active at once). */
   concurrency: number;
   run(delivery: ClaimedDelivery): Promise<void>;
+  /** Some deliveries of a job could not start (the others did): the sweeper returns them. */
+  onPartialFailure(job: Job<JobData>, failed: { delivery: ClaimedDelivery; err: unknown }[]): void;
 }
 
-export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<ClaimedDelivery> {
-  return new Worker<ClaimedDelivery>(
+export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobData> {
+  const slots = new Slots(options.concurrency);
+  return new Worker<JobData>(
     DELIVERY_QUEUE,
-    async (job: Job<ClaimedDelivery>) => {
-      await options.run(job.data);
+    async (job: Job<JobData>) => {
+      const deliveries = deliveriesOf(job.data);
+      const results = await Promise.allSettled(
+        deliveries.map(async (delivery) => {
+          await slots.take();
+          try {
+            await options.run(delivery);
+          } finally {
+            slots.give();
+          }
+        }),
+      );
+      const failed = deliveries.flatMap((delivery, i) => {
+        const r = results[i];
+        return r?.status === 'rejected' ? [{ delivery, err: r.reason as unknown }] : [];
+      });
+      // `run` throws only before its request starts. When none started, BullMQ tries the
+      // whole job again; when some did, retrying it would send those twice without a crash
+      // (DESIGN I6), so the job completes and the sweeper returns the others after the lease.
+      if (failed.length === deliveries.length && failed[0]) throw failed[0].err;
+      if (failed.length > 0) options.onPartialFailure(job, failed);
     },
     { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency },
   );
+}
+
+/** A counting semaphore: requests in flight across the jobs a worker holds, started in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  take(): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free--;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
 }

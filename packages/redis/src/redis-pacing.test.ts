@@ -13,6 +13,11 @@ const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
 const NONE = { bucketTat: 0, adaptive: null };
 
+const atOnce = (fn: () => void) => {
+  fn();
+  return () => undefined;
+};
+
 describe('RedisPacing', { skip }, () => {
   let redis: Redis;
   const prefix = uniquePrefix();
@@ -28,7 +33,8 @@ describe('RedisPacing', { skip }, () => {
     for (let seed = 1; seed <= 8; seed++) {
       const random = mulberry32(seed);
       const keys = new Keys(`${prefix}-${seed}`);
-      const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+      // On this fake clock a write's lowering goes at once (in real time it waits for the bound).
+      const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
       const local = new MemoryPacing(
         new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs }),
       );
@@ -161,6 +167,27 @@ describe('RedisPacing', { skip }, () => {
     assert.equal(counts.bucketTat, 2_500);
     await pacing.restoreSends('e', [1_000]);
     assert.equal((await pacing.read('e', 1_000, 1_300)).bucketTat, 0, 'no burst: no bucket');
+  });
+
+  it('lowers a send to its write time + the bound only when the response is not in by then', async () => {
+    const keys = new Keys(`${prefix}-written`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, arrivalBoundMs: 50, claimLeaseMs: 10_000 });
+    const score = (token: string) => redis.zscore(keys.sends('d'), token);
+    const tokenOf = async (id: string) =>
+      ((await redis.zrange(keys.sends('d'), '0', '-1')) as string[]).find((m) =>
+        m.startsWith(`${id}:`),
+      ) as string;
+    await pacing.published('d', ['fast', 'slow'], { limit: 10, periodMs: 1_000, burst: null }, 0);
+    const fast = await pacing.start('d', 'fast', 1_000, 3_000, 100);
+    const slow = await pacing.start('d', 'slow', 1_000, 3_000, 100);
+    fast.written(110);
+    slow.written(110);
+    await fast.finished(120); // in before the bound: its write time is never sent
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(await score(await tokenOf('fast')), '120', 'lowered by the response only');
+    assert.equal(await score(await tokenOf('slow')), '160', 'lowered to write + bound once the bound passed');
+    await slow.finished(5_000);
+    assert.equal(await score(await tokenOf('slow')), '160', 'a later response never raises it');
   });
 
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {

@@ -29,6 +29,14 @@ export interface RedisPacingOptions {
   arrivalBoundMs: number;
   /** A published delivery whose request has not started after this no longer counts. */
   claimLeaseMs: number;
+  /** Runs `fn` after `ms` unless cancelled; default `setTimeout` (tests on a fake clock: at once). */
+  later?: ((fn: () => void, ms: number) => () => void) | undefined;
+}
+
+function later(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 export class RedisPacing implements TickPacing, AttemptPacing {
@@ -119,11 +127,21 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         now,
       ),
     );
+    // The write time lowers the send's occupancy to `written + arrivalBound` only when the
+    // response is not in by then (before it, the response is the tighter bound and lowers it
+    // itself). So it is sent only then: a fast receiver costs no round trip for it, and a
+    // slow one's entry is lowered at the moment the lower bound starts to matter.
+    let cancel: (() => void) | undefined;
     return {
       written: (at) => {
-        void redis.zadd(sends, 'LT', Math.ceil(at + arrivalBoundMs), token).catch(() => undefined);
+        const by = Math.ceil(at + arrivalBoundMs);
+        cancel = (this.o.later ?? later)(
+          () => void redis.zadd(sends, 'LT', by, token).catch(() => undefined),
+          arrivalBoundMs,
+        );
       },
       finished: async (at, feedback) => {
+        cancel?.();
         await this.script('paceFinish')(
           keys.inflight(destinationId),
           sends,

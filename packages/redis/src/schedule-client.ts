@@ -43,6 +43,11 @@ export class ScheduleClient {
   ): Promise<void> {
     const destination = await destinations.get(destinationId);
     if (destination === undefined || destination.state !== 'active') return;
+    if (destination.health.state === 'suspended') {
+      // The circuit is open: the work waits for the probe time (docs/adr/0007).
+      await this.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
+      return;
+    }
     const plan = ratePlan(destination.rateLimit);
     const { periodMs } = plan;
     const { windowMarginMs, claimLeaseMs } = pacing.o;

@@ -34,7 +34,10 @@ export interface SharedState {
 
 export async function openSharedState(o: SharedStateOptions): Promise<SharedState> {
   const keys = new Keys(o.prefix);
-  const redis = new Redis(o.redisUrl);
+  // Commands issued in one turn of the event loop leave in one write (ioredis flushes them
+  // at setImmediate): the workers' per-request pace scripts and the API's wakes are many
+  // small commands, and on this kind of machine each write is a costly syscall.
+  const redis = new Redis(o.redisUrl, { enableAutoPipelining: true });
   const subscriber = new Redis(o.redisUrl);
   const destinations = new DestinationCache(o.store);
   const pacing = new RedisPacing({

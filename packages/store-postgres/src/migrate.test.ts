@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -117,6 +117,45 @@ await withPostgres('migrations and databases', () => {
       } finally {
         for (const s of stores) await s.close();
       }
+    });
+
+    it('0002 numbers the deliveries already there per destination, in insertion order', async () => {
+      const real = new URL('../migrations/', import.meta.url);
+      const first = migrations({ '0001_init.sql': readFileSync(new URL('0001_init.sql', real), 'utf8') });
+      const db = connect();
+      assert.deepEqual(await migrate(db, { schema, dir: first }), [1]);
+      const [a, b] = [newId('dst'), newId('dst')];
+      await db.query(
+        `INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES ('ten_1', 'acme', 'h', 0);
+         INSERT INTO destinations (id, tenant_id, url, rate_limit, rate_period, event_types,
+           retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, secrets, state,
+           created_at, updated_at)
+         SELECT id, 'ten_1', 'https://example.test', 10, 'second', '["*"]', 3, 0, 0, 1000, '[]', 'active', 0, 0
+         FROM unnest(ARRAY['${a}', '${b}']) AS id;
+         INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, next_attempt_at, created_at, updated_at)
+         SELECT 'dlv_' || n, 'evt_' || n, d, 'ten_1', 'pending', 0, 0, 0
+         FROM unnest(ARRAY['${a}', '${b}', '${a}', '${a}', '${b}']) WITH ORDINALITY AS u(d, n);`,
+      );
+      assert.deepEqual(await migrate(db, { schema }), MIGRATION_VERSIONS.slice(1));
+      const rows = await db.query('SELECT destination_id, sequence FROM deliveries ORDER BY seq');
+      assert.deepEqual(
+        rows.map((r) => [r.destination_id, r.sequence]),
+        [
+          [a, 1],
+          [b, 1],
+          [a, 2],
+          [a, 3],
+          [b, 2],
+        ],
+      );
+      const next = await db.query('SELECT id, next_sequence, ordering FROM destinations ORDER BY id');
+      assert.deepEqual(
+        next.map((r) => [r.id, r.next_sequence, r.ordering]),
+        [
+          [a, 4, 'none'],
+          [b, 3, 'none'],
+        ].sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1)),
+      );
     });
   });
 

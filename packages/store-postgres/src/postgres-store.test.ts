@@ -35,6 +35,7 @@ function newDestination(tenantId: string): NewDestination {
     rateLimit: { limit: 10, period: 'second' },
     maxConcurrency: null,
     adaptive: false,
+    ordering: 'none',
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,
@@ -89,7 +90,16 @@ await withPostgres('PostgresStore', () => {
       );
       assert.deepEqual(
         rows.map((r) => r.table_name),
-        ['attempts', 'deliveries', 'destinations', 'events', 'schema_migrations', 'tenants'],
+        [
+          'attempts',
+          'backlog_alerts',
+          'deliveries',
+          'destination_health_transitions',
+          'destinations',
+          'events',
+          'schema_migrations',
+          'tenants',
+        ],
       );
     });
 
@@ -234,24 +244,33 @@ await withPostgres('PostgresStore', () => {
       );
     });
 
-    it('the claim reads the partial index deliveries_due in claim order, without a sort', async () => {
-      const [store] = opened as [PostgresStore];
-      const destination = await store.createDestination(newDestination(tenant.id), T0);
-      const events = Array.from({ length: 2_000 }, (_, i) => newEvent([destination.id], null, i));
-      await store.acceptEvents(tenant.id, events, T0);
-      await store.db.query('ANALYZE deliveries');
-      // The statement the store runs (EXPLAIN without ANALYZE does not run it).
-      const [row] = await store.db.query(`EXPLAIN (FORMAT JSON) ${CLAIM_DUE}`, [destination.id, 10, T0]);
-      assert.ok(row, 'EXPLAIN answered');
-      const plan = (row['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
-      const limit = find(plan, (n) => n['Node Type'] === 'Limit') ?? assert.fail(JSON.stringify(plan));
-      const scan = find(limit, (n) => n['Index Name'] === 'deliveries_due');
-      assert.ok(scan, `the claim reads deliveries_due: ${JSON.stringify(limit)}`);
-      assert.equal(
-        find(limit, (n) => n['Node Type'] === 'Sort'),
-        undefined,
-        'claim order comes from the index',
-      );
-    });
+    for (const [order, index] of [
+      ['due', 'deliveries_due'],
+      ['sequence', 'deliveries_sequence'],
+    ] as const) {
+      it(`the ${order} claim reads the partial index ${index} in claim order, without a sort`, async () => {
+        const [store] = opened as [PostgresStore];
+        const destination = await store.createDestination(newDestination(tenant.id), T0);
+        const events = Array.from({ length: 2_000 }, (_, i) => newEvent([destination.id], null, i));
+        await store.acceptEvents(tenant.id, events, T0);
+        await store.db.query('ANALYZE deliveries');
+        // The statement the store runs (EXPLAIN without ANALYZE does not run it).
+        const [row] = await store.db.query(`EXPLAIN (FORMAT JSON) ${CLAIM_DUE[order]}`, [
+          destination.id,
+          10,
+          T0,
+        ]);
+        assert.ok(row, 'EXPLAIN answered');
+        const plan = (row['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+        const limit = find(plan, (n) => n['Node Type'] === 'Limit') ?? assert.fail(JSON.stringify(plan));
+        const scan = find(limit, (n) => n['Index Name'] === index);
+        assert.ok(scan, `the claim reads ${index}: ${JSON.stringify(limit)}`);
+        assert.equal(
+          find(limit, (n) => n['Node Type'] === 'Sort'),
+          undefined,
+          'claim order comes from the index',
+        );
+      });
+    }
   });
 });

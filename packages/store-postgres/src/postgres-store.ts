@@ -13,8 +13,17 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
+import {
+  type BacklogSample,
+  type ClaimOrder,
+  type FiringAlert,
+  HEALTHY,
+  type HealthPolicy,
+  type HealthState,
+} from '@sluice/core';
 import type {
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   CompletedAttempt,
@@ -24,10 +33,13 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  HealthChange,
+  HealthTransition,
   NewDestination,
   NewEvent,
   Page,
   PageRequest,
+  ProbeClaim,
   RetentionResult,
   RetryResult,
   Store,
@@ -35,8 +47,11 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import { acceptEvents } from './accept.ts';
+import * as alerts from './alerts.ts';
+import * as complete from './complete.ts';
 import { countsForMany } from './counts.ts';
 import { Db, type DbOptions } from './db.ts';
+import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -112,6 +127,7 @@ export class PostgresStore implements Store {
       disabledReason: null,
       createdAt: now,
       updatedAt: now,
+      health: { ...HEALTHY },
     };
     const params = destinationParams(destination);
     await this.db.query(
@@ -217,12 +233,32 @@ export class PostgresStore implements Store {
     return lists.deleteExpired(this.db, before, batch);
   }
 
-  async claimDue(destinationId: string, max: number, now: number): Promise<Claim> {
-    return lifecycle.claimDue(this.db, destinationId, max, now);
+  async claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim> {
+    return lifecycle.claimDue(this.db, destinationId, max, now, order);
   }
 
-  async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {
-    return lifecycle.completeAttempts(this.db, completed, now);
+  async completeAttempts(
+    completed: CompletedAttempt[],
+    now: number,
+    policy?: HealthPolicy,
+  ): Promise<HealthChange[]> {
+    return complete.completeAttempts(this.db, completed, now, policy);
+  }
+
+  async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {
+    return health.claimProbe(this.db, destinationId, now, holdUntil);
+  }
+
+  async resetHealth(destinationId: string, now: number): Promise<HealthChange | null> {
+    return health.resetHealth(this.db, destinationId, now);
+  }
+
+  async healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]> {
+    return health.healthTransitions(this.db, destinationId, limit);
+  }
+
+  async healthCounts(): Promise<Record<HealthState, number>> {
+    return health.healthCounts(this.db);
   }
 
   async destinationWork(destinationId: string): Promise<DestinationWork> {
@@ -241,6 +277,10 @@ export class PostgresStore implements Store {
     return lifecycle.requeue(this.db, claimedBefore, keep, now);
   }
 
+  async staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]> {
+    return lifecycle.staleClaims(this.db, claimedBefore);
+  }
+
   async recentAttempts(
     since: number,
   ): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]> {
@@ -257,6 +297,32 @@ export class PostgresStore implements Store {
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
     return lifecycle.attemptTimes(this.db, destinationId, from, to);
+  }
+
+  // ---- backlog alerts (ADR 0009): alerts.ts
+
+  async backlogSamples(cap: number, exceptTenantId: string): Promise<BacklogSample[]> {
+    return alerts.backlogSamples(this.db, cap, exceptTenantId);
+  }
+
+  async listAlerts(tenantId?: string): Promise<FiringAlert[]> {
+    return alerts.listAlerts(this.db, tenantId);
+  }
+
+  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.raiseAlert(this.db, alert, notice, now);
+  }
+
+  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.resolveAlert(this.db, alert, notice, now);
+  }
+
+  async ensureSystemDestination(
+    tenant: Tenant,
+    destination: NewDestination,
+    now: number,
+  ): Promise<Destination> {
+    return alerts.ensureSystemDestination(this.db, tenant, destination, now);
   }
 
   async ping(): Promise<void> {

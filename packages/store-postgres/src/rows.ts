@@ -36,4 +36,4 @@ export function eventFromRow(r: Row): StoredEvent {
 
 /** The columns deliveryFromRow reads (not `seq` nor `claimed_at`). */
 export const DELIVERY_COLUMNS =
-  'id, event_id, destination_id, tenant_id, status, attempts, attempt_base, next_attempt_at, last_error, created_at, updated_at';
+  'id, event_id, destination_id, tenant_id, sequence, status, attempts, attempt_base, next_attempt_at, last_error, created_at, updated_at';

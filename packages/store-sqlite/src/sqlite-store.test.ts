@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -71,15 +71,80 @@ describe('SqliteStore on its file', () => {
     assert.equal((await second.tenantByKeyHash('hash'))?.name, 'Acme', 'the data survived');
   });
 
+  it('0003 numbers the deliveries already there per destination, in insertion order', () => {
+    const db = new DatabaseSync(tmp.file);
+    opened.push(db);
+    // The file as the migrations before 0003 left it, with deliveries of two destinations.
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    for (const file of ['0001_init.sql', '0002_replay_and_retention.sql']) {
+      db.exec(readFileSync(new URL(`../migrations/${file}`, import.meta.url), 'utf8'));
+      db.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(Number(file.slice(0, 4)));
+    }
+    const [a, b] = ['dst_a', 'dst_b'];
+    db.exec(`INSERT INTO tenants VALUES ('ten_1', 'acme', 'h', 0)`);
+    for (const d of [a, b]) {
+      db.prepare(
+        `INSERT INTO destinations (id, tenant_id, url, rate_limit, rate_period, event_types, retry_max_attempts,
+           retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, secrets, state, created_at, updated_at)
+         VALUES (?, 'ten_1', 'https://example.test', 10, 'second', '["*"]', 3, 0, 0, 1000, '[]', 'active', 0, 0)`,
+      ).run(d);
+    }
+    [a, b, a, a, b].forEach((d, n) => {
+      db.prepare(
+        `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, next_attempt_at, created_at,
+           updated_at)
+         VALUES (?, ?, ?, 'ten_1', 'pending', 0, 0, 0)`,
+      ).run(`dlv_${n}`, `evt_${n}`, d);
+    });
+    assert.deepEqual(migrate(db), MIGRATION_VERSIONS.slice(2));
+    const rows = db.prepare('SELECT destination_id, sequence FROM deliveries ORDER BY rowid').all();
+    assert.deepEqual(
+      rows.map((r) => [r.destination_id, r.sequence]),
+      [
+        [a, 1],
+        [b, 1],
+        [a, 2],
+        [a, 3],
+        [b, 2],
+      ],
+    );
+    const next = db.prepare('SELECT id, next_sequence, ordering FROM destinations ORDER BY id').all();
+    assert.deepEqual(
+      next.map((r) => [r.id, r.next_sequence, r.ordering]),
+      [
+        [a, 4, 'none'],
+        [b, 3, 'none'],
+      ],
+    );
+  });
+
   it('accepts made in one turn of the event loop share one commit; a failing one leaves the others', async () => {
     const store = open();
     const tenantId = newId('ten');
     await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
+    // A delivery takes its destination's next sequence: the destination must exist.
+    const { id: destinationId } = await store.createDestination(
+      {
+        id: newId('dst'),
+        tenantId,
+        name: null,
+        url: 'https://hooks.example.com/in',
+        rateLimit: { limit: 10, period: 'second' },
+        maxConcurrency: null,
+        adaptive: false,
+        ordering: 'none',
+        eventTypes: ['*'],
+        retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+        timeoutMs: 15_000,
+        secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
+      },
+      T0,
+    );
     const event = (key: string | null, type = 'order.paid') => ({
       type,
       payload: '{}',
       idempotencyKey: key,
-      destinationIds: [newId('dst')],
+      destinationIds: [destinationId],
     });
     const commits: string[] = [];
     const exec = store.db.exec.bind(store.db);
@@ -126,6 +191,7 @@ describe('SqliteStore on its file', () => {
         rateLimit: { limit: 10, period: 'second' },
         maxConcurrency: null,
         adaptive: false,
+        ordering: 'none',
         eventTypes: ['*'],
         retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
         timeoutMs: 15_000,

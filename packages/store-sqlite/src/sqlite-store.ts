@@ -10,9 +10,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { newId } from '@sluice/core';
+import {
+  type BacklogSample,
+  type ClaimOrder,
+  type FiringAlert,
+  HEALTHY,
+  type HealthPolicy,
+  type HealthState,
+  newId,
+} from '@sluice/core';
 import type {
   AcceptResult,
+  AlertNotice,
   Attempt,
   Claim,
   CompletedAttempt,
@@ -22,10 +31,13 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  HealthChange,
+  HealthTransition,
   NewDestination,
   NewEvent,
   Page,
   PageRequest,
+  ProbeClaim,
   RetentionResult,
   RetryResult,
   Store,
@@ -33,7 +45,9 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import { claimedFromRow } from '@sluice/engine';
+import * as alerts from './alerts.ts';
 import { countsForMany } from './counts.ts';
+import * as health from './health.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
@@ -52,6 +66,12 @@ export interface SqliteStoreOptions {
 }
 
 type Row = Record<string, unknown>;
+
+/** The claim's ORDER BY (each has its index: `deliveries_due`, `deliveries_sequence`). */
+const CLAIM_ORDER: Record<ClaimOrder, string> = {
+  due: 'd.next_attempt_at, d.rowid',
+  sequence: 'd.sequence',
+};
 
 interface PendingAccept {
   tenantId: string;
@@ -166,13 +186,14 @@ export class SqliteStore implements Store {
       disabledReason: null,
       createdAt: now,
       updatedAt: now,
+      health: { ...HEALTHY },
     };
     this.sql(
-      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency,
+      `INSERT INTO destinations (id, tenant_id, name, url, rate_limit, rate_period, max_concurrency, ordering,
          rate_burst, adaptive, event_types,
          retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms, timeout_ms, secrets, state,
          disabled_reason, created_at, updated_at)
-       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency,
+       VALUES ($id, $tenant_id, $name, $url, $rate_limit, $rate_period, $max_concurrency, $ordering,
          $rate_burst, $adaptive, $event_types,
          $retry_max_attempts, $retry_initial_delay_ms, $retry_max_delay_ms, $timeout_ms, $secrets, $state,
          $disabled_reason, $created_at, $updated_at)`,
@@ -197,7 +218,8 @@ export class SqliteStore implements Store {
       const next: Destination = { ...destinationFromRow(r), ...defined, updatedAt: now };
       this.sql(
         `UPDATE destinations SET name = $name, url = $url, rate_limit = $rate_limit, rate_period = $rate_period,
-           max_concurrency = $max_concurrency, rate_burst = $rate_burst, adaptive = $adaptive, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
+           max_concurrency = $max_concurrency, ordering = $ordering, rate_burst = $rate_burst,
+           adaptive = $adaptive, event_types = $event_types, retry_max_attempts = $retry_max_attempts,
            retry_initial_delay_ms = $retry_initial_delay_ms, retry_max_delay_ms = $retry_max_delay_ms,
            timeout_ms = $timeout_ms, secrets = $secrets, state = $state, disabled_reason = $disabled_reason,
            updated_at = $updated_at
@@ -297,14 +319,20 @@ export class SqliteStore implements Store {
     this.sql(
       'INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(id, tenantId, event.type, event.payload, event.idempotencyKey, now);
+    // The destination's next sequence, taken in this transaction: contiguous, in commit order.
+    const take = this.sql(
+      'UPDATE destinations SET next_sequence = next_sequence + 1 WHERE id = ? RETURNING next_sequence - 1 AS n',
+    );
     const insert = this.sql(
-      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, next_attempt_at,
+      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, sequence, status, attempts, next_attempt_at,
          created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
     );
     const deliveries = event.destinationIds.map((destinationId) => {
+      const taken = take.get(destinationId);
+      if (taken === undefined) throw new Error(`no destination ${destinationId}`);
       const deliveryId = newId('dlv');
-      insert.run(deliveryId, id, destinationId, tenantId, now, now, now);
+      insert.run(deliveryId, id, destinationId, tenantId, taken.n as number, now, now, now);
       return { id: deliveryId, destinationId };
     });
     return { event: { id, deliveries }, replayed: false };
@@ -319,16 +347,16 @@ export class SqliteStore implements Store {
     return { delivery: deliveryFromRow(r), attempts };
   }
 
-  async claimDue(destinationId: string, max: number, now: number): Promise<Claim> {
+  async claimDue(destinationId: string, max: number, now: number, order: ClaimOrder = 'due'): Promise<Claim> {
     return this.progressTx(() => {
       const rows =
         max <= 0
           ? []
           : this.sql(
-              `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
+              `SELECT d.id, d.event_id, d.sequence, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
                FROM deliveries d JOIN events e ON e.id = d.event_id
                WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
-               ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+               ORDER BY ${CLAIM_ORDER[order]} LIMIT ?`,
             ).all(destinationId, now, max);
       if (rows.length > 0) {
         this.sql(
@@ -347,41 +375,28 @@ export class SqliteStore implements Store {
     });
   }
 
-  async completeAttempts(completed: CompletedAttempt[], now: number): Promise<void> {
-    if (completed.length === 0) return;
-    const insert = this.sql(
-      `INSERT INTO attempts (id, delivery_id, destination_id, attempt, started_at, finished_at, status_code,
-         error_code, error_message, response_excerpt)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const update = this.sql(
-      `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, claimed_at = NULL,
-         updated_at = ?
-       WHERE id = ? AND status IN ('queued', 'delivering')`,
-    );
-    const disable = this.sql(
-      `UPDATE destinations SET state = 'disabled', disabled_reason = ?, updated_at = ?
-       WHERE id = ? AND state = 'active'`,
-    );
-    this.progressTx(() => {
-      for (const { attempt: a, status, nextAttemptAt, disableDestination } of completed) {
-        insert.run(
-          a.id,
-          a.deliveryId,
-          a.destinationId,
-          a.attempt,
-          a.startedAt,
-          a.finishedAt,
-          a.statusCode,
-          a.errorCode,
-          a.errorMessage,
-          a.responseExcerpt,
-        );
-        const error = a.errorCode ?? (status === 'delivered' ? null : `http_${a.statusCode}`);
-        update.run(status, a.attempt, nextAttemptAt, error, now, a.deliveryId);
-        if (disableDestination) disable.run('gone', now, a.destinationId);
-      }
-    });
+  async completeAttempts(
+    completed: CompletedAttempt[],
+    now: number,
+    policy?: HealthPolicy,
+  ): Promise<HealthChange[]> {
+    return health.completeAttempts(this, completed, now, policy);
+  }
+
+  async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {
+    return health.claimProbe(this, destinationId, now, holdUntil);
+  }
+
+  async resetHealth(destinationId: string, now: number): Promise<HealthChange | null> {
+    return health.resetHealth(this, destinationId, now);
+  }
+
+  async healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]> {
+    return health.healthTransitions(this, destinationId, limit);
+  }
+
+  async healthCounts(): Promise<Record<HealthState, number>> {
+    return health.healthCounts(this);
   }
 
   async destinationWork(destinationId: string): Promise<DestinationWork> {
@@ -447,6 +462,15 @@ export class SqliteStore implements Store {
     });
   }
 
+  async staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]> {
+    return this.sql(
+      `SELECT id, attempts FROM deliveries
+       WHERE status IN ('queued', 'delivering') AND claimed_at < ? ORDER BY id`,
+    )
+      .all(claimedBefore)
+      .map((r) => ({ id: r.id as string, attempts: r.attempts as number }));
+  }
+
   async recentAttempts(
     since: number,
   ): Promise<{ destinationId: string; startedAt: number; finishedAt: number }[]> {
@@ -495,6 +519,36 @@ export class SqliteStore implements Store {
     )
       .all(destinationId, from, to)
       .map((r) => r.started_at as number);
+  }
+
+  // ---- backlog alerts (ADR 0009): alerts.ts
+
+  async backlogSamples(cap: number, exceptTenantId: string): Promise<BacklogSample[]> {
+    return alerts.backlogSamples(this, cap, exceptTenantId);
+  }
+
+  async listAlerts(tenantId?: string): Promise<FiringAlert[]> {
+    return alerts.listAlerts(this, tenantId);
+  }
+
+  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.raiseAlert(this, this.acceptAlert, alert, notice, now);
+  }
+
+  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
+    return alerts.resolveAlert(this, this.acceptAlert, alert, notice, now);
+  }
+
+  private readonly acceptAlert = (tenantId: string, event: NewEvent, now: number): void => {
+    this.acceptOne(tenantId, event, now);
+  };
+
+  async ensureSystemDestination(
+    tenant: Tenant,
+    destination: NewDestination,
+    now: number,
+  ): Promise<Destination> {
+    return alerts.ensureSystemDestination(this, tenant, destination, now);
   }
 
   async ping(): Promise<void> {

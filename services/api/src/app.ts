@@ -6,7 +6,7 @@
  */
 
 import { type ApiConfig, buildApi } from '@sluice/api';
-import { EngineMetrics, type Store } from '@sluice/engine';
+import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
 import {
   BullPublisher,
   bullConnection,
@@ -55,6 +55,8 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     (now) => o.store.oldestDueAt(now),
     clock,
   );
+  registerAlertGauge(registry, o.store);
+  registerHealthGauge(registry, o.store);
   const dispatcher = new RedisDispatcher({
     redis,
     keys,

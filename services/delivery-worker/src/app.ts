@@ -6,13 +6,17 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
+import { concurrencyCap } from '@sluice/core';
 import {
   CompletionWriter,
   Deliverer,
   DeliveryRunner,
   EngineMetrics,
+  type EngineOptions,
+  type HealthChange,
   type LookupFunction,
   type OpsServer,
+  registerHealthGauge,
   type Store,
   startOpsServer,
 } from '@sluice/engine';
@@ -39,6 +43,8 @@ export interface DeliveryWorkerServiceOptions {
   windowMarginMs?: number;
   arrivalBoundMs?: number;
   claimLeaseMs?: number;
+  /** The circuit breaker's settings (docs/adr/0007). */
+  health?: EngineOptions['health'];
   clock?: () => number;
   random?: () => number;
 }
@@ -69,6 +75,7 @@ export async function startDeliveryWorkerService(
     (now) => o.store.oldestDueAt(now),
     clock,
   );
+  registerHealthGauge(registry, o.store);
   const concurrency = o.concurrency ?? 100;
   const deliverer = new Deliverer({
     allowPrivateNetworks: o.allowPrivateNetworks ?? false,
@@ -77,26 +84,45 @@ export async function startDeliveryWorkerService(
   });
   const fail = (err: unknown, destinationId: string) =>
     o.logger.warn({ err, destinationId }, 'wake after a completion failed; the sweeper will repair it');
+  // A batch moved a destination's health: every process refreshes its copy; an open
+  // circuit's tick runs at the probe time, a circuit just closed at once (docs/adr/0007).
+  const healthChanged = async ({ destinationId: id, from, health }: HealthChange): Promise<void> => {
+    await destinations.refresh(id);
+    await publishChange(redis, keys, id);
+    const now = clock();
+    if (health.state === 'suspended') await schedule.wake(id, Math.max(now, health.nextProbeAt ?? now));
+    else if (from === 'suspended') await schedule.wake(id, now);
+  };
   const completions = new CompletionWriter({
     store: o.store,
     metrics,
     logger: o.logger,
     clock,
     flushMs: 5,
-    onSettled: ({ destination, outcome }) => {
+    health: o.health,
+    onHealth: (change) => {
+      healthChanged(change).catch((err) => fail(err, change.destinationId));
+    },
+    onSettled: ({ destination, outcome, completed }) => {
       const id = destination.id;
+      // An exhausted attempt the breaker held is pending again at `holdAt`.
+      const retryAt = outcome.transition === 'exhaust' ? (completed.holdAt ?? null) : outcome.nextAttemptAt;
       if (outcome.disableDestination) {
         o.logger.warn({ destinationId: id }, 'destination answered 410 Gone: disabled');
         void destinations
           .refresh(id)
           .then(() => publishChange(redis, keys, id))
           .catch((err) => fail(err, id));
-      } else if (outcome.nextAttemptAt !== null) {
-        schedule.wake(id, outcome.nextAttemptAt).catch((err) => fail(err, id));
+      } else if (retryAt !== null) {
+        schedule.wake(id, retryAt).catch((err) => fail(err, id));
       }
-      if (destination.maxConcurrency !== null) {
-        schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
-      }
+    },
+    // A freed slot of a capped destination (a fifo one is capped at 1): its next may go at
+    // once, without waiting for the completion's batch to commit.
+    onFinished: ({ destination }) => {
+      if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
+      const id = destination.id;
+      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
     },
   });
   const runner = new DeliveryRunner({
@@ -120,17 +146,19 @@ export async function startDeliveryWorkerService(
         active--;
       }
     },
+    onPartialFailure: (job, failed) => {
+      for (const { delivery, err } of failed)
+        o.logger.error(
+          { err, jobId: job.id, deliveryId: delivery.id, destinationId: delivery.destinationId },
+          'could not start a delivery; the sweeper returns it to pending after the lease',
+        );
+    },
   });
   worker.on('error', (err) => o.logger.error({ err }, 'delivery worker error'));
   worker.on('failed', (job, err) =>
     o.logger.error(
-      {
-        err,
-        deliveryId: job?.data.id,
-        destinationId: job?.data.destinationId,
-        attemptsMade: job?.attemptsMade,
-      },
-      'could not start a delivery; BullMQ tries it again, then the sweeper',
+      { err, jobId: job?.id, attemptsMade: job?.attemptsMade },
+      'could not start the deliveries of a job; BullMQ tries it again, then the sweeper',
     ),
   );
   const ops: OpsServer = await startOpsServer({

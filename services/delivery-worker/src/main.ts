@@ -5,7 +5,7 @@
  * finishes the requests in flight, writes their outcomes and exits.
  */
 
-import { loadOrExit } from '@sluice/config';
+import { healthPolicy, loadOrExit } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -26,6 +26,7 @@ const worker = await startDeliveryWorkerService({
   allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
   windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+  health: healthPolicy(config),
 });
 logger.info({ url: worker.url }, 'listening');
 drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {

@@ -5,15 +5,26 @@
  * `main.ts` starts it from the environment; tests start it here, in process.
  */
 
+import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
 import {
+  ALERTS_DESTINATION_ID,
+  Alerter,
   createTick,
   EngineMetrics,
+  ensureAlertsDestination,
   type OpsServer,
   Retention,
+  registerHealthGauge,
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import { BullPublisher, bullConnection, openSharedState, RedisSchedule } from '@sluice/redis';
+import {
+  BullPublisher,
+  bullConnection,
+  openSharedState,
+  RedisDispatcher,
+  RedisSchedule,
+} from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DistributedSweeper } from './sweeper.ts';
@@ -31,9 +42,13 @@ export interface RateLimiterOptions {
   claimLeaseMs?: number;
   /** A claimed delivery with no job left returns to pending after this. */
   leaseMs?: number;
+  /** Most deliveries of one destination in one delivery-queue job. */
+  jobDeliveries?: number | undefined;
   sweepIntervalMs?: number;
   /** Delivered and cancelled deliveries older than this are deleted (default 14 days). */
   retentionMs?: number;
+  /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
+  alerts?: AlertSettings;
   clock?: () => number;
 }
 
@@ -48,7 +63,11 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
   const clock = o.clock ?? Date.now;
   const shared = await openSharedState(o);
   const { keys, redis, subscriber, destinations, pacing } = shared;
-  const publisher = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
+  const publisher = new BullPublisher({
+    connection: bullConnection(o.redisUrl),
+    prefix: `${o.prefix}-bull`,
+    jobDeliveries: o.jobDeliveries,
+  });
   const registry = new Registry();
   const metrics = new EngineMetrics(
     registry,
@@ -60,6 +79,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     (now) => o.store.oldestDueAt(now),
     clock,
   );
+  registerHealthGauge(registry, o.store);
   const schedule = new RedisSchedule({
     redis,
     subscriber,
@@ -90,10 +110,36 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     intervalMs: 60_000,
     batch: 500,
   });
+  // Backlog alerts: every replica evaluates; the store lets exactly one raise each alert.
+  const alerts = o.alerts ?? defaultAlertSettings();
+  const dispatcher = new RedisDispatcher({
+    redis,
+    keys,
+    schedule: shared.schedule,
+    pacing,
+    destinations,
+    logger: o.logger,
+    clock,
+  });
+  if (alerts.sink !== null) {
+    await ensureAlertsDestination(o.store, alerts.sink, clock());
+    await dispatcher.destinationChanged(ALERTS_DESTINATION_ID);
+  }
+  const alerter = new Alerter({
+    store: o.store,
+    logger: o.logger,
+    registry,
+    clock,
+    thresholds: alerts.thresholds,
+    intervalMs: alerts.intervalMs,
+    notify: alerts.sink !== null,
+    wake: (id) => dispatcher.wake(id),
+  });
   await sweeper.recoverIfLost();
   await schedule.start();
   sweeper.start(o.sweepIntervalMs ?? 5_000);
   retention.start();
+  alerter.start();
   const ops: OpsServer = await startOpsServer({
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 0,
@@ -110,6 +156,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     sweeper,
     async close() {
       ops.draining();
+      await alerter.stop();
       await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind

@@ -5,7 +5,7 @@
  * exits.
  */
 
-import { loadOrExit } from '@sluice/config';
+import { alertSettings, loadOrExit } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -26,7 +26,9 @@ const limiter = await startRateLimiter({
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
   sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
   leaseMs: config.SLUICE_LEASE_MS,
+  jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
+  alerts: alertSettings(config),
 });
 logger.info({ url: limiter.url }, 'listening');
 drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {

@@ -52,10 +52,15 @@ export class DistributedSweeper {
     await this.running;
   }
 
-  /** Job ids still waiting, active or delayed in the delivery queue, as delivery ids. */
-  private async liveDeliveries(): Promise<Set<string>> {
-    const jobs = await this.d.publisher.queue.getJobs(['wait', 'active', 'delayed', 'prioritized'], 0, -1);
-    return new Set(jobs.flatMap((job) => (job?.data ? [job.data.id] : [])));
+  /**
+   * Returns the deliveries claimed before `claimedBefore` whose job is no longer in the
+   * delivery queue to pending. Only those claims' jobs are looked up.
+   */
+  private async requeueLost(claimedBefore: number, now: number): Promise<Map<string, number>> {
+    const { store, publisher } = this.d;
+    const stale = await store.staleClaims(claimedBefore);
+    if (stale.length === 0) return new Map();
+    return store.requeue(claimedBefore, await publisher.liveOf(stale), now);
   }
 
   /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
@@ -65,7 +70,7 @@ export class DistributedSweeper {
     const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', 60_000, 'NX');
     if (mine !== 'OK') return false; // another replica rebuilds
     const now = clock();
-    const requeued = await store.requeue(Number.POSITIVE_INFINITY, await this.liveDeliveries(), now);
+    const requeued = await this.requeueLost(Number.POSITIVE_INFINITY, now);
     const windows = new Map<string, number[]>();
     for (const a of await store.recentAttempts(now - PERIOD_MS.hour - 60_000)) {
       const list = windows.get(a.destinationId) ?? [];
@@ -103,7 +108,7 @@ export class DistributedSweeper {
       rewoken++;
     }
     const now = clock();
-    const requeued = await store.requeue(now - leaseMs, await this.liveDeliveries(), now);
+    const requeued = await this.requeueLost(now - leaseMs, now);
     for (const destinationId of requeued.keys()) await schedule.wake(destinationId, now);
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
     // An ingest that raced the delete of its destination left deliveries nothing will send.

@@ -6,7 +6,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApi, generateAdminToken } from '@sluice/api';
-import { Engine, type LookupFunction } from '@sluice/engine';
+import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
+import {
+  ALERTS_DESTINATION_ID,
+  Alerter,
+  Engine,
+  type EngineOptions,
+  ensureAlertsDestination,
+  type LookupFunction,
+} from '@sluice/engine';
 import { SqliteStore, type Synchronous } from '@sluice/store-sqlite';
 import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -29,6 +37,10 @@ export interface SingleBoxOptions {
   arrivalBoundMs?: number;
   synchronous?: Synchronous;
   retentionDays?: number;
+  /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
+  alerts?: AlertSettings;
+  /** The circuit breaker's settings (docs/adr/0007). */
+  health?: EngineOptions['health'];
 }
 
 export interface SingleBox {
@@ -78,6 +90,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     leaseMs: options.leaseMs ?? 120_000,
     completionFlushMs: 5,
     retentionMs: (options.retentionDays ?? 14) * 86_400_000,
+    health: options.health,
   });
   const api = await buildApi({
     store,
@@ -91,7 +104,22 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
       maxRequestBytes: options.maxRequestBytes ?? 8 * 1024 * 1024,
     },
   });
+  const alerts = options.alerts ?? defaultAlertSettings();
+  if (alerts.sink !== null) await ensureAlertsDestination(store, alerts.sink, Date.now());
+  const alerter = new Alerter({
+    store,
+    logger,
+    registry,
+    clock: Date.now,
+    thresholds: alerts.thresholds,
+    intervalMs: alerts.intervalMs,
+    notify: alerts.sink !== null,
+    wake: (id) => engine.wake(id),
+  });
   await engine.start();
+  alerter.start();
+  if (alerts.sink !== null)
+    logger.info({ destinationId: ALERTS_DESTINATION_ID }, 'backlog alerts go to SLUICE_ALERT_URL');
   const address = await api.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   logger.info({ url: address }, 'listening');
   let closing: Promise<void> | undefined;
@@ -105,6 +133,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     close() {
       closing ??= (async () => {
         await api.close();
+        await alerter.stop();
         await engine.stop();
         await store.close();
       })();

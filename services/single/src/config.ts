@@ -5,13 +5,27 @@
  * the distributed shape's three services in this one process; one alone: a config error.
  */
 
-import { bool, ConfigError, common, int, parseEnv, postgresUrl, redisUrl } from '@sluice/config';
+import {
+  alerts,
+  bool,
+  breaker,
+  ConfigError,
+  checkAlerts,
+  checkBreaker,
+  common,
+  int,
+  parseEnv,
+  postgresUrl,
+  redisUrl,
+} from '@sluice/config';
 import { z } from 'zod';
 
 export { ConfigError };
 
-export const configSchema = z.object({
+const configFields = z.object({
   ...common,
+  ...alerts,
+  ...breaker,
   PORT: int(0, 65_535).default(3000),
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
@@ -30,9 +44,14 @@ export const configSchema = z.object({
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
   SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
   SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
+  /** Distributed shape: most deliveries of one destination in one delivery-queue job. */
+  SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
 });
+
+/** With the checks across variables (an alert URL needs its secret). */
+export const configSchema = configFields.superRefine(checkAlerts).superRefine(checkBreaker);
 
 export type Config = z.infer<typeof configSchema>;
 

@@ -7,8 +7,9 @@
 
 import type { ApiConfig } from '@sluice/api';
 import { startApiService } from '@sluice/api-service';
+import type { AlertSettings } from '@sluice/config';
 import { startDeliveryWorkerService } from '@sluice/delivery-worker';
-import type { LookupFunction, Store } from '@sluice/engine';
+import type { EngineOptions, LookupFunction, Store } from '@sluice/engine';
 import { startRateLimiter } from '@sluice/rate-limiter';
 import type { Logger } from 'pino';
 
@@ -28,7 +29,11 @@ export interface DistributedBoxOptions {
   arrivalBoundMs?: number;
   sweepIntervalMs?: number;
   leaseMs?: number;
+  jobDeliveries?: number | undefined;
   retentionMs?: number;
+  alerts?: AlertSettings | undefined;
+  /** The circuit breaker's settings (docs/adr/0007), for the delivery worker. */
+  health?: EngineOptions['health'];
 }
 
 export interface DistributedBox {
@@ -52,7 +57,9 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     port: 0,
     sweepIntervalMs: o.sweepIntervalMs ?? 5_000,
     leaseMs: o.leaseMs ?? 120_000,
+    jobDeliveries: o.jobDeliveries,
     ...(o.retentionMs === undefined ? {} : { retentionMs: o.retentionMs }),
+    ...(o.alerts === undefined ? {} : { alerts: o.alerts }),
   });
   const worker = await startDeliveryWorkerService({
     ...common,
@@ -60,6 +67,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     concurrency: o.deliveryConcurrency ?? 256,
     allowPrivateNetworks: o.config.allowPrivateNetworks,
     lookup: o.lookup,
+    health: o.health,
   }).catch(async (err: unknown) => {
     await limiter.close();
     throw err;

@@ -6,6 +6,7 @@
  */
 
 import { resolve } from 'node:path';
+import { alertSettings, healthPolicy } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -49,7 +50,10 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
       arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
       sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
       leaseMs: config.SLUICE_LEASE_MS,
+      jobDeliveries: config.SLUICE_JOB_DELIVERIES,
       retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
+      alerts: alertSettings(config),
+      health: healthPolicy(config),
     });
     return {
       url: box.url,
@@ -77,6 +81,8 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
     arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
     synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
     retentionDays: config.SLUICE_RETENTION_DAYS,
+    alerts: alertSettings(config),
+    health: healthPolicy(config),
   });
   return {
     url: box.url,

@@ -3,6 +3,8 @@ import { type ApiContext, type App, errorResponses } from '../context.ts';
 import {
   Count,
   Destination as DestinationBody,
+  HealthQuery,
+  HealthWithTransitions,
   IdParams,
   Replay,
   RotatedSecret,
@@ -11,7 +13,7 @@ import {
   TenantQuery,
 } from '../contract.ts';
 import { notFound } from '../errors.ts';
-import { presentDestination } from '../present.ts';
+import { presentDestination, presentHealth, presentTransition } from '../present.ts';
 import { ownedDestination, tags } from './destinations.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
@@ -22,7 +24,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
 
   for (const [action, state, summary] of [
     ['pause', 'paused', 'Pause: keep accepting events, deliver nothing until resumed'],
-    ['resume', 'active', 'Resume a paused destination, or one disabled by a 410'],
+    ['resume', 'active', 'Resume a paused destination, or one disabled by a 410; closes its circuit'],
   ] as const) {
     app.post(
       `/v1/destinations/:id/${action}`,
@@ -38,6 +40,8 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
       },
       async (request) => {
         const current = await ownedDestination(ctx, request);
+        // An operator's resume is a fresh start: the circuit closes too (docs/adr/0007).
+        if (action === 'resume') await store.resetHealth(current.id, clock());
         const updated = await store.updateDestination(current.id, { state, disabledReason: null }, clock());
         if (!updated) throw notFound('destination', current.id);
         await dispatcher.destinationChanged(updated.id);
@@ -45,6 +49,25 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
       },
     );
   }
+
+  app.get(
+    '/v1/destinations/:id/health',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'Endpoint health (the circuit breaker) and its latest transitions',
+        params: IdParams('dst'),
+        querystring: HealthQuery,
+        response: { 200: HealthWithTransitions, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const destination = await ownedDestination(ctx, request);
+      const transitions = await store.healthTransitions(destination.id, request.query.limit);
+      return { ...presentHealth(destination.health), transitions: transitions.map(presentTransition) };
+    },
+  );
 
   app.post(
     '/v1/destinations/:id/rotate-secret',

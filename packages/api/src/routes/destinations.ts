@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
+import { DEFAULT_ORDERING, DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
 import { checkUrlHost, type Destination, type DestinationPatch } from '@sluice/engine';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -68,6 +68,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           rateLimit: input.rateLimit,
           maxConcurrency: input.maxConcurrency ?? null,
           adaptive: input.adaptive ?? false,
+          ordering: input.ordering ?? DEFAULT_ORDERING,
           eventTypes: input.eventTypes ?? ['*'],
           retry: input.retry ?? { ...DEFAULT_RETRY_POLICY },
           timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -132,6 +133,9 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       if (fields.url !== undefined) checkUrl(fields.url);
       const patch: DestinationPatch = { ...fields };
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
+      // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).
+      if (fields.url !== undefined && fields.url !== current.url)
+        await store.resetHealth(current.id, clock());
       const updated = await store.updateDestination(current.id, patch, clock());
       if (!updated) throw notFound('destination', current.id);
       await dispatcher.destinationChanged(updated.id);

@@ -1,7 +1,8 @@
 /**
  * One destination: the live compliance chart (polled every second), its backlog, the limit
  * form (in force within one tick: the next poll draws the new line), pause/resume, secret
- * rotation, and its recent deliveries with their attempts.
+ * rotation, its endpoint health (the circuit breaker) with its transitions, and its recent
+ * deliveries with their attempts.
  */
 
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -10,6 +11,7 @@ import { formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { type ChartData, RateChart } from './chart.tsx';
 import { Deliveries } from './deliveries.tsx';
+import { HealthBadge, HealthPanel } from './health.tsx';
 import { LimitForm } from './limit-form.tsx';
 
 const SPAN_SECONDS = 180;
@@ -102,6 +104,7 @@ export function DestinationDetail({ id }: { id: string }) {
       <div class="title-row">
         <h1 id="destination-title">{destination.name ?? destination.id}</h1>
         <span class={`state state-${state}`}>{state}</span>
+        <HealthBadge state={destination.health.state} />
         {stats && isBackingUp(stats, rate) && <span class="mark mark-backing-up">Backing up</span>}
       </div>
       <p class="muted">
@@ -148,6 +151,12 @@ export function DestinationDetail({ id }: { id: string }) {
                 </dd>
               </div>
             )}
+            <div>
+              <dt>Order</dt>
+              <dd data-testid="ordering">
+                {destination.ordering === 'fifo' ? 'FIFO, one at a time' : 'none'}
+              </dd>
+            </div>
             <div>
               <dt>
                 Most in any {rate.period} ({SPAN_SECONDS / 60} min)
@@ -238,6 +247,8 @@ export function DestinationDetail({ id }: { id: string }) {
           )}
         </div>
       </div>
+
+      <HealthPanel id={id} />
 
       <Deliveries destinationId={id} />
     </section>

@@ -2,13 +2,16 @@
  * Every destination against its limit: state, limit, concurrency, backlog (pending, queued,
  * in flight, oldest pending age) and the last hour's outcomes, from one call
  * (`GET /v1/destinations/stats`), refreshed every 2 s. Filter by text, tenant and state;
- * sort by any column. Paused, disabled and backing-up destinations carry a mark.
+ * sort by any column. Paused, disabled, backing-up, degraded and suspended destinations
+ * carry a mark (the last two: endpoint health, the circuit breaker), and so does one with a
+ * backlog alert firing (`GET /v1/alerts`, read with the table).
  */
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
+import { type Alert, api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
 import { drainSeconds, formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
+import { HealthBadge } from './health.tsx';
 import { NewDestination } from './new-destination.tsx';
 
 type SortKey =
@@ -55,12 +58,27 @@ const sortValue = (d: DestinationOverview, key: SortKey): string | number => {
   }
 };
 
-function marks(d: DestinationOverview) {
+const ALERT_TEXT: Record<Alert['kind'], (a: Alert) => string> = {
+  pending_count: (a) => `${a.value.toLocaleString()} pending (threshold ${a.threshold.toLocaleString()})`,
+  pending_age: (a) =>
+    `oldest waited ${formatAge(a.value * 1_000)} (threshold ${formatAge(a.threshold * 1_000)})`,
+};
+
+function marks(d: DestinationOverview, alerts: readonly Alert[] = []) {
   const list: { kind: string; text: string; title: string }[] = [];
+  const firing = alerts.filter((a) => a.destinationId === d.id);
+  if (firing.length > 0)
+    list.push({
+      kind: 'alert',
+      text: 'Alert',
+      title: `Backlog alert since ${new Date(firing[0]?.raisedAt ?? 0).toLocaleTimeString(undefined, { hour12: false })}: ${firing.map((a) => ALERT_TEXT[a.kind](a)).join('; ')}`,
+    });
   if (d.state === 'paused')
     list.push({ kind: 'paused', text: 'Paused', title: 'Delivers nothing until resumed' });
   if (d.state === 'disabled')
     list.push({ kind: 'disabled', text: 'Disabled', title: d.disabledReason ?? 'Disabled by a 410 answer' });
+  if (d.health.state !== 'healthy')
+    list.push({ kind: d.health.state, text: d.health.state, title: 'Endpoint health: the circuit breaker' });
   if (isBackingUp(d.stats, d.rateLimit)) {
     const drain = formatAge(drainSeconds(d.stats, d.rateLimit) * 1_000);
     list.push({
@@ -86,13 +104,23 @@ export function Destinations({ role }: { role: Role }) {
     if (role === 'admin') void api.tenants().then((page) => setTenants(page.data));
   }, [role]);
 
-  const { data, error, updatedAt } = usePoll(() => api.overview(tenantId || undefined), 2_000, [tenantId]);
+  const { data, error, updatedAt } = usePoll(
+    async () => {
+      const [page, alerts] = await Promise.all([
+        api.overview(tenantId || undefined),
+        api.alerts(tenantId || undefined),
+      ]);
+      return { ...page, alerts: alerts.data };
+    },
+    2_000,
+    [tenantId],
+  );
 
   const rows = useMemo(() => {
     const needle = text.trim().toLowerCase();
     const kept = (data?.data ?? []).filter((d) => {
       if (needle && ![d.name ?? '', d.url, d.id].some((v) => v.toLowerCase().includes(needle))) return false;
-      const flagged = marks(d).map((m) => m.kind);
+      const flagged = marks(d, data?.alerts).map((m) => m.kind);
       if (state === 'attention') return flagged.length > 0;
       if (state === 'backing-up') return flagged.includes('backing-up');
       return state === 'all' || d.state === state;
@@ -186,7 +214,7 @@ export function Destinations({ role }: { role: Role }) {
           </thead>
           <tbody>
             {rows.map((d) => {
-              const flagged = marks(d);
+              const flagged = marks(d, data?.alerts);
               return (
                 <tr key={d.id} class={flagged.length > 0 ? 'flagged' : undefined}>
                   <td>
@@ -198,8 +226,9 @@ export function Destinations({ role }: { role: Role }) {
                   </td>
                   <td>
                     <span class={`state state-${d.state}`}>{d.state}</span>
+                    <HealthBadge state={d.health.state} />
                     {flagged
-                      .filter((m) => m.kind === 'backing-up')
+                      .filter((m) => m.kind === 'backing-up' || m.kind === 'alert')
                       .map((m) => (
                         <span key={m.kind} class={`mark mark-${m.kind}`} title={m.title}>
                           {m.text}

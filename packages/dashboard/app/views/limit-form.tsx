@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, type Destination, type Period } from '../api.ts';
+import { api, type Destination, type Ordering, type Period } from '../api.ts';
 
 /**
- * Limit, period, burst, concurrency and adaptive pacing; saved with one PATCH, in force within
- * one tick. The burst is sent with the limit (a rate limit without one drops it).
+ * Limit, period, burst, concurrency, order and adaptive pacing; saved with one PATCH, in force
+ * within one tick. The burst is sent with the limit (a rate limit without one drops it).
  */
 export function LimitForm({
   destination,
@@ -21,6 +21,7 @@ export function LimitForm({
   const [concurrency, setConcurrency] = useState(
     destination.maxConcurrency === null ? '' : String(destination.maxConcurrency),
   );
+  const [ordering, setOrdering] = useState<Ordering>(destination.ordering);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -37,6 +38,7 @@ export function LimitForm({
         },
         adaptive,
         maxConcurrency: concurrency.trim() === '' ? null : Number(concurrency),
+        ordering,
       });
       onSaved(updated);
     } catch (err) {
@@ -105,6 +107,17 @@ export function LimitForm({
           value={concurrency}
           onInput={(e) => setConcurrency(e.currentTarget.value)}
         />
+      </label>
+      <label>
+        Order
+        <select
+          name="ordering"
+          value={ordering}
+          onChange={(e) => setOrdering(e.currentTarget.value as Ordering)}
+        >
+          <option value="none">none</option>
+          <option value="fifo">FIFO (one request at a time)</option>
+        </select>
       </label>
       {error && (
         <p id="limit-error" class="error" role="alert">

@@ -1,11 +1,19 @@
 /**
- * A new destination: name, URL, rate limit (with an optional burst), concurrency and
- * adaptive pacing (the rest takes the API's defaults). With the admin token the tenant must be chosen. The signing secret is shown once,
+ * A new destination: name, URL, rate limit (with an optional burst), concurrency, order and
+ * adaptive pacing (the rest takes the API's defaults). With the admin token the tenant must be
+ * chosen. The signing secret is shown once,
  * then the page opens the destination.
  */
 
 import { useState } from 'preact/hooks';
-import { api, type DestinationWithSecret, type Period, type Role, type Tenant } from '../api.ts';
+import {
+  api,
+  type DestinationWithSecret,
+  type Ordering,
+  type Period,
+  type Role,
+  type Tenant,
+} from '../api.ts';
 
 export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[] }) {
   const [open, setOpen] = useState(false);
@@ -17,6 +25,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
   const [concurrency, setConcurrency] = useState('');
   const [burst, setBurst] = useState('');
   const [adaptive, setAdaptive] = useState(false);
+  const [ordering, setOrdering] = useState<Ordering>('none');
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<DestinationWithSecret | null>(null);
 
@@ -31,6 +40,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
           rateLimit: { limit: Number(limit), period, ...(burst.trim() ? { burst: Number(burst) } : {}) },
           ...(concurrency.trim() ? { maxConcurrency: Number(concurrency) } : {}),
           ...(adaptive ? { adaptive } : {}),
+          ordering,
         },
         role === 'admin' ? tenantId : undefined,
       );
@@ -145,6 +155,17 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
             value={concurrency}
             onInput={(e) => setConcurrency(e.currentTarget.value)}
           />
+        </label>
+        <label>
+          Order
+          <select
+            name="ordering"
+            value={ordering}
+            onChange={(e) => setOrdering(e.currentTarget.value as Ordering)}
+          >
+            <option value="none">none</option>
+            <option value="fifo">FIFO</option>
+          </select>
         </label>
         <button type="submit">Create</button>
         <button type="button" class="secondary" onClick={() => setOpen(false)}>

@@ -1,0 +1,145 @@
+/**
+ * Backlog alerts on Postgres (ADR 0009): the backlog read of every destination in one
+ * statement, and the alert state that any number of rate-limiter replicas share.
+ *
+ * Every replica evaluates; the primary key of `backlog_alerts` decides. A raise inserts with
+ * `ON CONFLICT DO NOTHING` (a concurrent raise waits on the key, then does nothing), and a
+ * resolve deletes the row it read, matched by its `raised_at` (a concurrent resolve waits on
+ * the row lock, then finds nothing). Whoever wins accepts the alert's event in the same
+ * transaction, so the operator hears of each change exactly once.
+ */
+
+import { type AlertKind, type BacklogSample, type FiringAlert, HEALTHY } from '@sluice/core';
+import {
+  type AlertNotice,
+  DESTINATION_COLUMNS,
+  type Destination,
+  destinationFromRow,
+  destinationParams,
+  type NewDestination,
+  type Tenant,
+} from '@sluice/engine';
+import { acceptEvents } from './accept.ts';
+import type { Db, Queryable, Row } from './db.ts';
+
+/**
+ * $1 the cap, $2 the tenant left out. Per destination: its pending deliveries counted up to
+ * $1 (a LIMIT inside the count, on `deliveries_due`) and the earliest due one (one probe).
+ */
+const BACKLOG_SAMPLES = `
+  SELECT t.id AS destination_id, t.tenant_id, c.n AS pending, o.at AS oldest
+  FROM destinations t
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM (
+      SELECT 1 FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending' LIMIT $1) x) c
+  LEFT JOIN LATERAL (
+    SELECT d.next_attempt_at AS at FROM deliveries d
+    WHERE d.destination_id = t.id AND d.status = 'pending'
+    ORDER BY d.next_attempt_at LIMIT 1) o ON true
+  WHERE t.deleted_at IS NULL AND t.tenant_id <> $2 AND c.n > 0`;
+
+export async function backlogSamples(
+  db: Queryable,
+  cap: number,
+  exceptTenantId: string,
+): Promise<BacklogSample[]> {
+  const rows = await db.query(BACKLOG_SAMPLES, [Math.max(1, cap), exceptTenantId]);
+  return rows.map((r) => ({
+    destinationId: r.destination_id as string,
+    tenantId: r.tenant_id as string,
+    pending: r.pending as number,
+    oldestDueAt: (r.oldest as number | null) ?? null,
+  }));
+}
+
+function alertFromRow(r: Row): FiringAlert {
+  return {
+    destinationId: r.destination_id as string,
+    tenantId: r.tenant_id as string,
+    kind: r.kind as AlertKind,
+    threshold: r.threshold as number,
+    value: r.value as number,
+    raisedAt: r.raised_at as number,
+  };
+}
+
+export async function listAlerts(db: Queryable, tenantId: string | undefined): Promise<FiringAlert[]> {
+  const rows =
+    tenantId === undefined
+      ? await db.query('SELECT * FROM backlog_alerts ORDER BY destination_id, kind', [])
+      : await db.query('SELECT * FROM backlog_alerts WHERE tenant_id = $1 ORDER BY destination_id, kind', [
+          tenantId,
+        ]);
+  return rows.map(alertFromRow);
+}
+
+export async function raiseAlert(
+  db: Db,
+  alert: FiringAlert,
+  notice: AlertNotice | null,
+  now: number,
+): Promise<boolean> {
+  return db.tx(async (q) => {
+    const raised = await q.query(
+      `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+      [alert.destinationId, alert.kind, alert.tenantId, alert.threshold, alert.value, alert.raisedAt],
+    );
+    if (raised.length === 0) return false;
+    if (notice !== null) await acceptEvents(q, notice.tenantId, [notice.event], now);
+    return true;
+  });
+}
+
+export async function resolveAlert(
+  db: Db,
+  alert: FiringAlert,
+  notice: AlertNotice | null,
+  now: number,
+): Promise<boolean> {
+  return db.tx(async (q) => {
+    const resolved = await q.query(
+      'DELETE FROM backlog_alerts WHERE destination_id = $1 AND kind = $2 AND raised_at = $3 RETURNING 1',
+      [alert.destinationId, alert.kind, alert.raisedAt],
+    );
+    if (resolved.length === 0) return false;
+    if (notice !== null) await acceptEvents(q, notice.tenantId, [notice.event], now);
+    return true;
+  });
+}
+
+/** Every column but the id, the owner and the creation time. */
+const UPDATABLE = DESTINATION_COLUMNS.filter((c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at');
+
+/** Replicas starting together all run it: both statements are upserts, safe side by side. */
+export async function ensureSystemDestination(
+  db: Db,
+  tenant: Tenant,
+  input: NewDestination,
+  now: number,
+): Promise<Destination> {
+  return db.tx(async (q) => {
+    await q.query(
+      `INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING`,
+      [tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt],
+    );
+    const params = destinationParams({
+      ...input,
+      state: 'active',
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+      health: { ...HEALTHY },
+    });
+    const [row] = await q.query(
+      `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})
+       VALUES (${DESTINATION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (id) DO UPDATE SET ${UPDATABLE.map((c) => `${c} = excluded.${c}`).join(', ')},
+         deleted_at = NULL
+       RETURNING *`,
+      DESTINATION_COLUMNS.map((c) => params[c]),
+    );
+    return destinationFromRow(row as Row);
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * Endpoint health, a circuit breaker and not a kill switch (docs/adr/0007): an endpoint that
+ * is down for a while goes healthy → degraded → suspended; nothing becomes `dead` because it
+ * was down; while suspended it gets one probe at a time at the configured growing interval;
+ * one successful probe closes the circuit and the backlog is delivered at the limit. A 410
+ * still disables. Small thresholds and intervals, given to the shape under test.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sleep } from './helpers/receiver.ts';
+import {
+  createDestination,
+  createTenant,
+  type Delivery,
+  freePort,
+  harness,
+  postEvents,
+  type TestBox,
+  waitUntil,
+} from './helpers/sluice.ts';
+import { worstWindow } from './helpers/window.ts';
+
+const HEALTH = {
+  degradeAfter: 2,
+  suspendAfter: 8,
+  windowMs: 60_000,
+  // The ratio rule stays out of the way here (the core unit tests cover it).
+  windowMinAttempts: 100_000,
+  windowFailurePercent: 50,
+  probeInitialMs: 500,
+  probeMaxMs: 2_000,
+};
+/** A small budget: without the breaker, every delivery would be dead after two attempts. */
+const RETRY = { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 200 };
+const LIMIT = 5;
+
+interface Health {
+  state: 'healthy' | 'degraded' | 'suspended';
+  since: string | null;
+  consecutiveFailures: number;
+  nextProbeAt: string | null;
+  lastErrorClass: string | null;
+  transitions: { at: string; from: string; to: string; reason: string; errorClass: string | null }[];
+}
+
+async function healthOf(box: TestBox, key: string, id: string): Promise<Health> {
+  const res = await box.api<Health>('GET', `/v1/destinations/${id}/health`, undefined, key);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+async function deliveries(box: TestBox, key: string, id: string, status?: string): Promise<Delivery[]> {
+  const query = `destinationId=${id}&limit=500${status ? `&status=${status}` : ''}`;
+  const res = await box.api<{ data: Delivery[] }>('GET', `/v1/deliveries?${query}`, undefined, key);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.data;
+}
+
+describe('breaker', () => {
+  it('an endpoint down for a while: nothing dead, probes at the growing interval, then the backlog at the limit', {
+    timeout: 120_000,
+  }, async (t) => {
+    const { box, rcv } = await harness(t, { health: HEALTH });
+    const tenant = await createTenant(box, box.adminToken);
+    const path = rcv.path('down');
+    await rcv.setDefault(path, 503);
+    const dest = await createDestination(box, tenant.apiKey, {
+      url: rcv.url('down'),
+      rateLimit: { limit: LIMIT, period: 'second' },
+      retry: RETRY,
+    });
+    const events = Array.from({ length: 30 }, (_, i) => ({
+      type: 'breaker.test',
+      destinationId: dest.id,
+      payload: { i },
+    }));
+    await postEvents(box, tenant.apiKey, events);
+
+    const suspended = await waitUntil(
+      async () => {
+        const h = await healthOf(box, tenant.apiKey, dest.id);
+        return h.state === 'suspended' ? h : undefined;
+      },
+      30_000,
+      'the destination to be suspended',
+    );
+    assert.equal(suspended.lastErrorClass, '5xx');
+    assert.deepEqual(
+      suspended.transitions.map((x) => [x.from, x.to, x.reason]),
+      [
+        ['degraded', 'suspended', 'failures'],
+        ['healthy', 'degraded', 'failures'],
+      ],
+    );
+    const since = Date.parse(suspended.since ?? '');
+    assert.ok(suspended.nextProbeAt !== null, 'a suspended destination says when it probes next');
+
+    // Down for a while: long enough for four probes (0.5, 1, 2, 2 s apart).
+    await sleep(7_000);
+    assert.deepEqual(await deliveries(box, tenant.apiKey, dest.id, 'dead'), [], 'nothing died of the outage');
+    assert.equal((await healthOf(box, tenant.apiKey, dest.id)).state, 'suspended');
+    // What arrived after the suspension: leftovers sent before it (they arrive within a
+    // moment of it), then only probes.
+    const probes = rcv.times(path).filter((at) => at > since + 300);
+    assert.ok(probes.length >= 3 && probes.length <= 5, `3 to 5 probes in 7 s, got ${probes.length}`);
+    const first = (probes[0] as number) - since;
+    assert.ok(first >= 400 && first <= 2_000, `first probe ${first} ms after the suspension, expected ~500`);
+    const gaps = probes.slice(1).map((at, i) => at - (probes[i] as number));
+    t.diagnostic(`probes ${probes.map((p) => Math.round(p - since)).join(', ')} ms after the suspension`);
+    const expected = [1_000, 2_000, 2_000, 2_000];
+    gaps.forEach((gap, i) => {
+      const want = expected[i] as number;
+      // Generous: the gap runs from the failed probe's outcome, plus tick and flush delays.
+      assert.ok(gap >= want - 100 && gap <= want + 1_500, `probe gap ${i}: ${gap} ms, expected ~${want} ms`);
+    });
+
+    // The receiver is back: one probe succeeds, the circuit closes, the backlog flows.
+    await rcv.setDefault(path, 200);
+    const recovered = Date.now();
+    await rcv.waitFor(() => rcv.deliveredIds(path).size === 30, 60_000, 'all 30 events delivered');
+    const healthy = await healthOf(box, tenant.apiKey, dest.id);
+    assert.equal(healthy.state, 'healthy');
+    assert.deepEqual(
+      healthy.transitions.slice(0, 1).map((x) => [x.from, x.to, x.reason]),
+      [['suspended', 'healthy', 'success']],
+    );
+    const after = rcv.times(path).filter((at) => at >= recovered - 50);
+    const worst = worstWindow(after, 1_000);
+    assert.ok(worst.count <= LIMIT, `at most ${LIMIT} in any second after recovery, got ${worst.count}`);
+    // The receiver answered before the last outcomes were written: wait for them.
+    const all = await waitUntil(
+      async () => {
+        const list = await deliveries(box, tenant.apiKey, dest.id);
+        return list.every((d) => d.status === 'delivered') ? list : undefined;
+      },
+      10_000,
+      'every delivery recorded as delivered',
+    );
+    assert.equal(all.length, 30);
+    // The state and the transitions are in the metrics too.
+    const metrics = await box.api<string>('GET', '/metrics');
+    assert.match(metrics.body, /sluice_destinations_by_health\{state="healthy"\} 1/);
+  });
+
+  it('a refused connection suspends it too; a new URL closes the circuit', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { box, rcv } = await harness(t, { health: HEALTH });
+    const tenant = await createTenant(box, box.adminToken);
+    const closed = await freePort(); // nothing listens there (loopback only)
+    const dest = await createDestination(box, tenant.apiKey, {
+      url: `http://127.0.0.1:${closed}/hook`,
+      rateLimit: { limit: LIMIT, period: 'second' },
+      retry: RETRY,
+    });
+    const [accepted] = await postEvents(box, tenant.apiKey, [
+      { type: 'breaker.test', destinationId: dest.id, payload: { refused: true } },
+    ]);
+    const suspended = await waitUntil(
+      async () => {
+        const h = await healthOf(box, tenant.apiKey, dest.id);
+        return h.state === 'suspended' ? h : undefined;
+      },
+      30_000,
+      'the destination to be suspended',
+    );
+    assert.equal(suspended.lastErrorClass, 'connection');
+    const id = accepted?.deliveries[0]?.id ?? assert.fail('no delivery');
+    const held = await box.api<Delivery>('GET', `/v1/deliveries/${id}`, undefined, tenant.apiKey);
+    assert.equal(held.body.status === 'dead', false, 'eight attempts with a budget of two, and not dead');
+
+    const path = rcv.path('fixed');
+    const patched = await box.api(
+      'PATCH',
+      `/v1/destinations/${dest.id}`,
+      { url: rcv.url('fixed') },
+      tenant.apiKey,
+    );
+    assert.equal(patched.status, 200);
+    const reset = await healthOf(box, tenant.apiKey, dest.id);
+    assert.equal(reset.state, 'healthy', 'a new URL is a new endpoint');
+    assert.deepEqual(
+      reset.transitions.slice(0, 1).map((x) => [x.from, x.to, x.reason]),
+      [['suspended', 'healthy', 'operator']],
+    );
+    await rcv.waitFor(() => rcv.deliveredIds(path).size === 1, 20_000, 'the held delivery at the new URL');
+  });
+
+  it('a 410 still disables the destination; resume re-enables it', { timeout: 60_000 }, async (t) => {
+    const { box, rcv } = await harness(t, { health: HEALTH });
+    const tenant = await createTenant(box, box.adminToken);
+    const path = rcv.path('gone');
+    await rcv.script(path, [410]);
+    const dest = await createDestination(box, tenant.apiKey, {
+      url: rcv.url('gone'),
+      rateLimit: { limit: LIMIT, period: 'second' },
+      retry: RETRY,
+    });
+    await postEvents(box, tenant.apiKey, [{ type: 'breaker.test', destinationId: dest.id, payload: {} }]);
+    const disabled = await waitUntil(
+      async () => {
+        const res = await box.api<{
+          state: string;
+          disabledReason: string | null;
+          health: { state: string };
+        }>('GET', `/v1/destinations/${dest.id}`, undefined, tenant.apiKey);
+        return res.body.state === 'disabled' ? res.body : undefined;
+      },
+      20_000,
+      'the destination to be disabled',
+    );
+    assert.equal(disabled.disabledReason, 'gone');
+    assert.equal(disabled.health.state, 'healthy', 'a 410 is an answer: the endpoint is up');
+    assert.deepEqual(await deliveries(box, tenant.apiKey, dest.id, 'dead'), []);
+    const resumed = await box.api('POST', `/v1/destinations/${dest.id}/resume`, undefined, tenant.apiKey);
+    assert.equal(resumed.status, 200);
+    await rcv.waitFor(() => rcv.deliveredIds(path).size === 1, 20_000, 'delivered after resume');
+  });
+});
