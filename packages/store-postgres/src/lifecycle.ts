@@ -13,6 +13,7 @@
 import type { ClaimOrder } from '@sluice/core';
 import { type Claim, claimedFromRow, type DestinationCounts, type DestinationWork } from '@sluice/engine';
 import type { Queryable } from './db.ts';
+import { WITH_PENDING } from './pending.ts';
 
 /**
  * $1 destination, $2 max, $3 now. The inner SELECT reads the pending rows in claim order —
@@ -125,11 +126,12 @@ export async function pendingDestinations(
   db: Queryable,
 ): Promise<{ destinationId: string; nextPendingAt: number }[]> {
   const rows = await db.query(
-    `SELECT t.id AS destination_id, p.next_pending_at
-     FROM destinations t CROSS JOIN LATERAL (
+    `${WITH_PENDING}
+     SELECT t.id AS destination_id, n.next_pending_at
+     FROM pending p JOIN destinations t ON t.id = p.id CROSS JOIN LATERAL (
        SELECT min(d.next_attempt_at) AS next_pending_at FROM deliveries d
-       WHERE d.destination_id = t.id AND d.status = 'pending') p
-     WHERE t.state = 'active' AND t.deleted_at IS NULL AND p.next_pending_at IS NOT NULL`,
+       WHERE d.destination_id = t.id AND d.status = 'pending') n
+     WHERE t.state = 'active' AND t.deleted_at IS NULL AND n.next_pending_at IS NOT NULL`,
   );
   return rows.map((r) => ({
     destinationId: r.destination_id as string,
@@ -140,11 +142,12 @@ export async function pendingDestinations(
 /** One probe of `deliveries_due` per active destination (a loose index scan), not a scan of the backlog. */
 export async function oldestDueAt(db: Queryable, now: number): Promise<number | null> {
   const rows = await db.query(
-    `SELECT min(p.next_attempt_at) AS oldest
-     FROM destinations t CROSS JOIN LATERAL (
+    `${WITH_PENDING}
+     SELECT min(n.next_attempt_at) AS oldest
+     FROM pending p JOIN destinations t ON t.id = p.id CROSS JOIN LATERAL (
        SELECT d.next_attempt_at FROM deliveries d
        WHERE d.destination_id = t.id AND d.status = 'pending'
-       ORDER BY d.next_attempt_at LIMIT 1) p
+       ORDER BY d.next_attempt_at LIMIT 1) n
      WHERE t.state = 'active' AND t.deleted_at IS NULL`,
   );
   const oldest = (rows[0]?.oldest as number | null | undefined) ?? null;

@@ -50,6 +50,7 @@ import { countsForMany } from './counts.ts';
 import * as health from './health.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { WITH_PENDING } from './pending.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
 
 export type Synchronous = 'full' | 'normal';
@@ -244,7 +245,9 @@ export class SqliteStore implements Store {
   async cancelOrphans(now: number): Promise<number> {
     const { changes } = this.sql(
       `UPDATE deliveries SET status = 'cancelled', updated_at = ?
-       WHERE status = 'pending' AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NOT NULL)`,
+       WHERE status = 'pending' AND destination_id IN (
+         ${WITH_PENDING}
+         SELECT t.id FROM pending p JOIN destinations t ON t.id = p.id WHERE t.deleted_at IS NOT NULL)`,
     ).run(now);
     return Number(changes);
   }
@@ -413,10 +416,12 @@ export class SqliteStore implements Store {
 
   async pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]> {
     return this.sql(
-      `SELECT t.id AS destination_id,
+      `${WITH_PENDING}
+       SELECT t.id AS destination_id,
          (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending')
            AS next_pending_at
-       FROM destinations t WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+       FROM pending p JOIN destinations t ON t.id = p.id
+       WHERE t.state = 'active' AND t.deleted_at IS NULL`,
     )
       .all()
       .filter((r) => r.next_pending_at !== null)
@@ -428,9 +433,11 @@ export class SqliteStore implements Store {
 
   async oldestDueAt(now: number): Promise<number | null> {
     const row = this.sql(
-      `SELECT min((SELECT min(d.next_attempt_at) FROM deliveries d
+      `${WITH_PENDING}
+       SELECT min((SELECT min(d.next_attempt_at) FROM deliveries d
                    WHERE d.destination_id = t.id AND d.status = 'pending')) AS oldest
-       FROM destinations t WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+       FROM pending p JOIN destinations t ON t.id = p.id
+       WHERE t.state = 'active' AND t.deleted_at IS NULL`,
     ).get();
     const oldest = (row?.oldest as number | null | undefined) ?? null;
     return oldest !== null && oldest <= now ? oldest : null;
