@@ -3,8 +3,9 @@
  *
  *   1. read the live limit;
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms;
- *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence)
- *      (learning when the next one left is due), count them against the window and publish them;
+ *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence), which
+ *      numbers the first-time ones (docs/adr/0006), learning when the next one left is due;
+ *      count them against the window and publish them;
  *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
  *      null: the schedule drops the entry unless a wake arrived meanwhile);
  *   5. otherwise return when the next tick is due.
