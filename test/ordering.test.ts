@@ -4,11 +4,12 @@
  *
  * - a fifo destination under load, with a receiver that fails about one request in six:
  *   every event delivered exactly once as 2xx; first attempts arrive in strictly increasing
- *   sequence; sequences are 1..N with no gap; attempts count 1, 2, 3… per event; the rate
- *   limit holds in every sliding second;
+ *   sequence, and in the order the events were accepted; sequences are 1..N with no gap;
+ *   attempts count 1, 2, 3… per event; the rate limit holds in every sliding second;
  * - a destination without ordering carries both headers too, and they do not disturb the
- *   Standard Webhooks signature; `ordering` is settable at create and PATCH, and a bad value
- *   is a 400 that changes nothing;
+ *   Standard Webhooks signature; a delivery has no sequence until it is first sent (the API
+ *   shows null while its destination is paused); `ordering` is settable at create and PATCH,
+ *   and a bad value is a 400 that changes nothing;
  * - a PATCH to fifo and back is in force for the events that follow: one request open at a
  *   time in sequence order, then several at once again.
  */
@@ -139,16 +140,21 @@ describe('ordering', () => {
     );
     assert.ok(retried > 0, 'some events were retried');
 
-    // The API shows the same sequence on each delivery, in the order the events were accepted.
+    // The API shows the same sequence on each delivery. A fifo destination numbers its first
+    // attempts in the order their events were accepted: the ones posted one after another and
+    // the batches in that order, the ones posted sixteen at once among themselves.
     const deliveries = await deliveriesOf(api, dst.id);
     const bySequence = new Map(deliveries.map((d) => [d.eventId, d.sequence]));
     for (const [id, tries] of byEvent) assert.equal(bySequence.get(id), sequenceOf(tries[0] as Arrival));
-    const sent = ids.slice(0, N / 3).map((id) => bySequence.get(id) as number);
+    const numbered = (from: number, to: number) => ids.slice(from, to).map((id) => bySequence.get(id));
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i + 1);
+    assert.deepEqual(numbered(0, N / 3), range(0, N / 3), 'events posted one after another, in that order');
     assert.deepEqual(
-      sent,
-      sent.map((_, i) => i + 1),
-      'events posted one after another took sequences in that order',
+      numbered(N / 3, (2 * N) / 3).sort((a, b) => (a as number) - (b as number)),
+      range(N / 3, (2 * N) / 3),
+      'events posted at once, after those and before the batches',
     );
+    assert.deepEqual(numbered((2 * N) / 3, N), range((2 * N) / 3, N), 'the batches, in their order');
 
     const times = rcv.times(path);
     const worst = worstWindow(times, 1_000);
@@ -170,10 +176,20 @@ describe('ordering', () => {
       retry: { maxAttempts: 5, initialDelayMs: 50, maxDelayMs: 200 },
     });
     assert.equal(dst.ordering, 'none', 'the default');
+    // No sequence until a delivery is first sent: none while the destination is paused.
+    await api.destinations.pause(dst.id);
     const sent = await api.events.sendBatch(
       Array.from({ length: 5 }, (_, i) => ({ type: 'order.paid', payload: { i }, destinationId: dst.id })),
     );
     const ids = sent.data.map((e) => e.id);
+    const unsent = await deliveriesOf(api, dst.id);
+    assert.equal(unsent.length, 5);
+    assert.ok(
+      unsent.every((d) => d.status === 'pending' && d.sequence === null),
+      `paused: pending, no sequence yet: ${JSON.stringify(unsent.map((d) => [d.status, d.sequence]))}`,
+    );
+    assert.equal((await api.deliveries.get(unsent[0]?.id as string)).sequence, null);
+    await api.destinations.resume(dst.id);
     await rcv.waitFor(() => rcv.deliveredIds(path).size === 5, 30_000, 'all 5 delivered');
     const arrivals = rcv.arrivals(path);
     assert.equal(arrivals.length, 6, 'five events, one of them retried once');
@@ -196,7 +212,7 @@ describe('ordering', () => {
     assert.deepEqual(
       ids.map((id) => deliveries.find((d) => d.eventId === id)?.sequence),
       [1, 2, 3, 4, 5],
-      'a batch takes sequences in its order',
+      'a batch is numbered in its order (claimed oldest due first, then in acceptance order)',
     );
 
     // Settable by PATCH; a bad value is a 400 that changes nothing.

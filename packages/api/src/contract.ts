@@ -366,9 +366,9 @@ export const Delivery = z
     id: z.string(),
     eventId: z.string(),
     destinationId: z.string(),
-    sequence: z.int().meta({
+    sequence: z.int().nullable().meta({
       description:
-        '1, 2, 3… per destination in the order its events were accepted; sent as `webhook-sequence`.',
+        "The delivery's place in its destination's order, sent as `webhook-sequence`: 1, 2, 3… per destination, no gap, in the order its deliveries are first sent (for a fifo destination, the order their events were accepted). Taken when the delivery is first claimed for sending, kept across retries and replays; null until then.",
     }),
     status: DeliveryStatus,
     attemptCount: z.int(),

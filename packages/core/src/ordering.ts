@@ -4,12 +4,13 @@
  * - `none` (default): deliveries go out oldest due first, as many at once as the rate and
  *   `maxConcurrency` allow; a receiver that needs order reorders by `webhook-sequence`.
  * - `fifo`: best-effort first-in-first-out. First attempts leave in the order the events
- *   were accepted for the destination (their `sequence`), one request at a time, so they
- *   also arrive in that order; a failing delivery does not block the ones behind it (its
- *   retry comes due later and goes out between them).
+ *   were accepted for the destination, one request at a time, so they also arrive in that
+ *   order; a failing delivery does not block the ones behind it (its retry comes due later
+ *   and goes out between them).
  *
- * Every delivery carries a `sequence`: 1, 2, 3… per destination, assigned when its event
- * is accepted, contiguous (so a receiver can see a gap), kept across retries and replays.
+ * Every request carries a `sequence`: 1, 2, 3… per destination, taken when the delivery is
+ * first claimed (so in first-send order: for fifo, acceptance order), contiguous (so a
+ * receiver can see a gap), kept across retries and replays.
  */
 
 export const ORDERINGS = ['none', 'fifo'] as const;
@@ -29,7 +30,10 @@ export function concurrencyCap(ordering: Ordering, maxConcurrency: number | null
 /** The order a tick claims a destination's due deliveries in. */
 export type ClaimOrder = 'due' | 'sequence';
 
-/** `due`: by due time, then acceptance (oldest due first); `sequence`: by sequence only. */
+/**
+ * `due`: by due time, then acceptance (oldest due first); `sequence`: the numbered deliveries
+ * (retries, replays) by sequence, then the unnumbered ones (first attempts) in acceptance order.
+ */
 export function claimOrder(ordering: Ordering): ClaimOrder {
   return ordering === 'fifo' ? 'sequence' : 'due';
 }

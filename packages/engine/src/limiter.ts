@@ -4,8 +4,9 @@
  *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket
  *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008);
- *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence)
- *      (learning when the next one left is due), count them against the window and publish them;
+ *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence), which
+ *      numbers the first-time ones (docs/adr/0006), learning when the next one left is due;
+ *      count them against the window and publish them;
  *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
  *      null: the schedule drops the entry unless a wake arrived meanwhile);
  *   5. otherwise return when the next tick is due.

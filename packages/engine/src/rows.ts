@@ -111,13 +111,19 @@ function rateLimitOf(r: Row): RateLimit {
 /** A destination whose JSON columns the driver already parsed (Postgres JSONB). */
 export const destinationFromRow = destinationDecoder((v) => v);
 
+/**
+ * Not numbered until first claimed (docs/adr/0006): NULL in Postgres, 0 in SQLite (whose column
+ * stayed NOT NULL DEFAULT 0); numbers start at 1.
+ */
+const sequenceOf = (v: unknown): number | null => (v === null || v === 0 ? null : num(v));
+
 export function deliveryFromRow(r: Row): Delivery {
   return {
     id: str(r.id),
     eventId: str(r.event_id),
     destinationId: str(r.destination_id),
     tenantId: str(r.tenant_id),
-    sequence: num(r.sequence),
+    sequence: sequenceOf(r.sequence),
     status: str(r.status) as DeliveryStatus,
     attempts: num(r.attempts),
     attemptBase: num(r.attempt_base),

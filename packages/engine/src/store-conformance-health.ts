@@ -202,6 +202,9 @@ export function healthConformance(name: string, open: OpenStore): void {
       const probe = await store.claimProbe(dest.id, T0 + 1_010, T0 + 20_000);
       assert.equal(probe.deliveries.length, 1);
       assert.equal(probe.deliveries[0]?.probe, true);
+      // Its first claim: it takes the destination's next sequence, after the four claimed above.
+      assert.equal(probe.deliveries[0]?.sequence, 5, 'a probe is numbered like any claim');
+      assert.equal((await store.getDelivery(probe.deliveries[0]?.id ?? ''))?.delivery.sequence, 5);
       assert.equal(probe.nextProbeAt, T0 + 20_000, 'held until the probe completes');
       assert.ok(probe.nextPendingAt !== null);
       assert.deepEqual(
@@ -222,6 +225,7 @@ export function healthConformance(name: string, open: OpenStore): void {
 
       const second = await store.claimProbe(dest.id, T0 + 3_100, T0 + 40_000);
       assert.equal(second.deliveries.length, 1);
+      assert.equal(second.deliveries[0]?.sequence, 6);
       const ok = completion(second.deliveries[0] as ClaimedDelivery, {}, T0 + 3_150);
       const closed = await store.completeAttempts([ok], T0 + 3_150, POLICY);
       assert.equal((await health()).state, 'healthy');

@@ -375,7 +375,7 @@ export function storeConformance(name: string, open: OpenStore): void {
             eventId: first?.event.id,
             destinationId: a.id,
             tenantId: tenant.id,
-            sequence: 1,
+            sequence: null,
             status: 'pending',
             attempts: 0,
             attemptBase: 0,

@@ -89,8 +89,11 @@ export interface Delivery {
   eventId: string;
   destinationId: string;
   tenantId: string;
-  /** 1, 2, 3… per destination in the order its events were accepted (`webhook-sequence`). */
-  sequence: number;
+  /**
+   * 1, 2, 3… per destination in the order its deliveries are first claimed (`webhook-sequence`),
+   * kept after that; null until the first claim (docs/adr/0006).
+   */
+  sequence: number | null;
   status: DeliveryStatus;
   attempts: number;
   /** Attempts made before the last replay or manual retry (the policy counts from here). */
@@ -141,7 +144,7 @@ export interface ClaimedDelivery {
   destinationId: string;
   eventType: string;
   payload: string;
-  /** Its place in the destination's order (`webhook-sequence`). */
+  /** Its place in the destination's order (`webhook-sequence`): every claimed delivery has one. */
   sequence: number;
   /** Attempts made before this one. */
   attempts: number;
@@ -269,9 +272,9 @@ export interface Store {
   pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>>;
 
   /**
-   * One transaction for all the events: all are accepted, or none. Each delivery takes the
-   * next `sequence` of its destination, in input order, contiguous per destination; for one
-   * destination, sequence order is commit order.
+   * One transaction for all the events: all are accepted, or none. Deliveries are inserted in
+   * input order (their acceptance order) with no `sequence` yet; the destinations' rows are not
+   * touched, so accepts for one destination do not wait on each other.
    */
   acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]>;
 
@@ -292,7 +295,11 @@ export interface Store {
   /**
    * Takes up to `max` deliveries due at `now`, marks them `queued`, and tells when the next
    * one left pending is due: what a tick needs, in one round trip. `order` `due` (default):
-   * oldest due first, then acceptance; `sequence`: lowest sequence first (a fifo destination).
+   * oldest due first, then acceptance; `sequence` (a fifo destination): the numbered ones
+   * (retries, replays) lowest sequence first, then the unnumbered ones in acceptance order.
+   * The claimed deliveries that have no sequence take their destination's next numbers, in claim
+   * order (contiguous per destination, the counter bumped once per claim); the others keep
+   * theirs. A tick's claim is exclusive per destination (DESIGN: the schedule's lease).
    */
   claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim>;
   /**
@@ -309,7 +316,8 @@ export interface Store {
   /**
    * A suspended destination's probe: when its `nextProbeAt` has come, claims its one oldest
    * pending delivery (due or not) and moves `nextProbeAt` to `holdUntil` (the probe's
-   * completion sets the real next one), so no two probes overlap.
+   * completion sets the real next one), so no two probes overlap. A delivery claimed for the
+   * first time takes its destination's next sequence, as in `claimDue`.
    */
   claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim>;
   /** Back to healthy (an operator's resume); the change, or null when it was healthy. */

@@ -48,20 +48,9 @@ export async function acceptEvents(
     p.accepted.deliveries.map((d) => ({ eventId: p.accepted.id, ...d })),
   );
 
-  // One statement: the events; then, for the events actually inserted, each destination's
-  // sequences (its `next_sequence` bumped by its count of new deliveries) and the deliveries,
-  // in input order (their `seq` is insertion order).
-  //
-  // Sequences: bumping `next_sequence` locks the destination's row until the commit, so a
-  // concurrent accept for that destination waits and takes the numbers after ours: for one
-  // destination, sequence order is commit order, with no gap (a failed statement bumps
-  // nothing). Locks are taken in a fixed order to rule out deadlocks: first the idempotency
-  // keys (the events, in key order), then the destination rows (`locked`, in id order). The
-  // main query reads `new_events` to its end, and Postgres runs the data-modifying CTEs the
-  // main query does not read (`new_deliveries`, and through it `taken` and `locked`) only
-  // after it, so no destination is locked while an event still waits on a key. A delivery
-  // for a destination that does not exist gets no sequence and fails the NOT NULL: nothing
-  // is written.
+  // One statement: the events, then the deliveries of the events actually inserted, in
+  // input order (their `seq` is insertion order). No destination row is read or locked: a
+  // delivery takes its `sequence` when it is first claimed (lifecycle.ts, docs/adr/0006).
   const inserted = await q.query(
     `WITH new_events AS (
        INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at)
@@ -71,28 +60,13 @@ export async function acceptEvents(
        ORDER BY u.n
        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id
-     ), planned AS (
-       SELECT u.id, u.event_id, u.destination_id, u.n,
-         row_number() OVER (PARTITION BY u.destination_id ORDER BY u.n) AS k
+     ), new_deliveries AS (
+       INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, attempt_base,
+         next_attempt_at, created_at, updated_at)
+       SELECT u.id, u.event_id, u.destination_id, $1, 'pending', 0, 0, $2, $2, $2
        FROM unnest($7::text[], $8::text[], $9::text[]) WITH ORDINALITY AS u(id, event_id, destination_id, n)
        WHERE u.event_id IN (SELECT id FROM new_events)
-     ), locked AS (
-       SELECT t.id FROM destinations t
-       WHERE t.id IN (SELECT destination_id FROM planned)
-       ORDER BY t.id
-       FOR UPDATE
-     ), taken AS (
-       UPDATE destinations t SET next_sequence = t.next_sequence + c.n
-       FROM (SELECT destination_id, count(*) AS n FROM planned
-             WHERE destination_id IN (SELECT id FROM locked) GROUP BY destination_id) c
-       WHERE t.id = c.destination_id
-       RETURNING t.id, t.next_sequence - c.n AS first
-     ), new_deliveries AS (
-       INSERT INTO deliveries (id, event_id, destination_id, tenant_id, sequence, status, attempts,
-         attempt_base, next_attempt_at, created_at, updated_at)
-       SELECT p.id, p.event_id, p.destination_id, $1, s.first + p.k - 1, 'pending', 0, 0, $2, $2, $2
-       FROM planned p LEFT JOIN taken s ON s.id = p.destination_id
-       ORDER BY p.n
+       ORDER BY u.n
      )
      SELECT id FROM new_events`,
     [

@@ -41,18 +41,25 @@ export async function claimProbe(
     const probeAt = health.nextProbeAt ?? now;
     if (probeAt > now)
       return { deliveries: [], nextPendingAt: await nextPendingAt(q, destinationId), nextProbeAt: probeAt };
-    // The oldest pending delivery, due or not: a held delivery waits for the circuit, not its backoff.
+    // The oldest pending delivery, due or not: a held delivery waits for the circuit, not its
+    // backoff. One claimed for the first time takes the destination's next sequence (the row is
+    // locked above), as in `claimDue`.
     const picked = await q.query(
-      `WITH claimed AS (
-         UPDATE deliveries SET status = 'queued', claimed_at = $2, updated_at = $2
-         WHERE id IN (
-           SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending'
-           ORDER BY next_attempt_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING id, event_id, attempts, attempt_base
+      `WITH picked AS (
+         SELECT id, sequence FROM deliveries WHERE destination_id = $1 AND status = 'pending'
+         ORDER BY next_attempt_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED
        ), held AS (
-         UPDATE destinations SET health_next_probe_at = $3 WHERE id = $1 AND EXISTS (SELECT 1 FROM claimed)
+         UPDATE destinations SET health_next_probe_at = $3,
+           next_sequence = next_sequence + (SELECT count(*) FROM picked WHERE sequence IS NULL)
+         WHERE id = $1 AND EXISTS (SELECT 1 FROM picked)
+         RETURNING next_sequence - 1 AS taken
+       ), claimed AS (
+         UPDATE deliveries d SET status = 'queued', claimed_at = $2, updated_at = $2,
+           sequence = coalesce(d.sequence, (SELECT taken FROM held))
+         FROM picked p WHERE d.id = p.id
+         RETURNING d.id, d.event_id, d.sequence, d.attempts, d.attempt_base
        )
-       SELECT c.id, c.event_id, c.attempts, c.attempt_base, e.type, e.payload, e.created_at
+       SELECT c.id, c.event_id, c.sequence, c.attempts, c.attempt_base, e.type, e.payload, e.created_at
        FROM claimed c JOIN events e ON e.id = c.event_id`,
       [destinationId, now, holdUntil],
     );

@@ -13,27 +13,52 @@
 import type { ClaimOrder } from '@sluice/core';
 import { type Claim, claimedFromRow, type DestinationCounts, type DestinationWork } from '@sluice/engine';
 import type { Queryable } from './db.ts';
+import { WITH_PENDING } from './pending.ts';
 
 /**
- * $1 destination, $2 max, $3 now. The inner SELECT reads the pending rows in claim order —
- * `due`: due time, then insertion (`deliveries_due`); `sequence`: the destination's sequence
- * (`deliveries_sequence`, a fifo destination) — and stops after $2 rows it could lock.
- * `next_pending` reads `deliveries_due` for the earliest row left pending: the statement's
- * snapshot still shows the claimed rows as pending, so they are left out by id. One row per
- * claimed delivery, or a single row with a null id when nothing was claimed; every row
- * carries `next_pending_at`.
+ * $1 destination, $2 max, $3 now. One statement, so one round trip:
+ *
+ * 1. `counter` locks the destination's row first (the same order as a completion batch, which
+ *    writes destinations before deliveries, and the probe claim), so a claim and a batch wait
+ *    on each other instead of deadlocking. A tick's claim is exclusive per destination (the
+ *    schedule's lease), so it normally waits on nothing; were two claims ever to meet, the
+ *    second would wait and take the numbers after the first's.
+ * 2. `picked` reads the pending rows in claim order — `due`: due time, then insertion
+ *    (`deliveries_due`); `sequence` (a fifo destination): the numbered ones by sequence, then
+ *    the unnumbered ones in insertion order (`deliveries_fifo`, NULLs last) — and stops after
+ *    $2 rows it could lock.
+ * 3. The picked rows without a sequence (first claims) take the destination's next numbers in
+ *    claim order (`fresh`, `taken`: `next_sequence` bumped once, by their count); the others
+ *    keep theirs (retries, replays, requeued deliveries).
+ * 4. `next_pending` reads `deliveries_due` for the earliest row left pending: the statement's
+ *    snapshot still shows the claimed rows as pending, so they are left out by id.
+ *
+ * One row per claimed delivery, or a single row with a null id when nothing was claimed; every
+ * row carries `next_pending_at`.
  */
 function claimDueSql(orderBy: string, orderClaimedBy: string): string {
   return `
-  WITH claimed AS (
-    UPDATE deliveries SET status = 'queued', claimed_at = $3, updated_at = $3
-    WHERE id IN (
-      SELECT id FROM deliveries
-      WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $3
-      ORDER BY ${orderBy}
-      LIMIT $2
-      FOR UPDATE SKIP LOCKED)
-    RETURNING id, event_id, sequence, attempts, attempt_base, next_attempt_at, seq
+  WITH counter AS (
+    SELECT id FROM destinations WHERE id = $1 FOR NO KEY UPDATE
+  ), picked AS (
+    SELECT id, sequence, next_attempt_at, seq FROM deliveries
+    WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $3
+      AND EXISTS (SELECT 1 FROM counter)
+    ORDER BY ${orderBy}
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  ), fresh AS (
+    SELECT id, row_number() OVER (ORDER BY ${orderBy}) AS k FROM picked WHERE sequence IS NULL
+  ), taken AS (
+    UPDATE destinations SET next_sequence = next_sequence + (SELECT count(*) FROM fresh)
+    WHERE id = $1 AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING next_sequence - (SELECT count(*) FROM fresh) AS first
+  ), claimed AS (
+    UPDATE deliveries d SET status = 'queued', claimed_at = $3, updated_at = $3,
+      sequence = coalesce(d.sequence, (SELECT first FROM taken) + f.k - 1)
+    FROM picked p LEFT JOIN fresh f ON f.id = p.id
+    WHERE d.id = p.id
+    RETURNING d.id, d.event_id, d.sequence, d.attempts, d.attempt_base, d.next_attempt_at, d.seq
   ), next_pending AS (
     SELECT min(next_attempt_at) AS at FROM deliveries
     WHERE destination_id = $1 AND status = 'pending' AND id NOT IN (SELECT id FROM claimed)
@@ -47,10 +72,13 @@ function claimDueSql(orderBy: string, orderClaimedBy: string): string {
 
 export const CLAIM_DUE: Record<ClaimOrder, string> = {
   due: claimDueSql('next_attempt_at, seq', 'c.next_attempt_at, c.seq'),
-  sequence: claimDueSql('sequence', 'c.sequence'),
+  sequence: claimDueSql('sequence, seq', 'c.sequence'),
 };
 
-/** Takes up to `max` due deliveries of a destination, in claim order, and marks them queued. */
+/**
+ * Takes up to `max` due deliveries of a destination, in claim order, marks them queued, and
+ * numbers the ones claimed for the first time.
+ */
 export async function claimDue(
   db: Queryable,
   destinationId: string,
@@ -125,11 +153,12 @@ export async function pendingDestinations(
   db: Queryable,
 ): Promise<{ destinationId: string; nextPendingAt: number }[]> {
   const rows = await db.query(
-    `SELECT t.id AS destination_id, p.next_pending_at
-     FROM destinations t CROSS JOIN LATERAL (
+    `${WITH_PENDING}
+     SELECT t.id AS destination_id, n.next_pending_at
+     FROM pending p JOIN destinations t ON t.id = p.id CROSS JOIN LATERAL (
        SELECT min(d.next_attempt_at) AS next_pending_at FROM deliveries d
-       WHERE d.destination_id = t.id AND d.status = 'pending') p
-     WHERE t.state = 'active' AND t.deleted_at IS NULL AND p.next_pending_at IS NOT NULL`,
+       WHERE d.destination_id = t.id AND d.status = 'pending') n
+     WHERE t.state = 'active' AND t.deleted_at IS NULL AND n.next_pending_at IS NOT NULL`,
   );
   return rows.map((r) => ({
     destinationId: r.destination_id as string,
@@ -140,11 +169,12 @@ export async function pendingDestinations(
 /** One probe of `deliveries_due` per active destination (a loose index scan), not a scan of the backlog. */
 export async function oldestDueAt(db: Queryable, now: number): Promise<number | null> {
   const rows = await db.query(
-    `SELECT min(p.next_attempt_at) AS oldest
-     FROM destinations t CROSS JOIN LATERAL (
+    `${WITH_PENDING}
+     SELECT min(n.next_attempt_at) AS oldest
+     FROM pending p JOIN destinations t ON t.id = p.id CROSS JOIN LATERAL (
        SELECT d.next_attempt_at FROM deliveries d
        WHERE d.destination_id = t.id AND d.status = 'pending'
-       ORDER BY d.next_attempt_at LIMIT 1) p
+       ORDER BY d.next_attempt_at LIMIT 1) n
      WHERE t.state = 'active' AND t.deleted_at IS NULL`,
   );
   const oldest = (rows[0]?.oldest as number | null | undefined) ?? null;

@@ -246,7 +246,7 @@ await withPostgres('PostgresStore', () => {
 
     for (const [order, index] of [
       ['due', 'deliveries_due'],
-      ['sequence', 'deliveries_sequence'],
+      ['sequence', 'deliveries_fifo'],
     ] as const) {
       it(`the ${order} claim reads the partial index ${index} in claim order, without a sort`, async () => {
         const [store] = opened as [PostgresStore];

@@ -55,6 +55,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { WITH_PENDING } from './pending.ts';
 import {
   DESTINATION_COLUMNS,
   type DestinationColumn,
@@ -181,10 +182,10 @@ export class PostgresStore implements Store {
 
   async cancelOrphans(now: number): Promise<number> {
     const [r] = await this.db.query(
-      `WITH cancelled AS (
+      `${WITH_PENDING}, cancelled AS (
          UPDATE deliveries SET status = 'cancelled', updated_at = $1
-         WHERE status = 'pending'
-           AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NOT NULL)
+         WHERE status = 'pending' AND destination_id IN (
+           SELECT t.id FROM pending p JOIN destinations t ON t.id = p.id WHERE t.deleted_at IS NOT NULL)
          RETURNING 1
        )
        SELECT count(*)::int AS n FROM cancelled`,

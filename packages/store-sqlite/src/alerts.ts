@@ -15,6 +15,7 @@ import {
   type Tenant,
 } from '@sluice/engine';
 import type { Sql } from './lists.ts';
+import { WITH_PENDING } from './pending.ts';
 import { destinationFromRow } from './rows.ts';
 
 type Accept = (tenantId: string, event: NewEvent, now: number) => void;
@@ -27,12 +28,14 @@ type Row = Record<string, unknown>;
 export function backlogSamples(db: Sql, cap: number, exceptTenantId: string): BacklogSample[] {
   return db
     .sql(
-      `SELECT t.id AS destination_id, t.tenant_id,
+      `${WITH_PENDING}
+       SELECT t.id AS destination_id, t.tenant_id,
          (SELECT count(*) FROM (SELECT 1 FROM deliveries d
             WHERE d.destination_id = t.id AND d.status = 'pending' LIMIT ?)) AS pending,
          (SELECT min(d.next_attempt_at) FROM deliveries d
             WHERE d.destination_id = t.id AND d.status = 'pending') AS oldest
-       FROM destinations t WHERE t.deleted_at IS NULL AND t.tenant_id <> ?`,
+       FROM pending p JOIN destinations t ON t.id = p.id
+       WHERE t.deleted_at IS NULL AND t.tenant_id <> ?`,
     )
     .all(Math.max(1, cap), exceptTenantId)
     .filter((r) => (r.pending as number) > 0)

@@ -29,6 +29,7 @@ import {
   transitionFromRow,
   transitionReason,
 } from '@sluice/engine';
+import { numberRows } from './claim.ts';
 
 export interface HealthSql {
   sql(text: string): StatementSync;
@@ -178,7 +179,7 @@ export function claimProbe(s: HealthSql, destinationId: string, now: number, hol
         ? undefined
         : s
             .sql(
-              `SELECT d.id, d.event_id, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
+              `SELECT d.id, d.event_id, d.sequence, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
                FROM deliveries d JOIN events e ON e.id = d.event_id
                WHERE d.destination_id = ? AND d.status = 'pending'
                ORDER BY d.next_attempt_at, d.rowid LIMIT 1`,
@@ -186,11 +187,11 @@ export function claimProbe(s: HealthSql, destinationId: string, now: number, hol
             .get(destinationId);
     if (picked === undefined)
       return { deliveries: [], nextPendingAt: nextPendingAt(s, destinationId), nextProbeAt: probeAt };
-    s.sql(`UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ? WHERE id = ?`).run(
-      now,
-      now,
-      picked.id as string,
-    );
+    // Claimed for the first time: it takes the destination's next sequence, as in `claimDue`.
+    numberRows(s, destinationId, [picked]);
+    s.sql(
+      `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?, sequence = ? WHERE id = ?`,
+    ).run(now, now, picked.sequence as number, picked.id as string);
     s.sql('UPDATE destinations SET health_next_probe_at = ? WHERE id = ?').run(holdUntil, destinationId);
     return {
       deliveries: [{ ...claimedFromRow(picked, destinationId), probe: true }],

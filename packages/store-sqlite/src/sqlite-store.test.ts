@@ -122,7 +122,6 @@ describe('SqliteStore on its file', () => {
     const store = open();
     const tenantId = newId('ten');
     await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
-    // A delivery takes its destination's next sequence: the destination must exist.
     const { id: destinationId } = await store.createDestination(
       {
         id: newId('dst'),
@@ -178,7 +177,7 @@ describe('SqliteStore on its file', () => {
     assert.equal(store.db.prepare('PRAGMA journal_mode').get()?.journal_mode, 'wal');
   });
 
-  it('the claim query reads the partial index deliveries_due', async () => {
+  it('the claim queries read their partial indexes in claim order, without a sort (due, fifo)', async () => {
     const store = open();
     const tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
     await store.createTenant(tenant, 'hash');
@@ -207,19 +206,28 @@ describe('SqliteStore on its file', () => {
     }));
     await store.acceptEvents(tenant.id, events, T0);
     assert.equal((await store.claimDue(destination.id, 10, T0)).deliveries.length, 10);
+    assert.equal((await store.claimDue(destination.id, 10, T0, 'sequence')).deliveries.length, 10);
 
-    // The statement the store ran, as it prepared it (not a copy of its text).
+    // The statements the store ran, as it prepared them (not copies of their text).
     const statements = [...(store as unknown as { cache: Map<string, StatementSync> }).cache.keys()];
-    const claim = statements.filter((sql) => /^\s*SELECT[\s\S]*next_attempt_at <= \?/.test(sql));
-    assert.equal(claim.length, 1, `one claim SELECT among ${statements.length} statements`);
-    const plan = store.db
-      .prepare(`EXPLAIN QUERY PLAN ${claim[0]}`)
-      .all(destination.id, T0, 10)
-      .map((r) => String(r.detail));
-    assert.ok(
-      plan.some((detail) => /deliveries_due/.test(detail)),
-      `plan uses deliveries_due:\n${plan.join('\n')}`,
+    const claims = statements.filter((sql) => /^\s*SELECT[\s\S]*next_attempt_at <= \?/.test(sql));
+    assert.equal(
+      claims.length,
+      3,
+      `the due claim and fifo's two reads among ${statements.length} statements`,
     );
+    for (const sql of claims) {
+      const plan = store.db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(destination.id, T0, 10)
+        .map((r) => String(r.detail));
+      const index = /ORDER BY d\.next_attempt_at/.test(sql) ? 'deliveries_due' : 'deliveries_sequence';
+      assert.ok(
+        plan.some((detail) => detail.includes(`USING INDEX ${index}`)),
+        `plan uses ${index}:\n${plan.join('\n')}\n${sql}`,
+      );
+      assert.ok(!plan.some((detail) => /TEMP B-TREE/.test(detail)), `no sort:\n${plan.join('\n')}`);
+    }
   });
 
   it('two stores on one file both work', async () => {

@@ -44,12 +44,13 @@ import type {
   StoredEvent,
   Tenant,
 } from '@sluice/engine';
-import { claimedFromRow } from '@sluice/engine';
 import * as alerts from './alerts.ts';
+import * as claim from './claim.ts';
 import { countsForMany } from './counts.ts';
 import * as health from './health.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { WITH_PENDING } from './pending.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
 
 export type Synchronous = 'full' | 'normal';
@@ -66,12 +67,6 @@ export interface SqliteStoreOptions {
 }
 
 type Row = Record<string, unknown>;
-
-/** The claim's ORDER BY (each has its index: `deliveries_due`, `deliveries_sequence`). */
-const CLAIM_ORDER: Record<ClaimOrder, string> = {
-  due: 'd.next_attempt_at, d.rowid',
-  sequence: 'd.sequence',
-};
 
 interface PendingAccept {
   tenantId: string;
@@ -246,7 +241,9 @@ export class SqliteStore implements Store {
   async cancelOrphans(now: number): Promise<number> {
     const { changes } = this.sql(
       `UPDATE deliveries SET status = 'cancelled', updated_at = ?
-       WHERE status = 'pending' AND destination_id IN (SELECT id FROM destinations WHERE deleted_at IS NOT NULL)`,
+       WHERE status = 'pending' AND destination_id IN (
+         ${WITH_PENDING}
+         SELECT t.id FROM pending p JOIN destinations t ON t.id = p.id WHERE t.deleted_at IS NOT NULL)`,
     ).run(now);
     return Number(changes);
   }
@@ -319,20 +316,15 @@ export class SqliteStore implements Store {
     this.sql(
       'INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(id, tenantId, event.type, event.payload, event.idempotencyKey, now);
-    // The destination's next sequence, taken in this transaction: contiguous, in commit order.
-    const take = this.sql(
-      'UPDATE destinations SET next_sequence = next_sequence + 1 WHERE id = ? RETURNING next_sequence - 1 AS n',
-    );
+    // No sequence yet (0): a delivery takes one when it is first claimed (claim.ts).
     const insert = this.sql(
-      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, sequence, status, attempts, next_attempt_at,
+      `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, next_attempt_at,
          created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
     );
     const deliveries = event.destinationIds.map((destinationId) => {
-      const taken = take.get(destinationId);
-      if (taken === undefined) throw new Error(`no destination ${destinationId}`);
       const deliveryId = newId('dlv');
-      insert.run(deliveryId, id, destinationId, tenantId, taken.n as number, now, now, now);
+      insert.run(deliveryId, id, destinationId, tenantId, now, now, now);
       return { id: deliveryId, destinationId };
     });
     return { event: { id, deliveries }, replayed: false };
@@ -348,31 +340,7 @@ export class SqliteStore implements Store {
   }
 
   async claimDue(destinationId: string, max: number, now: number, order: ClaimOrder = 'due'): Promise<Claim> {
-    return this.progressTx(() => {
-      const rows =
-        max <= 0
-          ? []
-          : this.sql(
-              `SELECT d.id, d.event_id, d.sequence, d.attempts, d.attempt_base, e.type, e.payload, e.created_at
-               FROM deliveries d JOIN events e ON e.id = d.event_id
-               WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
-               ORDER BY ${CLAIM_ORDER[order]} LIMIT ?`,
-            ).all(destinationId, now, max);
-      if (rows.length > 0) {
-        this.sql(
-          `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?
-           WHERE id IN (SELECT value FROM json_each(?))`,
-        ).run(now, now, JSON.stringify(rows.map((r) => r.id)));
-      }
-      const next = this.sql(
-        `SELECT next_attempt_at FROM deliveries WHERE destination_id = ? AND status = 'pending'
-         ORDER BY next_attempt_at LIMIT 1`,
-      ).get(destinationId);
-      return {
-        deliveries: rows.map((r) => claimedFromRow(r, destinationId)),
-        nextPendingAt: next ? (next.next_attempt_at as number) : null,
-      };
-    });
+    return claim.claimDue(this, destinationId, max, now, order);
   }
 
   async completeAttempts(
@@ -415,10 +383,12 @@ export class SqliteStore implements Store {
 
   async pendingDestinations(): Promise<{ destinationId: string; nextPendingAt: number }[]> {
     return this.sql(
-      `SELECT t.id AS destination_id,
+      `${WITH_PENDING}
+       SELECT t.id AS destination_id,
          (SELECT min(d.next_attempt_at) FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending')
            AS next_pending_at
-       FROM destinations t WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+       FROM pending p JOIN destinations t ON t.id = p.id
+       WHERE t.state = 'active' AND t.deleted_at IS NULL`,
     )
       .all()
       .filter((r) => r.next_pending_at !== null)
@@ -430,9 +400,11 @@ export class SqliteStore implements Store {
 
   async oldestDueAt(now: number): Promise<number | null> {
     const row = this.sql(
-      `SELECT min((SELECT min(d.next_attempt_at) FROM deliveries d
+      `${WITH_PENDING}
+       SELECT min((SELECT min(d.next_attempt_at) FROM deliveries d
                    WHERE d.destination_id = t.id AND d.status = 'pending')) AS oldest
-       FROM destinations t WHERE t.state = 'active' AND t.deleted_at IS NULL`,
+       FROM pending p JOIN destinations t ON t.id = p.id
+       WHERE t.state = 'active' AND t.deleted_at IS NULL`,
     ).get();
     const oldest = (row?.oldest as number | null | undefined) ?? null;
     return oldest !== null && oldest <= now ? oldest : null;
