@@ -102,10 +102,14 @@ describe('retention', () => {
       }
     });
 
-    assert.deepEqual(young?.total, { deliveries: 0, attempts: 0, events: 0 }, 'nothing older than 30 days');
+    assert.deepEqual(
+      young?.total,
+      { deliveries: 0, attempts: 0, events: 0, transitions: 0 },
+      'nothing older than 30 days',
+    );
     assert.deepEqual(
       old?.total,
-      { deliveries: 6, attempts: 6, events: 5 },
+      { deliveries: 6, attempts: 6, events: 5, transitions: 0 },
       'the six delivered deliveries, their attempts, and the five events with nothing left',
     );
     assert.ok((old?.batches.length ?? 0) >= 4, `batches of two: ${JSON.stringify(old?.batches)}`);

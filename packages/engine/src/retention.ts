@@ -7,7 +7,7 @@
  */
 
 import type { Logger } from 'pino';
-import type { Store } from './store.ts';
+import type { RetentionResult, Store } from './store.ts';
 
 export const MIN_RETENTION_MS = 86_400_000;
 
@@ -31,19 +31,20 @@ export class Retention {
   }
 
   /** Deletes everything expired, batch by batch, yielding between batches. */
-  async run(): Promise<{ deliveries: number; attempts: number; events: number }> {
+  async run(): Promise<RetentionResult> {
     const { store, clock, retentionMs, batch } = this.options;
-    const total = { deliveries: 0, attempts: 0, events: 0 };
+    const total: RetentionResult = { deliveries: 0, attempts: 0, events: 0, transitions: 0 };
     const before = clock() - retentionMs;
     while (!this.stopped) {
       const done = await store.deleteExpired(before, batch);
       total.deliveries += done.deliveries;
       total.attempts += done.attempts;
       total.events += done.events;
-      if (done.deliveries < batch && done.events < batch) break;
+      total.transitions += done.transitions;
+      if (done.deliveries < batch && done.events < batch && done.transitions < batch) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (total.deliveries + total.events > 0)
+    if (total.deliveries + total.events + total.transitions > 0)
       this.options.logger.info(total, 'retention deleted expired data');
     return total;
   }

@@ -165,6 +165,20 @@ export function healthConformance(name: string, open: OpenStore): void {
       assert.deepEqual(await store.healthCounts(), { healthy: 0, degraded: 0, suspended: 1 });
     });
 
+    it('retention deletes transitions older than the cutoff, oldest first, in batches', async () => {
+      await accept(20);
+      await batch([{ statusCode: 503 }], T0 + 10);
+      await batch([{ statusCode: 503 }], T0 + 20); // healthy -> degraded at T0+20
+      await batch([{ statusCode: 503 }, { statusCode: 503 }], T0 + 30); // -> suspended at T0+30
+      const first = await store.deleteExpired(T0 + 25, 1);
+      assert.equal(first.transitions, 1, 'one a batch');
+      assert.equal((await store.deleteExpired(T0 + 25, 1)).transitions, 0, 'the later one is kept');
+      assert.deepEqual(
+        (await store.healthTransitions(dest.id, 10)).map((t) => [t.from, t.to, t.at]),
+        [['degraded', 'suspended', T0 + 30]],
+      );
+    });
+
     it('holds breaker failures of a degraded or suspended destination: pending, not dead, budget kept', async () => {
       await accept(4);
       // Healthy after this batch: the spent budget kills the delivery.

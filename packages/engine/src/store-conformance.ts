@@ -1207,7 +1207,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         );
         const before = T0 + 1_000;
 
-        const total: RetentionResult = { deliveries: 0, attempts: 0, events: 0 };
+        const total: RetentionResult = { deliveries: 0, attempts: 0, events: 0, transitions: 0 };
         for (let i = 0; ; i++) {
           assert.ok(i < 10, 'retention ends');
           const done = await store.deleteExpired(before, 1);
@@ -1220,7 +1220,7 @@ export function storeConformance(name: string, open: OpenStore): void {
           total.attempts += done.attempts;
           total.events += done.events;
         }
-        assert.deepEqual(total, { deliveries: 3, attempts: 2, events: 2 });
+        assert.deepEqual(total, { deliveries: 3, attempts: 2, events: 2, transitions: 0 });
 
         assert.equal(await store.getDelivery(oldDelivered as string), undefined);
         assert.equal(await store.getDelivery(cancelled as string), undefined);
@@ -1238,7 +1238,12 @@ export function storeConformance(name: string, open: OpenStore): void {
           [T0 + 100, T0 + 500],
           'the kept deliveries keep their attempts',
         );
-        assert.deepEqual(await store.deleteExpired(before, 100), { deliveries: 0, attempts: 0, events: 0 });
+        assert.deepEqual(await store.deleteExpired(before, 100), {
+          deliveries: 0,
+          attempts: 0,
+          events: 0,
+          transitions: 0,
+        });
       });
     });
 

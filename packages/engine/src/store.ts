@@ -198,6 +198,8 @@ export interface RetentionResult {
   deliveries: number;
   attempts: number;
   events: number;
+  /** Endpoint-health transitions (the history `GET …/health` shows) older than the cutoff. */
+  transitions: number;
 }
 
 export interface CompletedAttempt {
@@ -287,8 +289,9 @@ export interface Store {
   retryDelivery(id: string, now: number): Promise<RetryResult>;
   /**
    * Deletes, in batches of at most `batch`, delivered and cancelled deliveries last
-   * changed before `before`, their attempts, and events older than `before` that have no
-   * deliveries left. Dead deliveries stay until replayed or deleted.
+   * changed before `before`, their attempts, events older than `before` that have no
+   * deliveries left, and endpoint-health transitions older than `before`. Dead deliveries
+   * stay until replayed or deleted.
    */
   deleteExpired(before: number, batch: number): Promise<RetentionResult>;
 

@@ -190,10 +190,22 @@ export async function deleteExpired(db: Db, before: number, batch: number): Prom
        SELECT count(*) AS n FROM gone_events`,
       [before, batch],
     );
+    // Oldest first by id (ids grow with time): the scan stops after `batch` expired rows.
+    const [transitions] = await q.query(
+      `WITH gone AS (
+         DELETE FROM destination_health_transitions WHERE id IN (
+           SELECT id FROM destination_health_transitions WHERE at < $1 ORDER BY id LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1
+       )
+       SELECT count(*) AS n FROM gone`,
+      [before, batch],
+    );
     return {
       deliveries: (counts?.deliveries as number) ?? 0,
       attempts: (counts?.attempts as number) ?? 0,
       events: (events?.n as number) ?? 0,
+      transitions: (transitions?.n as number) ?? 0,
     };
   });
 }

@@ -148,10 +148,18 @@ export function deleteExpired(db: Sql, before: number, batch: number): Retention
            ORDER BY e.created_at LIMIT ?)`,
       )
       .run(before, batch);
+    // Oldest first by id (ids grow with time): the scan stops after `batch` expired rows.
+    const transitions = db
+      .sql(
+        `DELETE FROM destination_health_transitions WHERE id IN (
+           SELECT id FROM destination_health_transitions WHERE at < ? ORDER BY id LIMIT ?)`,
+      )
+      .run(before, batch);
     return {
       deliveries: Number(deliveries.changes),
       attempts: Number(attempts.changes),
       events: Number(events.changes),
+      transitions: Number(transitions.changes),
     };
   });
 }
