@@ -130,7 +130,8 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
           name: d.id,
           url: destinationUrl(receiverUrl, d),
           rateLimit: { limit: d.limit, period: 'second', ...(d.burst ? { burst: d.burst } : {}) },
-          adaptive: d.adaptive ?? false,
+          // Only when asked: a version of Sluice before adaptive pacing (--sluice-ref) refuses the field.
+          ...(d.adaptive ? { adaptive: true } : {}),
           retry: {
             maxAttempts: workload.retry.attempts,
             initialDelayMs: workload.retry.initialDelayMs,
