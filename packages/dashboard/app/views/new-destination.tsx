@@ -6,26 +6,15 @@
  */
 
 import { useState } from 'preact/hooks';
-import {
-  api,
-  type DestinationWithSecret,
-  type Ordering,
-  type Period,
-  type Role,
-  type Tenant,
-} from '../api.ts';
+import { api, type DestinationWithSecret, type Role, type Tenant } from '../api.ts';
+import { PacingFields, type PacingValues, pacingSettings, pacingValues } from './pacing-fields.tsx';
 
 export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[] }) {
   const [open, setOpen] = useState(false);
   const [tenantId, setTenantId] = useState('');
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
-  const [limit, setLimit] = useState('10');
-  const [period, setPeriod] = useState<Period>('second');
-  const [concurrency, setConcurrency] = useState('');
-  const [burst, setBurst] = useState('');
-  const [adaptive, setAdaptive] = useState(false);
-  const [ordering, setOrdering] = useState<Ordering>('none');
+  const [pacing, setPacing] = useState<PacingValues>(() => pacingValues());
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<DestinationWithSecret | null>(null);
 
@@ -37,10 +26,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
         {
           ...(name.trim() ? { name: name.trim() } : {}),
           url: url.trim(),
-          rateLimit: { limit: Number(limit), period, ...(burst.trim() ? { burst: Number(burst) } : {}) },
-          ...(concurrency.trim() ? { maxConcurrency: Number(concurrency) } : {}),
-          ...(adaptive ? { adaptive } : {}),
-          ordering,
+          ...pacingSettings(pacing),
         },
         role === 'admin' ? tenantId : undefined,
       );
@@ -106,67 +92,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
             onInput={(e) => setUrl(e.currentTarget.value)}
           />
         </label>
-        <label>
-          Limit
-          <input
-            name="limit"
-            type="number"
-            min={1}
-            required
-            value={limit}
-            onInput={(e) => setLimit(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          Per
-          <select name="period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as Period)}>
-            <option value="second">second</option>
-            <option value="minute">minute</option>
-            <option value="hour">hour</option>
-          </select>
-        </label>
-        <label>
-          Burst
-          <input
-            name="burst"
-            type="number"
-            min={1}
-            placeholder="none"
-            value={burst}
-            onInput={(e) => setBurst(e.currentTarget.value)}
-          />
-        </label>
-        <label class="inline">
-          <input
-            name="adaptive"
-            type="checkbox"
-            checked={adaptive}
-            onChange={(e) => setAdaptive(e.currentTarget.checked)}
-          />
-          Adaptive
-        </label>
-        <label>
-          Max concurrency
-          <input
-            name="maxConcurrency"
-            type="number"
-            min={1}
-            placeholder="no cap"
-            value={concurrency}
-            onInput={(e) => setConcurrency(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          Order
-          <select
-            name="ordering"
-            value={ordering}
-            onChange={(e) => setOrdering(e.currentTarget.value as Ordering)}
-          >
-            <option value="none">none</option>
-            <option value="fifo">FIFO</option>
-          </select>
-        </label>
+        <PacingFields value={pacing} onChange={setPacing} />
         <button type="submit">Create</button>
         <button type="button" class="secondary" onClick={() => setOpen(false)}>
           Cancel
