@@ -50,14 +50,14 @@ describe('the Redis schedule scripts', { skip }, () => {
     await scripts.wake('s3', 1_000);
     const { ticks } = await scripts.claimTicks(0, 1_000, 5_000, 1_000);
     const lease = (id: string) => ticks.find((t) => t.destinationId === id)?.lease as string;
-    assert.equal(await scripts.settle('s1', lease('s1'), 2_000), 'scheduled');
+    assert.deepEqual(await scripts.settle('s1', lease('s1'), 2_000), { state: 'scheduled', at: 2_000 });
     assert.equal(await redis.zscore(keys.schedule(0), 's1'), '2000');
-    assert.equal(await scripts.settle('s2', lease('s2'), null), 'removed');
+    assert.deepEqual(await scripts.settle('s2', lease('s2'), null), { state: 'removed' });
     assert.equal(await redis.zscore(keys.schedule(0), 's2'), null);
     // A wake while s3's tick runs: recorded, and wins over the tick's shutdown.
     await scripts.wake('s3', 1_500);
     assert.equal(await redis.zscore(keys.schedule(0), 's3'), null, 'not scheduled while leased');
-    assert.equal(await scripts.settle('s3', lease('s3'), null), 'scheduled');
+    assert.deepEqual(await scripts.settle('s3', lease('s3'), null), { state: 'scheduled', at: 1_500 });
     assert.equal(await redis.zscore(keys.schedule(0), 's3'), '1500');
     assert.equal(await redis.zscore(keys.leases(0), 's3'), null);
   });
@@ -70,8 +70,8 @@ describe('the Redis schedule scripts', { skip }, () => {
     const second = await scripts.claimTicks(0, 1_200, 100, 1_000);
     const taken = second.ticks.find((t) => t.destinationId === 'x');
     assert.ok(taken, 'the expired lease was claimed again');
-    assert.equal(await scripts.settle('x', old.lease, 5_000), 'lost');
-    assert.equal(await scripts.settle('x', taken.lease, null), 'removed');
+    assert.deepEqual(await scripts.settle('x', old.lease, 5_000), { state: 'lost' });
+    assert.deepEqual(await scripts.settle('x', taken.lease, null), { state: 'removed' });
   });
 });
 
@@ -129,6 +129,40 @@ describe('RedisSchedule with two replicas', { skip }, () => {
       assert.equal(await (replicas[0] as RedisSchedule).isScheduled('d0'), false);
     } finally {
       for (const r of replicas) await r.stop();
+      for (const c of connections) c.disconnect();
+      await cleanup(redis, prefix);
+      redis.disconnect();
+    }
+  });
+
+  it('a settle sooner than the loop means to look is run then, not after the longest sleep', async () => {
+    const prefix = uniquePrefix();
+    const keys = new Keys(prefix);
+    const redis = connect();
+    const connections = [connect()];
+    const ranAt: number[] = [];
+    // No subscriber: nothing but the replica's own settle can cut its sleep short.
+    const schedule = new RedisSchedule({
+      redis: connections[0] as Redis,
+      keys,
+      tick: async () => {
+        ranAt.push(Date.now());
+        return ranAt.length < 3 ? Date.now() + 10 : null;
+      },
+      clock: Date.now,
+      onTickError: (_id, err) => assert.fail(String(err)),
+      maxIdleMs: 60_000,
+    });
+    try {
+      await redis.set(keys.epoch(), 'ready');
+      await schedule.scripts.wake('d', Date.now());
+      await schedule.start();
+      const deadline = Date.now() + 10_000;
+      while (ranAt.length < 3 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(ranAt.length, 3, 'each tick ran when its settle scheduled it, within the longest sleep');
+    } finally {
+      await schedule.stop();
       for (const c of connections) c.disconnect();
       await cleanup(redis, prefix);
       redis.disconnect();

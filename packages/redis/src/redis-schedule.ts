@@ -6,7 +6,10 @@
  * leases, so one replica runs each), run them, settle them (reschedule, or leave the
  * schedule unless woken meanwhile), then sleep until the shard's next due time — at most
  * `maxIdleMs`, and less when a wake moves a tick to the head of a schedule (the `kick`
- * channel). A replica that dies mid-tick leaves a lease that expires and is claimed again.
+ * channel) or one of this replica's settles schedules a tick sooner than its loop means to
+ * look. A kick that lands while a loop is claiming, not sleeping, is not lost: the loop
+ * counts kicks and claims again instead of sleeping on a due time it read before the kick.
+ * A replica that dies mid-tick leaves a lease that expires and is claimed again.
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
@@ -47,8 +50,13 @@ export class RedisSchedule {
   private readonly running = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
+  /** Kicks so far; a loop that saw one while claiming claims again instead of sleeping. */
+  private kicks = 0;
+  /** When each shard's loop will claim next at the latest (ms since the epoch). */
+  private readonly wakeAt: number[] = [];
   private readonly onKick = (channel?: string): void => {
     if (channel !== undefined && channel !== this.options.keys.kickChannel()) return;
+    this.kicks++;
     for (const wakeUp of this.sleepers) wakeUp();
   };
 
@@ -100,6 +108,9 @@ export class RedisSchedule {
     const { clock, leaseMs, batch, maxIdleMs } = this.options;
     while (!this.stopped) {
       let nextAt: number;
+      const kicksBefore = this.kicks;
+      // Until this pass decides how long to sleep, a settle sooner than this must kick.
+      this.wakeAt[shard] = clock() + maxIdleMs;
       if (!(await this.ready())) {
         await this.sleep(maxIdleMs);
         continue;
@@ -115,7 +126,9 @@ export class RedisSchedule {
       }
       const now = clock();
       const wait = nextAt < 0 ? maxIdleMs : Math.min(maxIdleMs, Math.max(0, nextAt - now));
-      if (wait > 0) await this.sleep(wait);
+      if (wait <= 0 || this.kicks !== kicksBefore) continue;
+      this.wakeAt[shard] = now + wait;
+      await this.sleep(wait);
     }
   }
 
@@ -141,7 +154,10 @@ export class RedisSchedule {
       }
       const finishedAt = clock();
       try {
-        await this.scripts.settle(claimed.destinationId, claimed.lease, next);
+        const settled = await this.scripts.settle(claimed.destinationId, claimed.lease, next);
+        // The next tick is due before this replica's loop would look again: look sooner.
+        const shard = this.options.keys.shardOf(claimed.destinationId);
+        if (settled.state === 'scheduled' && settled.at < (this.wakeAt[shard] ?? 0)) this.onKick();
         onTick?.({ destinationId: claimed.destinationId, due: claimed.due, startedAt, finishedAt });
       } catch (err) {
         // The lease expires and another claim runs the tick again.

@@ -41,6 +41,9 @@ export function defineScripts(redis: Redis): void {
   marker.sluiceScripts = true;
 }
 
+/** Where a settled tick left its destination. */
+export type Settled = { state: 'scheduled'; at: number } | { state: 'removed' | 'lost' };
+
 export class Scripts {
   private readonly redis: Redis;
   private readonly keys: Keys;
@@ -127,12 +130,11 @@ export class Scripts {
     );
   }
 
-  /** Ends a tick: `next` null shuts the destination down. Returns where it now stands. */
-  async settle(
-    destinationId: string,
-    lease: string,
-    next: number | null,
-  ): Promise<'scheduled' | 'removed' | 'lost'> {
+  /**
+   * Ends a tick: `next` null shuts the destination down. Returns where it now stands: its
+   * due time when scheduled (a wake during the tick may have made it sooner than `next`).
+   */
+  async settle(destinationId: string, lease: string, next: number | null): Promise<Settled> {
     const result = Number(
       await this.call('settle').call(
         this.redis,
@@ -142,6 +144,7 @@ export class Scripts {
         next === null ? -1 : Math.ceil(next),
       ),
     );
-    return result === -2 ? 'lost' : result === -1 ? 'removed' : 'scheduled';
+    if (result === -2) return { state: 'lost' };
+    return result === -1 ? { state: 'removed' } : { state: 'scheduled', at: result };
   }
 }
