@@ -111,12 +111,18 @@ export class RedisSchedule {
       const kicksBefore = this.kicks;
       // Until this pass decides how long to sleep, a settle sooner than this must kick.
       this.wakeAt[shard] = clock() + maxIdleMs;
-      if (!(await this.ready())) {
-        await this.sleep(maxIdleMs);
-        continue;
-      }
       try {
-        const claimed = await this.scripts.claimTicks(shard, clock(), leaseMs, batch);
+        // The epoch is read beside the claim, in the same round trip (auto-pipelining).
+        const [ready, claimed] = await Promise.all([
+          this.ready(),
+          this.scripts.claimTicks(shard, clock(), leaseMs, batch),
+        ]);
+        if (!ready) {
+          // The state is being rebuilt: what was claimed goes back untouched, due as it was.
+          await Promise.all(claimed.ticks.map((t) => this.scripts.settle(t.destinationId, t.lease, t.due)));
+          await this.sleep(maxIdleMs);
+          continue;
+        }
         for (const tick of claimed.ticks) this.run(tick);
         if (claimed.ticks.length === batch) continue;
         nextAt = claimed.nextAt;

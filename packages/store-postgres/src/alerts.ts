@@ -21,7 +21,7 @@ import {
 } from '@sluice/engine';
 import { acceptEvents } from './accept.ts';
 import type { Db, Queryable, Row } from './db.ts';
-import { WITH_PENDING } from './pending.ts';
+import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 
 /**
  * $1 the cap, $2 the tenant left out. Per destination: its pending deliveries counted up to
@@ -30,7 +30,7 @@ import { WITH_PENDING } from './pending.ts';
 const BACKLOG_SAMPLES = `
   ${WITH_PENDING}
   SELECT t.id AS destination_id, t.tenant_id, c.n AS pending, o.at AS oldest
-  FROM pending p JOIN destinations t ON t.id = p.id
+  FROM pending p ${PENDING_DESTINATION}
   CROSS JOIN LATERAL (
     SELECT count(*) AS n FROM (
       SELECT 1 FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending' LIMIT $1) x) c

@@ -13,7 +13,7 @@
 import type { ClaimOrder } from '@sluice/core';
 import { type Claim, claimedFromRow, type DestinationCounts, type DestinationWork } from '@sluice/engine';
 import type { Queryable } from './db.ts';
-import { WITH_PENDING } from './pending.ts';
+import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 
 /**
  * $1 destination, $2 max, $3 now. One statement, so one round trip:
@@ -149,17 +149,17 @@ export async function destinationWork(db: Queryable, destinationId: string): Pro
   };
 }
 
+export const PENDING_DESTINATIONS = `${WITH_PENDING}
+  SELECT t.id AS destination_id, n.next_pending_at
+  FROM pending p ${PENDING_DESTINATION} CROSS JOIN LATERAL (
+    SELECT min(d.next_attempt_at) AS next_pending_at FROM deliveries d
+    WHERE d.destination_id = t.id AND d.status = 'pending') n
+  WHERE t.state = 'active' AND t.deleted_at IS NULL AND n.next_pending_at IS NOT NULL`;
+
 export async function pendingDestinations(
   db: Queryable,
 ): Promise<{ destinationId: string; nextPendingAt: number }[]> {
-  const rows = await db.query(
-    `${WITH_PENDING}
-     SELECT t.id AS destination_id, n.next_pending_at
-     FROM pending p JOIN destinations t ON t.id = p.id CROSS JOIN LATERAL (
-       SELECT min(d.next_attempt_at) AS next_pending_at FROM deliveries d
-       WHERE d.destination_id = t.id AND d.status = 'pending') n
-     WHERE t.state = 'active' AND t.deleted_at IS NULL AND n.next_pending_at IS NOT NULL`,
-  );
+  const rows = await db.query(PENDING_DESTINATIONS);
   return rows.map((r) => ({
     destinationId: r.destination_id as string,
     nextPendingAt: r.next_pending_at as number,
@@ -171,7 +171,7 @@ export async function oldestDueAt(db: Queryable, now: number): Promise<number | 
   const rows = await db.query(
     `${WITH_PENDING}
      SELECT min(n.next_attempt_at) AS oldest
-     FROM pending p JOIN destinations t ON t.id = p.id CROSS JOIN LATERAL (
+     FROM pending p ${PENDING_DESTINATION} CROSS JOIN LATERAL (
        SELECT d.next_attempt_at FROM deliveries d
        WHERE d.destination_id = t.id AND d.status = 'pending'
        ORDER BY d.next_attempt_at LIMIT 1) n

@@ -4,7 +4,7 @@ import { newId } from '@sluice/core';
 import type { ClaimedDelivery, CompletedAttempt, NewDestination, NewEvent, Tenant } from '@sluice/engine';
 import pg from 'pg';
 import { storeConformance } from '../../engine/src/store-conformance.ts';
-import { CLAIM_DUE } from './lifecycle.ts';
+import { CLAIM_DUE, PENDING_DESTINATIONS } from './lifecycle.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from './testing.ts';
 
@@ -13,6 +13,7 @@ const T0 = 1_700_000_000_000;
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Rows Removed by Join Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -272,5 +273,24 @@ await withPostgres('PostgresStore', () => {
         );
       });
     }
+
+    it('the sweep looks each pending destination up by its key, even before statistics exist', async () => {
+      const [store] = opened as [PostgresStore];
+      await store.createDestination(newDestination(tenant.id), T0);
+      // 3,000 more copies of it, never analyzed: what a sweep met right after a bulk create.
+      await store.db.query(
+        `INSERT INTO destinations SELECT (jsonb_populate_record(d, jsonb_build_object('id', d.id || '_' || i))).*
+         FROM destinations d, generate_series(1, 3000) i`,
+      );
+      const ids = (await store.db.query('SELECT id FROM destinations')).map((r) => r.id as string);
+      await store.acceptEvents(tenant.id, [newEvent(ids)], T0);
+      const [row] = await store.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${PENDING_DESTINATIONS}`);
+      const plan = (row?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+      const lookup = find(plan, (n) => n['Index Name'] === 'destinations_pkey');
+      assert.ok(lookup, `destinations read by key: ${JSON.stringify(plan)}`);
+      const filtered = find(plan, (n) => Number(n['Rows Removed by Join Filter'] ?? 0) > 0);
+      assert.equal(filtered, undefined, 'no join compares every pending destination with every destination');
+      assert.equal((await store.pendingDestinations()).length, ids.length);
+    });
   });
 });

@@ -55,7 +55,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
-import { WITH_PENDING } from './pending.ts';
+import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import {
   DESTINATION_COLUMNS,
   type DestinationColumn,
@@ -185,7 +185,7 @@ export class PostgresStore implements Store {
       `${WITH_PENDING}, cancelled AS (
          UPDATE deliveries SET status = 'cancelled', updated_at = $1
          WHERE status = 'pending' AND destination_id IN (
-           SELECT t.id FROM pending p JOIN destinations t ON t.id = p.id WHERE t.deleted_at IS NOT NULL)
+           SELECT t.id FROM pending p ${PENDING_DESTINATION} WHERE t.deleted_at IS NOT NULL)
          RETURNING 1
        )
        SELECT count(*)::int AS n FROM cancelled`,
