@@ -52,8 +52,12 @@ export class RedisSchedule {
   private readonly sleepers = new Set<() => void>();
   /** Kicks so far; a loop that saw one while claiming claims again instead of sleeping. */
   private kicks = 0;
-  /** When each shard's loop will claim next at the latest (ms since the epoch). */
+  /** Per shard: when its loop claims next at the latest (ms since the epoch). */
   private readonly wakeAt: number[] = [];
+  /** Per shard: the soonest due time one of this replica's settles left since its last claim. */
+  private readonly settledAt: number[] = [];
+  /** Per shard: moves the sleeping loop's wake-up sooner (absent while it claims). */
+  private readonly rearm: (((at: number) => void) | undefined)[] = [];
   private readonly onKick = (channel?: string): void => {
     if (channel !== undefined && channel !== this.options.keys.kickChannel()) return;
     this.kicks++;
@@ -109,8 +113,9 @@ export class RedisSchedule {
     while (!this.stopped) {
       let nextAt: number;
       const kicksBefore = this.kicks;
-      // Until this pass decides how long to sleep, a settle sooner than this must kick.
+      // Until this pass decides how long to sleep, a settle sooner than this is remembered.
       this.wakeAt[shard] = clock() + maxIdleMs;
+      this.settledAt[shard] = Number.POSITIVE_INFINITY;
       try {
         // The epoch is read beside the claim, in the same round trip (auto-pipelining).
         const [ready, claimed] = await Promise.all([
@@ -130,11 +135,14 @@ export class RedisSchedule {
         this.options.onTickError('*', err);
         nextAt = clock() + this.options.errorBackoffMs;
       }
+      // A settle while claiming may have scheduled a tick sooner than the claim saw.
+      const settledAt = this.settledAt[shard] ?? Number.POSITIVE_INFINITY;
+      const due = nextAt < 0 ? settledAt : Math.min(nextAt, settledAt);
       const now = clock();
-      const wait = nextAt < 0 ? maxIdleMs : Math.min(maxIdleMs, Math.max(0, nextAt - now));
+      const wait = Number.isFinite(due) ? Math.min(maxIdleMs, Math.max(0, due - now)) : maxIdleMs;
       if (wait <= 0 || this.kicks !== kicksBefore) continue;
       this.wakeAt[shard] = now + wait;
-      await this.sleep(wait);
+      await this.sleep(wait, shard);
     }
   }
 
@@ -161,9 +169,10 @@ export class RedisSchedule {
       const finishedAt = clock();
       try {
         const settled = await this.scripts.settle(claimed.destinationId, claimed.lease, next);
-        // The next tick is due before this replica's loop would look again: look sooner.
+        // The next tick is due before this replica's loop would look again: look then.
         const shard = this.options.keys.shardOf(claimed.destinationId);
-        if (settled.state === 'scheduled' && settled.at < (this.wakeAt[shard] ?? 0)) this.onKick();
+        if (settled.state === 'scheduled' && settled.at < (this.wakeAt[shard] ?? 0))
+          this.soonAt(shard, settled.at);
         onTick?.({ destinationId: claimed.destinationId, due: claimed.due, startedAt, finishedAt });
       } catch (err) {
         // The lease expires and another claim runs the tick again.
@@ -174,15 +183,30 @@ export class RedisSchedule {
     void done.finally(() => this.running.delete(done));
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** A tick of `shard` is due at `at`, sooner than its loop means to look. */
+  private soonAt(shard: number, at: number): void {
+    this.wakeAt[shard] = at;
+    const rearm = this.rearm[shard];
+    if (rearm) rearm(at);
+    else this.settledAt[shard] = Math.min(this.settledAt[shard] ?? Number.POSITIVE_INFINITY, at);
+  }
+
+  /** Sleeps `ms`; a kick ends it, and for a shard's loop a sooner settle moves its end. */
+  private sleep(ms: number, shard?: number): Promise<void> {
     return new Promise((resolve) => {
       const wakeUp = (): void => {
         clearTimeout(timer);
         this.sleepers.delete(wakeUp);
+        if (shard !== undefined) this.rearm[shard] = undefined;
         resolve();
       };
-      const timer = setTimeout(wakeUp, ms);
+      let timer = setTimeout(wakeUp, ms);
       this.sleepers.add(wakeUp);
+      if (shard === undefined) return;
+      this.rearm[shard] = (at: number): void => {
+        clearTimeout(timer);
+        timer = setTimeout(wakeUp, Math.max(0, at - this.options.clock()));
+      };
     });
   }
 }
