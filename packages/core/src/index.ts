@@ -94,6 +94,7 @@ export {
   decideTick,
   MIN_TICK_GAP_MS,
   nextTickAt,
+  roomBatch,
   type TickDecision,
   type TickInput,
   type TickLimit,

@@ -4,7 +4,7 @@ import { maxInAnyWindow } from './audit.ts';
 import { mulberry32 } from './random.ts';
 import { type RateLimit, type RatePlan, ratePlan } from './rate-plan.ts';
 import { type SendHandle, SendWindow } from './send-window.ts';
-import { decideTick, MIN_TICK_GAP_MS, nextTickAt, type TickInput } from './tick.ts';
+import { decideTick, MIN_TICK_GAP_MS, nextTickAt, roomBatch, type TickInput } from './tick.ts';
 
 const PER_SECOND_10 = ratePlan({ limit: 10, period: 'second' });
 const PER_MINUTE_120 = ratePlan({ limit: 120, period: 'minute' });
@@ -123,6 +123,13 @@ describe('nextTickAt', () => {
   it('follows the window when the window held the tick back, at least MIN_TICK_GAP_MS on', () => {
     assert.equal(nextTickAt(1_000, 1_001, PER_SECOND_10, 1_030, 'window'), 1_030);
     assert.equal(nextTickAt(1_000, 1_001, PER_SECOND_10, 1_001, 'window'), 1_001 + MIN_TICK_GAP_MS);
+  });
+
+  it('waits for 2 % of the limit in free slots when the window holds a backlog back, at least one', () => {
+    assert.equal(roomBatch({ limit: 1 }), 1);
+    assert.equal(roomBatch({ limit: 50 }), 1);
+    assert.equal(roomBatch({ limit: 100 }), 2);
+    assert.equal(roomBatch({ limit: 2_000 }), 40);
   });
 
   it('is the latest of due + interval, room and now (random inputs)', () => {

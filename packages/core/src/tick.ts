@@ -81,6 +81,18 @@ export function decideTick({
 export const MIN_TICK_GAP_MS = 10;
 
 /**
+ * How many free slots a destination held back by its window waits for before its next tick:
+ * 2 % of its limit, at least one. A backlog at 2,000 a second whose workers lag behind then
+ * ticks when 40 slots have left the window, instead of every MIN_TICK_GAP_MS for the one or
+ * two that did (each such tick is a claim and a publish of almost nothing). A freed slot
+ * waits at most until the batch's last one frees: at a steady rate that loses ~1 % of it,
+ * and a window that empties at once (a burst sent together) frees the batch at once.
+ */
+export function roomBatch(plan: Pick<RatePlan, 'limit'>): number {
+  return Math.max(1, Math.floor(plan.limit / 50));
+}
+
+/**
  * The due time of the next tick of a destination that still has work.
  *
  * - After a full run (or a concurrency cap): one interval after the tick that just ran

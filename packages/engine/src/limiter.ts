@@ -23,6 +23,7 @@ import {
   nextTickAt,
   PERIOD_MS,
   ratePlan,
+  roomBatch,
   scaledRateLimit,
 } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
@@ -93,11 +94,13 @@ export function createTick(deps: LimiterDeps) {
     const claimed = claim?.deliveries ?? [];
     // Counted before publishing (an over-count only slows the destination), and in the same
     // step: when the window next has room, with these counted.
+    // Held back by its window, a backlog waits for a batch of free slots (core/tick.ts).
     const windowRoomAt = await pacing.published(
       destinationId,
       claimed.map((d) => d.id),
       plan,
       now,
+      limitedBy === 'window' ? roomBatch(plan) : 1,
     );
     const queuedNow = counts.queued + claimed.length;
     const roomAt = Math.max(

@@ -46,15 +46,17 @@ export interface TickPacing {
   /**
    * Records deliveries as published, before they are handed to the delivery queue (none: a
    * tick that publishes nothing), and returns the earliest moment the window may then have
-   * room for one more (a scheduling hint: requests in flight are assumed to finish now,
-   * queued ones to start now). One step, so one round trip where the state is remote. With
-   * a burst it also records the bucket's emission interval (the requests' starts take tokens).
+   * room for `room` more (default one; a scheduling hint: requests in flight are assumed to
+   * finish now, queued ones to start now). One step, so one round trip where the state is
+   * remote. With a burst it also records the bucket's emission interval (the requests'
+   * starts take tokens).
    */
   published(
     destinationId: string,
     deliveryIds: readonly string[],
     plan: PublishedPlan,
     now: number,
+    room?: number,
   ): Promise<number>;
   /** The tick was allowed more than was due (new work may go out before the next tick). */
   noteRoom(destinationId: string, roomForMore: boolean): void;
@@ -111,11 +113,12 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     deliveryIds: readonly string[],
     plan: PublishedPlan,
     now: number,
+    room = 1,
   ): Promise<number> {
     const pace = this.pacer.of(destinationId, plan.periodMs);
     pace.queued += deliveryIds.length;
     pace.bucket.emissionMs = plan.burst === null ? 0 : emissionMs(plan);
-    return pace.window.roomAt(now, windowCap(plan) - 1, pace.queued);
+    return pace.window.roomAt(now, windowCap(plan) - Math.max(1, room), pace.queued);
   }
 
   noteRoom(destinationId: string, roomForMore: boolean): void {

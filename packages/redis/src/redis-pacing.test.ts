@@ -32,6 +32,7 @@ describe('RedisPacing', { skip }, () => {
   it('reads and schedules exactly as the single box does, over random publishes, starts and finishes', async () => {
     for (let seed = 1; seed <= 8; seed++) {
       const random = mulberry32(seed);
+      const roomRandom = mulberry32(seed + 100); // its own draws: the trajectory stays the same
       const keys = new Keys(`${prefix}-${seed}`);
       // On this fake clock a write's lowering goes at once (in real time it waits for the bound).
       const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
@@ -107,6 +108,14 @@ describe('RedisPacing', { skip }, () => {
         sawBackoff ||= ra !== null && ra.effective < limit;
         const [rr, lr] = [await remote.published(d, [], plan, now), await local.published(d, [], plan, now)];
         assert.equal(rr, lr, `roomAt, seed ${seed} step ${step}`);
+        // Room for a batch of free slots (a window-bound backlog's next tick): the same on both.
+        const room = 1 + Math.floor(roomRandom() * limit);
+        const [rk, lk] = [
+          await remote.published(d, [], plan, now, room),
+          await local.published(d, [], plan, now, room),
+        ];
+        assert.equal(rk, lk, `roomAt for ${room}, seed ${seed} step ${step}`);
+        assert.ok(rk >= rr, 'room for more is never sooner than room for one');
       }
       assert.equal(sawBucket, burst !== null, `the bucket was exercised, seed ${seed}`);
       if (limit > 1) assert.equal(sawBackoff, adaptive, `adaptive pacing was exercised, seed ${seed}`);

@@ -84,6 +84,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     deliveryIds: readonly string[],
     plan: PublishedPlan,
     now: number,
+    room = 1,
   ): Promise<number> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
     return Number(
@@ -92,7 +93,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         keys.sends(destinationId),
         keys.pace(destinationId),
         Math.floor(now),
-        windowCap(plan),
+        // roomAt answers when at most cap - 1 count: room for `room` is that of a smaller cap.
+        windowCap(plan) - Math.max(1, room) + 1,
         plan.periodMs,
         windowMarginMs,
         claimLeaseMs,
