@@ -285,7 +285,8 @@ await withPostgres('PostgresStore', () => {
       const ids = (await store.db.query('SELECT id FROM destinations')).map((r) => r.id as string);
       await store.acceptEvents(tenant.id, [newEvent(ids)], T0);
       const [row] = await store.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${PENDING_DESTINATIONS}`);
-      const plan = (row?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+      assert.ok(row, 'EXPLAIN answered');
+      const plan = (row['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
       const lookup = find(plan, (n) => n['Index Name'] === 'destinations_pkey');
       assert.ok(lookup, `destinations read by key: ${JSON.stringify(plan)}`);
       const filtered = find(plan, (n) => Number(n['Rows Removed by Join Filter'] ?? 0) > 0);
