@@ -8,6 +8,8 @@ import type { Destination, Store } from './store.ts';
 
 export class DestinationCache {
   private readonly map = new Map<string, Destination>();
+  /** The read in flight per destination: a `get` meanwhile waits for it, never the old copy. */
+  private readonly loading = new Map<string, Promise<Destination | undefined>>();
   private readonly store: Store;
 
   constructor(store: Store) {
@@ -17,27 +19,47 @@ export class DestinationCache {
   async get(id: string): Promise<Destination | undefined> {
     const hit = this.map.get(id);
     if (hit) return hit;
-    return this.refresh(id);
+    return this.loading.get(id) ?? this.refresh(id);
   }
 
   peek(id: string): Destination | undefined {
     return this.map.get(id);
   }
 
-  /** Reads the destination again; forgets it when it is gone. */
-  async refresh(id: string): Promise<Destination | undefined> {
-    const fresh = await this.store.getDestination(id);
-    if (fresh) this.map.set(id, fresh);
-    else this.map.delete(id);
-    return fresh;
+  /**
+   * Reads the destination again; forgets it when it is gone. The cached copy is dropped at
+   * once, not when the read returns: a change arrives as a message and the tick it wakes may
+   * start before the read is back (the kick follows the change on one connection), and that
+   * tick must wait for the new copy rather than run on the old one.
+   */
+  refresh(id: string): Promise<Destination | undefined> {
+    this.map.delete(id);
+    const read: Promise<Destination | undefined> = this.store.getDestination(id).then(
+      (fresh) => {
+        // Only the latest read writes: an older one may have begun before the change.
+        if (this.loading.get(id) === read) {
+          this.loading.delete(id);
+          if (fresh) this.map.set(id, fresh);
+        }
+        return fresh;
+      },
+      (err: unknown) => {
+        if (this.loading.get(id) === read) this.loading.delete(id);
+        throw err;
+      },
+    );
+    this.loading.set(id, read);
+    return read;
   }
 
   /** Forgets everything (after a missed change: a change-feed reconnect). */
   clear(): void {
     this.map.clear();
+    this.loading.clear(); // a read begun before the missed change must not write its copy
   }
 
   set(destination: Destination): void {
+    this.loading.delete(destination.id);
     this.map.set(destination.id, destination);
   }
 }
