@@ -19,6 +19,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sluice } from '@sluice/client';
@@ -96,6 +97,9 @@ describe('service settings', () => {
     const dataDir = state.env.SLUICE_DATA_DIR as string;
 
     const first = await start(t, state.env);
+    // The token goes to stderr, the log to stdout: two pipes, so the block may land after
+    // the 'sluice ready' line that start() waits for.
+    for (let i = 0; i < 100 && !TOKEN_BLOCK.test(first.output()); i++) await sleep(50);
     const printed = TOKEN_BLOCK.exec(first.output());
     assert.ok(printed, `the token is printed at the first start:\n${first.output()}`);
     const [, file, token] = printed as unknown as [string, string, string];
