@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
-import { type AttemptPace, MemoryPacing } from '@sluice/engine';
+import { type AttemptPace, MemoryPacing, type PaceCounts } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import { Pacer } from '../../engine/src/pacer.ts';
 import { Keys } from './keys.ts';
@@ -30,7 +30,9 @@ describe('RedisPacing', { skip }, () => {
   });
 
   it('reads and schedules exactly as the single box does, over random publishes, starts and finishes', async () => {
-    for (let seed = 1; seed <= 8; seed++) {
+    // 16 seeds: 10, 11 and 16 reach a response that comes after its send left the window
+    // (the test after this one); 1 to 8 did not.
+    for (let seed = 1; seed <= 16; seed++) {
       const random = mulberry32(seed);
       const roomRandom = mulberry32(seed + 100); // its own draws: the trajectory stays the same
       const keys = new Keys(`${prefix}-${seed}`);
@@ -120,6 +122,55 @@ describe('RedisPacing', { skip }, () => {
       assert.equal(sawBucket, burst !== null, `the bucket was exercised, seed ${seed}`);
       if (limit > 1) assert.equal(sawBackoff, adaptive, `adaptive pacing was exercised, seed ${seed}`);
     }
+  });
+
+  it('a response that comes after its send has left the window does not bring it back', async () => {
+    // Found by the trajectories above with other draws (seed 1, step 264): written, then a
+    // tick's read past written + bound + period + margin drops the send, then its response —
+    // whose `ZADD LT` used to add it again, counted until response + period + margin.
+    const keys = new Keys(`${prefix}-late-finish`);
+    const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const local = new MemoryPacing(
+      new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs }),
+    );
+    const plan = { limit: 2, periodMs: 1_000, burst: 4 };
+    const t0 = 1_000_000;
+    const late = t0 + OPTIONS.arrivalBoundMs + 1_000 + OPTIONS.windowMarginMs + 45;
+    const seen: PaceCounts[][] = [];
+    for (const p of [remote, local]) {
+      await p.published('d', ['a', 'b'], plan, t0);
+      const a = await p.start('d', 'a', 1_000, 60_000, t0);
+      await p.start('d', 'b', 1_000, 60_000, t0 + 10); // in flight throughout
+      a.written(t0); // it arrived by t0 + bound
+      await redis.ping(); // let the fire-and-forget `written` land
+      const before = await p.read('d', 1_000, late); // a tick: `a` no longer counts
+      await a.finished(late);
+      seen.push([before, await p.read('d', 1_000, late)]);
+    }
+    assert.deepEqual(seen[0], seen[1], 'Redis as the single box');
+    const [before, after] = seen[1] as PaceCounts[];
+    assert.equal(before?.sentInWindow, 1);
+    assert.equal(after?.sentInWindow, 1, 'only `b`');
+    // The bucket counts `a` from t0 + bound, with `b`'s token after it (T = 500 ms).
+    assert.equal(after?.bucketTat, t0 + OPTIONS.arrivalBoundMs + 2 * 500);
+  });
+
+  it('a request in flight across a loss of Redis counts again from when it can last have arrived', async () => {
+    const keys = new Keys(`${prefix}-lost-in-flight`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const plan = { limit: 2, periodMs: 1_000, burst: null };
+    await pacing.published('d', ['a', 'b'], plan, 0);
+    const a = await pacing.start('d', 'a', 1_000, 60_000, 0);
+    const b = await pacing.start('d', 'b', 1_000, 60_000, 0);
+    b.written(100);
+    await redis.ping();
+    await redis.del(keys.sends('d'), keys.inflight('d')); // the loss
+    await a.finished(400); // not written: the response bounds its arrival
+    await b.finished(400); // written at 100: by 350 at the latest
+    const at = (ms: number) => pacing.read('d', 1_000, ms).then((c) => c.sentInWindow);
+    assert.equal(await at(1_354), 2);
+    assert.equal(await at(1_355), 1, '`b` from 350');
+    assert.equal(await at(1_405), 0, '`a` from 400');
   });
 
   it('a wake waits for the bucket of a burst allowance and an adaptive hold, as the single box', async () => {

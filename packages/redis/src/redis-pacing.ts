@@ -133,12 +133,20 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     // response is not in by then (before it, the response is the tighter bound and lowers it
     // itself). So it is sent only then: a fast receiver costs no round trip for it, and a
     // slow one's entry is lowered at the moment the lower bound starts to matter.
+    // The response's call passes the sooner of the two bounds too, not the response alone:
+    // a tick's read may have dropped the lowered entry (it could no longer count) before a
+    // slow response, and `ZADD LT` then adds it again at what it is given. At the write's
+    // bound it is out of the window again at once, as in SendWindow; at the response's it
+    // was counted for another period (and the bucket from then). The add is kept on
+    // purpose: after a loss of Redis it puts back a request that was in flight across the
+    // loss at its true bound (the rebuild counts it as sent only at the rebuild).
     let cancel: (() => void) | undefined;
+    let arrivedBy = Number.POSITIVE_INFINITY;
     return {
       written: (at) => {
-        const by = Math.ceil(at + arrivalBoundMs);
+        arrivedBy = Math.ceil(at + arrivalBoundMs);
         cancel = (this.o.later ?? later)(
-          () => void redis.zadd(sends, 'LT', by, token).catch(() => undefined),
+          () => void redis.zadd(sends, 'LT', arrivedBy, token).catch(() => undefined),
           arrivalBoundMs,
         );
       },
@@ -149,7 +157,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
           sends,
           pace,
           token,
-          Math.ceil(at),
+          // As SendWindow: the response or the write's bound, whichever is sooner.
+          Math.min(Math.ceil(at), arrivedBy),
           index,
           ...feedbackArgs(feedback),
         );

@@ -1,6 +1,10 @@
 --[[
   A request's response arrived (or it failed): it leaves `inflight`, and its `sends` entry
-  is lowered to when it can last have arrived (ZADD LT: only ever lowered). With a burst
+  is lowered to when it can last have arrived (ZADD LT: only ever lowered). An entry a read
+  dropped is added again at ARGV[2], which is then out of the window at once as long as
+  ARGV[2] is the sooner of the response and the write's bound (the caller's part: the
+  response alone counted a slow receiver's request for another period); after a loss of
+  Redis the add puts back a request that was in flight across it. With a burst
   allowance the bucket counts it from that moment (core bucket.ts `bucketFinish`:
   tat >= arrivedBy + (n - index) * T); with adaptive pacing the outcome is fed to the
   effective limit (includes/adapt.lua, core adaptive.ts `adapt`). One round trip.
@@ -11,9 +15,10 @@
     KEYS[3] pace       HASH the destination's pace (see paceRead)
 
     ARGV[1] attempt token
-    ARGV[2] the latest moment it can have arrived (ms)
+    ARGV[2] the latest moment it can have arrived (ms): the response, or the write + the
+            arrival bound when sooner
     ARGV[3] the request's start index (paceStart), or -1
-    ARGV[4] adaptive: 1 when the outcome follows (ARGV[5..16]), else 0
+    ARGV[4] adaptive: 1 when the outcome follows (ARGV[5..17]), else 0
     ARGV[5] now (ms)           ARGV[6] limit        ARGV[7] period (ms)
     ARGV[8] status (-1: none)  ARGV[9] Retry-After (ms; -1: none)  ARGV[10] latency (ms)
     ARGV[11..17] the parameters: decrease, increase, EWMA alpha, baseline drift,
