@@ -62,12 +62,20 @@ export class ScheduleClient {
     });
   }
 
+  /**
+   * Due in the schedule or its tick running (leased). Both read in one MULTI: a tick's claim
+   * and settle move the destination between the two sets, and two separate reads could
+   * straddle a settle (the schedule read while leased, the lease after) and see neither.
+   */
   async isScheduled(destinationId: string): Promise<boolean> {
     const shard = this.keys.shardOf(destinationId);
-    const [due, lease] = await Promise.all([
-      this.redis.zscore(this.keys.schedule(shard), destinationId),
-      this.redis.zscore(this.keys.leases(shard), destinationId),
-    ]);
-    return due !== null || lease !== null;
+    const replies = await this.redis
+      .multi()
+      .zscore(this.keys.schedule(shard), destinationId)
+      .zscore(this.keys.leases(shard), destinationId)
+      .exec();
+    if (replies === null) throw new Error('isScheduled: the transaction was aborted');
+    for (const [err] of replies) if (err) throw err;
+    return replies.some(([, score]) => score !== null);
   }
 }

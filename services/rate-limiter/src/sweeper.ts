@@ -6,10 +6,11 @@
  *   to pending and count as sent now (they may have reached the receiver); the attempts of
  *   the last hour refill the send windows; every destination with pending work is
  *   scheduled; then `epoch` says 'ready'. One replica rebuilds (SET NX); the others wait.
- * - Every sweep: destinations with pending work and no schedule entry are woken; deliveries
- *   claimed longer than the lease ago whose job is no longer in the delivery queue (a
- *   publish that failed, a worker that died after its job completed but before its outcome
- *   was written) return to pending.
+ * - Every sweep: destinations with pending work and no schedule entry are woken (the work
+ *   is read again once the schedule was seen empty, so a tick that took it meanwhile is not
+ *   taken for a lost wake-up); deliveries claimed longer than the lease ago whose job is no
+ *   longer in the delivery queue (a publish that failed, a worker that died after its job
+ *   completed but before its outcome was written) return to pending.
  */
 
 import { PERIOD_MS, ratePlan } from '@sluice/core';
@@ -102,10 +103,19 @@ export class DistributedSweeper {
     const { store, schedule, clock, leaseMs, logger } = this.d;
     await this.recoverIfLost();
     let rewoken = 0;
-    for (const { destinationId, nextPendingAt } of await store.pendingDestinations()) {
+    for (const listed of await store.pendingDestinations()) {
+      const { destinationId } = listed;
       if (await schedule.isScheduled(destinationId)) continue;
+      // The list is older than the schedule's answer: since it was read, a tick may have
+      // claimed the work and left the schedule (nothing pending, nothing to repair). So the
+      // pending work is read again, after the schedule was seen empty; any left needs a
+      // tick, and the wake is made whatever its origin (a needless one is harmless). It
+      // counts as a repair only if it was pending when the list was read: work due later
+      // than that is new, and whoever made it pending (an ingest, a retry) wakes it itself.
+      const { nextPendingAt } = await store.destinationWork(destinationId);
+      if (nextPendingAt === null) continue;
       await schedule.wake(destinationId, nextPendingAt);
-      rewoken++;
+      if (nextPendingAt <= listed.nextPendingAt) rewoken++;
     }
     const now = clock();
     const requeued = await this.requeueLost(now - leaseMs, now);

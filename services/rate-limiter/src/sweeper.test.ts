@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { newId } from '@sluice/core';
+import type { NewDestination, Store } from '@sluice/engine';
+import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
+import { SqliteStore } from '@sluice/store-sqlite';
+import pino from 'pino';
+import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
+import { DistributedSweeper } from './sweeper.ts';
+
+const skip = !(await redisAvailable());
+const T0 = 1_700_000_000_000;
+
+interface Rig {
+  store: SqliteStore;
+  shared: SharedState;
+  sweeper: DistributedSweeper;
+  destinationId: string;
+  /** What the sweeper warned. */
+  warnings: Record<string, unknown>[];
+  /** Accepts one event for the destination at `at`: one pending delivery due then. */
+  accept(at: number): Promise<void>;
+}
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0)) await close();
+});
+
+/**
+ * The sweeper over a real store (SQLite, in memory) and real Redis. `store` wraps the one the
+ * sweeper reads, to make a tick run at a chosen moment of its sweep.
+ */
+async function rig(wrap: (store: SqliteStore, r: Omit<Rig, 'sweeper'>) => Store = (s) => s): Promise<Rig> {
+  const prefix = uniquePrefix();
+  const store = new SqliteStore(':memory:');
+  const tenantId = newId('ten');
+  await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
+  const destination: NewDestination = {
+    id: newId('dst'),
+    tenantId,
+    name: null,
+    url: 'https://hooks.example.com/in',
+    rateLimit: { limit: 10, period: 'second' },
+    maxConcurrency: null,
+    adaptive: false,
+    ordering: 'none',
+    eventTypes: ['*'],
+    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+    timeoutMs: 15_000,
+    secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
+  };
+  await store.createDestination(destination, T0);
+  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+  const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
+  const warnings: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
+  const accept = async (at: number) => {
+    await store.acceptEvents(
+      tenantId,
+      [{ type: 'order.created', payload: '{}', idempotencyKey: null, destinationIds: [destination.id] }],
+      at,
+    );
+  };
+  const r = { store, shared, destinationId: destination.id, warnings, accept };
+  const sweeper = new DistributedSweeper({
+    store: wrap(store, r),
+    redis: shared.redis,
+    keys: shared.keys,
+    schedule: shared.schedule,
+    pacing: shared.pacing,
+    publisher,
+    destinations: shared.destinations,
+    logger,
+    clock: () => T0 + 1_000,
+    leaseMs: 300_000,
+  });
+  closing.push(async () => {
+    await sweeper.stop();
+    await publisher.close();
+    await cleanup(shared.redis, prefix);
+    await cleanup(shared.redis, `${prefix}-bull`);
+    await shared.close();
+    await store.close();
+  });
+  await sweeper.recoverIfLost(); // a first start: nothing to rebuild
+  warnings.length = 0;
+  return { ...r, sweeper };
+}
+
+/** The store as the sweeper sees it when `tick` runs right after it lists the pending work. */
+function tickAfterListing(store: SqliteStore, tick: () => Promise<void>): Store {
+  const racing: Store = Object.create(store);
+  racing.pendingDestinations = async () => {
+    const listed = await store.pendingDestinations();
+    await tick();
+    return listed;
+  };
+  return racing;
+}
+
+describe('DistributedSweeper', { skip }, () => {
+  it('wakes a destination whose pending work has no schedule entry, and says so', async () => {
+    const r = await rig();
+    await r.accept(T0); // its wake was lost
+    await r.sweeper.sweep();
+    assert.equal(await r.shared.schedule.isScheduled(r.destinationId), true);
+    assert.deepEqual(
+      r.warnings.map((w) => [w.msg, w.rewoken]),
+      [['sweeper repaired the schedule', 1]],
+    );
+  });
+
+  it('leaves alone, and does not warn of, a destination whose tick took its work after the listing', async () => {
+    // Under load: the pending row is listed, then its tick claims the work and leaves the
+    // schedule (nothing left pending) before the sweeper asks the schedule.
+    const r = await rig((store, r) =>
+      tickAfterListing(store, async () => {
+        await store.claimDue(r.destinationId, 10, T0 + 1_000);
+      }),
+    );
+    await r.accept(T0);
+    await r.sweeper.sweep();
+    assert.deepEqual(r.warnings, [], 'nothing was repaired');
+    assert.equal(await r.shared.schedule.isScheduled(r.destinationId), false, 'idle is free (I4)');
+  });
+
+  it('wakes work that became pending after the listing, without counting it as a repair', async () => {
+    // The tick took the listed work; an ingest then added more, and its own wake may not have
+    // landed yet: the sweeper's wake is harmless, and not a lost wake-up.
+    const r = await rig((store, r) =>
+      tickAfterListing(store, async () => {
+        await store.claimDue(r.destinationId, 10, T0 + 1_000);
+        await r.accept(T0 + 500);
+      }),
+    );
+    await r.accept(T0);
+    await r.sweeper.sweep();
+    assert.equal(await r.shared.schedule.isScheduled(r.destinationId), true, 'never a missed wake');
+    assert.deepEqual(r.warnings, []);
+  });
+});
