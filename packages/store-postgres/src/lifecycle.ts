@@ -6,90 +6,12 @@
  *      ▲                    │                      │                          ├▶ pending (retry)
  *      └──────requeue───────┴──────────────────────┘                          └▶ dead
  *
- * Many rate-limiter replicas claim at once: `FOR UPDATE SKIP LOCKED` lets each take rows no
- * other claim holds, so no delivery is claimed twice and no claim waits on another.
+ * The claim itself is claim.ts (many destinations in one statement).
  */
 
-import type { ClaimOrder } from '@sluice/core';
-import { type Claim, claimedFromRow, type DestinationCounts, type DestinationWork } from '@sluice/engine';
+import type { DestinationCounts, DestinationWork } from '@sluice/engine';
 import type { Queryable } from './db.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
-
-/**
- * $1 destination, $2 max, $3 now. One statement, so one round trip:
- *
- * 1. `counter` locks the destination's row first (the same order as a completion batch, which
- *    writes destinations before deliveries, and the probe claim), so a claim and a batch wait
- *    on each other instead of deadlocking. A tick's claim is exclusive per destination (the
- *    schedule's lease), so it normally waits on nothing; were two claims ever to meet, the
- *    second would wait and take the numbers after the first's.
- * 2. `picked` reads the pending rows in claim order — `due`: due time, then insertion
- *    (`deliveries_due`); `sequence` (a fifo destination): the numbered ones by sequence, then
- *    the unnumbered ones in insertion order (`deliveries_fifo`, NULLs last) — and stops after
- *    $2 rows it could lock.
- * 3. The picked rows without a sequence (first claims) take the destination's next numbers in
- *    claim order (`fresh`, `taken`: `next_sequence` bumped once, by their count); the others
- *    keep theirs (retries, replays, requeued deliveries).
- * 4. `next_pending` reads `deliveries_due` for the earliest row left pending: the statement's
- *    snapshot still shows the claimed rows as pending, so they are left out by id.
- *
- * One row per claimed delivery, or a single row with a null id when nothing was claimed; every
- * row carries `next_pending_at`.
- */
-function claimDueSql(orderBy: string, orderClaimedBy: string): string {
-  return `
-  WITH counter AS (
-    SELECT id FROM destinations WHERE id = $1 FOR NO KEY UPDATE
-  ), picked AS (
-    SELECT id, sequence, next_attempt_at, seq FROM deliveries
-    WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $3
-      AND EXISTS (SELECT 1 FROM counter)
-    ORDER BY ${orderBy}
-    LIMIT $2
-    FOR UPDATE SKIP LOCKED
-  ), fresh AS (
-    SELECT id, row_number() OVER (ORDER BY ${orderBy}) AS k FROM picked WHERE sequence IS NULL
-  ), taken AS (
-    UPDATE destinations SET next_sequence = next_sequence + (SELECT count(*) FROM fresh)
-    WHERE id = $1 AND EXISTS (SELECT 1 FROM fresh)
-    RETURNING next_sequence - (SELECT count(*) FROM fresh) AS first
-  ), claimed AS (
-    UPDATE deliveries d SET status = 'queued', claimed_at = $3, updated_at = $3,
-      sequence = coalesce(d.sequence, (SELECT first FROM taken) + f.k - 1)
-    FROM picked p LEFT JOIN fresh f ON f.id = p.id
-    WHERE d.id = p.id
-    RETURNING d.id, d.event_id, d.sequence, d.attempts, d.attempt_base, d.next_attempt_at, d.seq
-  ), next_pending AS (
-    SELECT min(next_attempt_at) AS at FROM deliveries
-    WHERE destination_id = $1 AND status = 'pending' AND id NOT IN (SELECT id FROM claimed)
-  )
-  SELECT c.id, c.event_id, c.sequence, c.attempts, c.attempt_base, e.type, e.payload, e.created_at,
-    n.at AS next_pending_at
-  FROM next_pending n
-  LEFT JOIN (claimed c JOIN events e ON e.id = c.event_id) ON true
-  ORDER BY ${orderClaimedBy}`;
-}
-
-export const CLAIM_DUE: Record<ClaimOrder, string> = {
-  due: claimDueSql('next_attempt_at, seq', 'c.next_attempt_at, c.seq'),
-  sequence: claimDueSql('sequence, seq', 'c.sequence'),
-};
-
-/**
- * Takes up to `max` due deliveries of a destination, in claim order, marks them queued, and
- * numbers the ones claimed for the first time.
- */
-export async function claimDue(
-  db: Queryable,
-  destinationId: string,
-  max: number,
-  now: number,
-  order: ClaimOrder = 'due',
-): Promise<Claim> {
-  const rows = await db.query(CLAIM_DUE[order], [destinationId, Math.max(0, max), now]);
-  const deliveries = rows.filter((r) => r.id !== null).map((r) => claimedFromRow(r, destinationId));
-  return { deliveries, nextPendingAt: (rows[0]?.next_pending_at as number | null | undefined) ?? null };
-}
 
 /**
  * Returns `queued`/`delivering` deliveries claimed before `claimedBefore` to pending, due now,

@@ -1,52 +1,24 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, NewDestination, NewEvent, Tenant } from '@sluice/engine';
+import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/engine';
 import pg from 'pg';
 import { storeConformance } from '../../engine/src/store-conformance.ts';
-import { CLAIM_DUE, PENDING_DESTINATIONS } from './lifecycle.ts';
+import { PENDING_DESTINATIONS } from './lifecycle.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from './testing.ts';
+import {
+  adminQuery,
+  dropSchema,
+  findPlanNode as find,
+  freshSchema,
+  newDestination,
+  newEvent,
+  type PlanNode,
+  TEST_DATABASE_URL,
+  withPostgres,
+} from './testing.ts';
 
 const T0 = 1_700_000_000_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Rows Removed by Join Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** The first node of an EXPLAIN (FORMAT JSON) tree, depth first, that matches. */
-function find(node: PlanNode, match: (n: PlanNode) => boolean): PlanNode | undefined {
-  if (match(node)) return node;
-  for (const child of node.Plans ?? []) {
-    const found = find(child, match);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function newDestination(tenantId: string): NewDestination {
-  return {
-    id: newId('dst'),
-    tenantId,
-    name: null,
-    url: 'https://hooks.example.com/in',
-    rateLimit: { limit: 10, period: 'second' },
-    maxConcurrency: null,
-    adaptive: false,
-    ordering: 'none',
-    eventTypes: ['*'],
-    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-    timeoutMs: 15_000,
-    secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
-  };
-}
-
-function newEvent(destinationIds: string[], idempotencyKey: string | null = null, n = 0): NewEvent {
-  return { type: 'order.created', payload: `{"n":${n}}`, idempotencyKey, destinationIds };
-}
 
 await withPostgres('PostgresStore', () => {
   storeConformance('PostgresStore', async () => {
@@ -244,35 +216,6 @@ await withPostgres('PostgresStore', () => {
         'a NUL from a receiver cannot fail the batch',
       );
     });
-
-    for (const [order, index] of [
-      ['due', 'deliveries_due'],
-      ['sequence', 'deliveries_fifo'],
-    ] as const) {
-      it(`the ${order} claim reads the partial index ${index} in claim order, without a sort`, async () => {
-        const [store] = opened as [PostgresStore];
-        const destination = await store.createDestination(newDestination(tenant.id), T0);
-        const events = Array.from({ length: 2_000 }, (_, i) => newEvent([destination.id], null, i));
-        await store.acceptEvents(tenant.id, events, T0);
-        await store.db.query('ANALYZE deliveries');
-        // The statement the store runs (EXPLAIN without ANALYZE does not run it).
-        const [row] = await store.db.query(`EXPLAIN (FORMAT JSON) ${CLAIM_DUE[order]}`, [
-          destination.id,
-          10,
-          T0,
-        ]);
-        assert.ok(row, 'EXPLAIN answered');
-        const plan = (row['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
-        const limit = find(plan, (n) => n['Node Type'] === 'Limit') ?? assert.fail(JSON.stringify(plan));
-        const scan = find(limit, (n) => n['Index Name'] === index);
-        assert.ok(scan, `the claim reads ${index}: ${JSON.stringify(limit)}`);
-        assert.equal(
-          find(limit, (n) => n['Node Type'] === 'Sort'),
-          undefined,
-          'claim order comes from the index',
-        );
-      });
-    }
 
     it('the sweep looks each pending destination up by its key, even before statistics exist', async () => {
       const [store] = opened as [PostgresStore];

@@ -48,6 +48,7 @@ import type {
 } from '@sluice/engine';
 import { acceptEvents } from './accept.ts';
 import * as alerts from './alerts.ts';
+import { ClaimBatcher } from './claim.ts';
 import * as complete from './complete.ts';
 import { countsForMany } from './counts.ts';
 import { Db, type DbOptions } from './db.ts';
@@ -78,10 +79,13 @@ const UPDATE_DESTINATION = `UPDATE destinations SET ${UPDATABLE.map((c, i) => `$
 
 export class PostgresStore implements Store {
   readonly db: Db;
+  /** The ticks of one turn claim in one statement (claim.ts). */
+  private readonly claims: ClaimBatcher;
 
   /** A store on an already migrated database; see `open`. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.db = new Db(url, options);
+    this.claims = new ClaimBatcher(this.db);
   }
 
   /** Creates the schema if missing, applies the migrations (under a lock), and opens the store. */
@@ -235,7 +239,7 @@ export class PostgresStore implements Store {
   }
 
   async claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim> {
-    return lifecycle.claimDue(this.db, destinationId, max, now, order);
+    return this.claims.claim({ destinationId, max, now, order: order ?? 'due' });
   }
 
   async completeAttempts(

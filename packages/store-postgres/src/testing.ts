@@ -5,6 +5,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
+import { newId } from '@sluice/core';
+import type { NewDestination, NewEvent } from '@sluice/engine';
 import pg from 'pg';
 import { ensureDatabase } from './database.ts';
 
@@ -29,6 +31,47 @@ export async function adminQuery(text: string, values?: unknown[]): Promise<pg.Q
 
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+}
+
+/** A destination as the tests create it: 10/s, nothing else set. */
+export function newDestination(tenantId: string): NewDestination {
+  return {
+    id: newId('dst'),
+    tenantId,
+    name: null,
+    url: 'https://hooks.example.com/in',
+    rateLimit: { limit: 10, period: 'second' },
+    maxConcurrency: null,
+    adaptive: false,
+    ordering: 'none',
+    eventTypes: ['*'],
+    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
+    timeoutMs: 15_000,
+    secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
+  };
+}
+
+/** An event for these destinations; `n` goes into its payload. */
+export function newEvent(destinationIds: string[], idempotencyKey: string | null = null, n = 0): NewEvent {
+  return { type: 'order.created', payload: `{"n":${n}}`, idempotencyKey, destinationIds };
+}
+
+/** A node of an EXPLAIN (FORMAT JSON) tree. */
+export interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Rows Removed by Join Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The first node of an EXPLAIN (FORMAT JSON) tree, depth first, that matches. */
+export function findPlanNode(node: PlanNode, match: (n: PlanNode) => boolean): PlanNode | undefined {
+  if (match(node)) return node;
+  for (const child of node.Plans ?? []) {
+    const found = findPlanNode(child, match);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Why the test server cannot be used, or undefined when it can (its database then exists). */

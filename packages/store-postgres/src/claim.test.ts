@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { newId } from '@sluice/core';
+import type { Tenant } from '@sluice/engine';
+import pg from 'pg';
+import { CLAIM_SQL } from './claim.ts';
+import { PostgresStore } from './postgres-store.ts';
+import {
+  dropSchema,
+  findPlanNode,
+  freshSchema,
+  newDestination,
+  newEvent,
+  type PlanNode,
+  TEST_DATABASE_URL,
+  withPostgres,
+} from './testing.ts';
+
+const T0 = 1_700_000_000_000;
+
+await withPostgres('PostgresStore claims', () => {
+  describe('PostgresStore claims', () => {
+    let schema: string;
+    let store: PostgresStore;
+    let tenant: Tenant;
+    /** Statements the store ran since the test began. */
+    let statements: string[];
+
+    beforeEach(async () => {
+      schema = freshSchema();
+      store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5 });
+      tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
+      await store.createTenant(tenant, 'hash');
+      statements = [];
+      const query = store.db.query.bind(store.db);
+      store.db.query = (text, values) => {
+        statements.push(text);
+        return query(text, values);
+      };
+    });
+    afterEach(async () => {
+      await store.close();
+      await dropSchema(schema);
+    });
+
+    /** Destinations with `pending[i]` deliveries due each. */
+    const destinationsWith = async (pending: number[]): Promise<string[]> => {
+      const ids: string[] = [];
+      for (const n of pending) {
+        const { id } = await store.createDestination(newDestination(tenant.id), T0);
+        const events = Array.from({ length: n }, (_, i) => newEvent([id], null, i));
+        if (n > 0) await store.acceptEvents(tenant.id, events, T0);
+        ids.push(id);
+      }
+      statements = [];
+      return ids;
+    };
+
+    it('claims for the ticks of one turn run as one statement, each destination numbered on its own', async () => {
+      const ids = await destinationsWith([5, 2, 0, 12]);
+      const claims = await Promise.all(ids.map((id) => store.claimDue(id, 4, T0 + 1)));
+      assert.equal(statements.length, 1, `one statement: ${statements.length}`);
+      assert.deepEqual(
+        claims.map((c) => c.deliveries.map((d) => d.sequence)),
+        [[1, 2, 3, 4], [1, 2], [], [1, 2, 3, 4]],
+      );
+      assert.deepEqual(
+        claims.map((c) => c.deliveries.map((d) => JSON.parse(d.payload).n)),
+        [[0, 1, 2, 3], [0, 1], [], [0, 1, 2, 3]],
+        'each destination its own deliveries, oldest first',
+      );
+      assert.ok(claims.every((c, i) => c.deliveries.every((d) => d.destinationId === ids[i])));
+      assert.deepEqual(
+        claims.map((c) => c.nextPendingAt),
+        [T0, null, null, T0],
+      );
+      // The next turn numbers on from there.
+      const again = await Promise.all(ids.map((id) => store.claimDue(id, 10, T0 + 2)));
+      assert.deepEqual(
+        again.map((c) => c.deliveries.map((d) => d.sequence)),
+        [[5], [], [], [5, 6, 7, 8, 9, 10, 11, 12]],
+      );
+      assert.deepEqual(
+        again.map((c) => c.nextPendingAt),
+        [null, null, null, null],
+      );
+    });
+
+    it('a second claim of one destination in the same turn takes the rows after the first', async () => {
+      const [id] = (await destinationsWith([6])) as [string];
+      const [a, b] = await Promise.all([store.claimDue(id, 4, T0 + 1), store.claimDue(id, 4, T0 + 1)]);
+      assert.deepEqual(
+        a?.deliveries.map((d) => d.sequence),
+        [1, 2, 3, 4],
+      );
+      assert.deepEqual(
+        b?.deliveries.map((d) => d.sequence),
+        [5, 6],
+      );
+    });
+
+    it('a destination whose row another transaction holds does not hold up the batch', async () => {
+      const [busy, free] = (await destinationsWith([3, 3])) as [string, string];
+      const other = new pg.Client({
+        connectionString: TEST_DATABASE_URL,
+        options: `-c search_path=${schema}`,
+      });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT id FROM destinations WHERE id = $1 FOR UPDATE', [busy]);
+        const busyClaim = store.claimDue(busy, 10, T0 + 1);
+        const freeClaim = store.claimDue(free, 10, T0 + 1);
+        // The free destination's claim answers while the busy one's row is still held.
+        assert.deepEqual(
+          (await freeClaim).deliveries.map((d) => d.sequence),
+          [1, 2, 3],
+        );
+        let settled = false;
+        void busyClaim.finally(() => {
+          settled = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal(settled, false, 'alone, the busy claim waits for the row');
+        await other.query('COMMIT');
+        assert.deepEqual(
+          (await busyClaim).deliveries.map((d) => d.sequence),
+          [1, 2, 3],
+        );
+      } finally {
+        await other.end();
+      }
+    });
+
+    for (const [order, index] of [
+      ['due', 'deliveries_due'],
+      ['sequence', 'deliveries_fifo'],
+    ] as const) {
+      for (const shape of ['one', 'many'] as const) {
+        it(`the ${order} claim (${shape}) reads the partial index ${index} in claim order, without a sort`, async () => {
+          const ids = await destinationsWith([2_000, 10]);
+          await store.db.query('ANALYZE deliveries');
+          const requested = shape === 'one' ? ids.slice(0, 1) : ids;
+          // The statement the store runs (EXPLAIN without ANALYZE does not run it).
+          const [row] = await store.db.query(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL[order][shape]}`, [
+            requested,
+            requested.map(() => 10),
+            requested.map(() => T0),
+          ]);
+          assert.ok(row, 'EXPLAIN answered');
+          const plan = (row['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+          const limit =
+            findPlanNode(plan, (n) => n['Node Type'] === 'Limit') ?? assert.fail(JSON.stringify(plan));
+          const scan = findPlanNode(limit, (n) => n['Index Name'] === index);
+          assert.ok(scan, `the claim reads ${index}: ${JSON.stringify(limit)}`);
+          assert.equal(
+            findPlanNode(limit, (n) => n['Node Type'] === 'Sort'),
+            undefined,
+            'claim order comes from the index',
+          );
+        });
+      }
+    }
+  });
+});
