@@ -81,6 +81,23 @@ describe('the BullMQ delivery queue', { skip }, () => {
     });
   });
 
+  it('the ticks of one turn publish together: one delivery each from 25 destinations fills 3 jobs', async () => {
+    await withQueue(10, async (publisher) => {
+      const ticks = Array.from({ length: 25 }, (_, n) => ({ ...delivery(n), destinationId: `dst_${n}` }));
+      await Promise.all(ticks.map((d) => publisher.publish(d.destinationId, [d])));
+      assert.equal(await publisher.depth(), 3, '25 deliveries in jobs of 10, whatever their destinations');
+      const jobs = await publisher.queue.getJobs(['wait'], 0, -1);
+      const published = jobs.flatMap((job) => ('deliveries' in job.data ? job.data.deliveries : []));
+      assert.deepEqual(
+        published.map((d) => d.destinationId).sort(),
+        ticks.map((d) => d.destinationId).sort(),
+      );
+      // Another turn: its own job.
+      await publisher.publish('dst_x', [{ ...delivery(99), destinationId: 'dst_x' }]);
+      assert.equal(await publisher.depth(), 4);
+    });
+  });
+
   it('a job some of whose deliveries could not start completes (no repeat of the others) and reports them', async () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish(

@@ -4,11 +4,12 @@
  * what the ticks published — at most the per-run counts of the scheduled destinations
  * (DESIGN I3) — so a backlog stays in Postgres, not in Redis memory.
  *
- * A job carries up to `jobDeliveries` deliveries of one destination, published by one tick
+ * A job carries up to `jobDeliveries` deliveries published in one turn of the event loop —
+ * by one tick, or by the ticks of several destinations that ran together
  * (docs/adr/0010-delivery-jobs.md): BullMQ's own work per job (add, move to active, move to
- * finished, its events stream) is most of Redis' work per delivery, and a busy destination's
- * tick publishes hundreds at once. A worker starts a job's requests in claim order, each
- * paced on its own exactly as before, with at most `concurrency` requests in flight.
+ * finished, its events stream) is most of Redis' work per delivery, paid once for up to ten.
+ * A worker starts a job's requests in order, each paced on its own exactly as before, with at
+ * most `concurrency` requests in flight.
  *
  * Retries are ours, not BullMQ's: a failed attempt goes back to `pending` in the store and
  * through the rate limiter again. BullMQ retries a job only when the worker failed before
@@ -20,13 +21,14 @@
 
 import type { ClaimedDelivery, Publisher } from '@sluice/engine';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
+import DataLoader from 'dataloader';
 
 export const DELIVERY_QUEUE = 'deliveries';
 
 /** Deliveries per job unless configured (`SLUICE_JOB_DELIVERIES`). */
 export const JOB_DELIVERIES = 10;
 
-/** A job's data: deliveries of one destination, in claim order. */
+/** A job's data: deliveries, each destination's in claim order. */
 export interface DeliveryJob {
   deliveries: ClaimedDelivery[];
 }
@@ -57,6 +59,14 @@ function jobIdOf(delivery: { id: string; attempts: number }): string {
 export class BullPublisher implements Publisher {
   readonly queue: Queue<JobData>;
   private readonly jobDeliveries: number;
+  private readonly batches = new DataLoader<ClaimedDelivery[], undefined>(
+    (batches) => this.addBulk(batches),
+    {
+      cache: false,
+      maxBatchSize: 200,
+      batchScheduleFn: (run) => setImmediate(run),
+    },
+  );
 
   constructor(options: PublisherOptions) {
     this.jobDeliveries = options.jobDeliveries ?? JOB_DELIVERIES;
@@ -75,7 +85,19 @@ export class BullPublisher implements Publisher {
     });
   }
 
+  /**
+   * The ticks of one turn publish in one `addBulk` (one MULTI, one round trip). DataLoader
+   * gathers them, as the store's claims (store-postgres claim.ts); a failed `addBulk` fails
+   * every tick in it, and each tick's deliveries return to pending after the lease.
+   */
   async publish(_destinationId: string, deliveries: ClaimedDelivery[]): Promise<void> {
+    await this.batches.load(deliveries);
+  }
+
+  private async addBulk(batches: readonly ClaimedDelivery[][]): Promise<undefined[]> {
+    // The ticks' deliveries one after the other (each tick's in claim order), cut into jobs:
+    // a steady trickle over many destinations — one delivery per tick — fills jobs too.
+    const deliveries = batches.flat();
     const jobs: { name: string; data: DeliveryJob; opts: { jobId: string } }[] = [];
     for (let i = 0; i < deliveries.length; i += this.jobDeliveries) {
       const chunk = deliveries.slice(i, i + this.jobDeliveries);
@@ -83,6 +105,7 @@ export class BullPublisher implements Publisher {
       jobs.push({ name: 'deliver', data: { deliveries: chunk }, opts: { jobId: jobIdOf(chunk[0]!) } });
     }
     await this.queue.addBulk(jobs);
+    return batches.map(() => undefined);
   }
 
   /**
