@@ -39,10 +39,18 @@ export interface ClaimRequest {
  *    sequence, then the unnumbered ones in insertion order (`deliveries_fifo`, NULLs last) —
  *    and stops after its `max` rows it could lock;
  * 3. the picked rows without a sequence (first claims) take their destination's next numbers
- *    in claim order (`fresh`, `taken`: `next_sequence` bumped once per destination, by its
- *    count); the others keep theirs (retries, replays, requeued deliveries) (docs/adr/0006);
+ *    in claim order (`fresh_sequence`, from the locked row's `next_sequence`; `taken` bumps it
+ *    once per destination, by their count); the others keep theirs (retries, replays,
+ *    requeued deliveries) (docs/adr/0006);
  * 4. `next_pending` reads `deliveries_due` for each destination's earliest row left pending:
- *    the statement's snapshot still shows the claimed rows as pending, so they are left out.
+ *    the statement's snapshot still shows the claimed rows as pending, so they are left out
+ *    (one hash of the picked ids). It is MATERIALIZED so it runs once per destination, not
+ *    once per claimed row.
+ *
+ * Every join is shaped so that its cost does not depend on the planner's estimates (a
+ * prepared statement's generic plan guesses one row per CTE): each updated row is found
+ * by its key, from `picked` alone — a join of two CTEs there ran as a nested loop, 36
+ * million comparisons for 6,000 rows.
  *
  * One row per claimed delivery and one with a null id per destination that claimed nothing;
  * every row names its destination, whether its row was locked, and its `next_pending_at`.
@@ -52,40 +60,36 @@ function claimSql(orderBy: string, skipLocked: boolean): string {
   WITH req AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[]) AS r(destination_id, max, now)
   ), counter AS (
-    SELECT d.id, r.max, r.now FROM destinations d JOIN req r ON r.destination_id = d.id
+    SELECT d.id, d.next_sequence, r.max, r.now FROM destinations d JOIN req r ON r.destination_id = d.id
     WHERE d.id = ANY($1::text[])
     FOR NO KEY UPDATE OF d${skipLocked ? ' SKIP LOCKED' : ''}
   ), picked AS (
-    SELECT p.* FROM counter c CROSS JOIN LATERAL (
+    SELECT p.*, c.next_sequence - 1 + row_number() OVER (
+        PARTITION BY p.destination_id, p.sequence IS NULL ORDER BY ${orderBy}) AS fresh_sequence
+    FROM counter c CROSS JOIN LATERAL (
       SELECT id, destination_id, sequence, next_attempt_at, seq, c.now AS claimed_at FROM deliveries
       WHERE destination_id = c.id AND status = 'pending' AND next_attempt_at <= c.now
       ORDER BY ${orderBy}
       LIMIT c.max
       FOR UPDATE SKIP LOCKED) p
-  ), fresh AS (
-    SELECT id, destination_id, row_number() OVER (PARTITION BY destination_id ORDER BY ${orderBy}) AS k
-    FROM picked WHERE sequence IS NULL
   ), taken AS (
     UPDATE destinations d SET next_sequence = d.next_sequence + f.n
-    FROM (SELECT destination_id, count(*) AS n FROM fresh GROUP BY destination_id) f
-    WHERE d.id = f.destination_id AND d.id = ANY((SELECT array_agg(destination_id) FROM fresh)::text[])
-    RETURNING d.id, d.next_sequence - f.n AS first
+    FROM (SELECT destination_id, count(*) AS n FROM picked WHERE sequence IS NULL GROUP BY destination_id) f
+    WHERE d.id = f.destination_id
   ), claimed AS (
     UPDATE deliveries d SET status = 'queued', claimed_at = p.claimed_at, updated_at = p.claimed_at,
-      sequence = coalesce(d.sequence, t.first + f.k - 1)
-    FROM picked p LEFT JOIN fresh f ON f.id = p.id LEFT JOIN taken t ON t.id = p.destination_id
-    WHERE d.id = p.id AND d.id = ANY((SELECT array_agg(id) FROM picked)::text[])
+      sequence = coalesce(d.sequence, p.fresh_sequence)
+    FROM picked p
+    WHERE d.id = p.id
     RETURNING d.id, d.destination_id, d.event_id, d.sequence, d.attempts, d.attempt_base, d.next_attempt_at, d.seq
-  ), next_pending AS (
-    SELECT r.destination_id, (
+  ), next_pending AS MATERIALIZED (
+    SELECT r.destination_id, EXISTS (SELECT 1 FROM counter k WHERE k.id = r.destination_id) AS locked, (
       SELECT min(next_attempt_at) FROM deliveries
-      WHERE destination_id = r.destination_id AND status = 'pending'
-        AND id NOT IN (SELECT id FROM picked WHERE destination_id = r.destination_id)) AS at
+      WHERE destination_id = r.destination_id AND status = 'pending' AND id NOT IN (SELECT id FROM picked)) AS at
     FROM req r
   )
-  SELECT n.destination_id AS requested, EXISTS (SELECT 1 FROM counter k WHERE k.id = n.destination_id) AS locked,
-    n.at AS next_pending_at, c.id, c.event_id, c.sequence, c.attempts, c.attempt_base,
-    e.type, e.payload, e.created_at
+  SELECT n.destination_id AS requested, n.locked, n.at AS next_pending_at,
+    c.id, c.event_id, c.sequence, c.attempts, c.attempt_base, e.type, e.payload, e.created_at
   FROM next_pending n
   LEFT JOIN claimed c ON c.destination_id = n.destination_id
   LEFT JOIN LATERAL (SELECT type, payload, created_at FROM events WHERE id = c.event_id LIMIT 1) e ON true
