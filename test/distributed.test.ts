@@ -63,10 +63,13 @@ function assertDeliveredWithinLimits(rcv: Receiver, targets: Target[], eventIds:
   const missing = [...eventIds].filter((id) => !delivered.has(id));
   assert.equal(missing.length, 0, `${missing.length} events never delivered`);
   for (const t of targets) {
-    const worst = worstWindow(rcv.times(t.path), 1_000);
+    const times = rcv.times(t.path);
+    const worst = worstWindow(times, 1_000);
+    const origin = times[0] ?? 0;
     assert.ok(
       worst.count <= t.limit,
-      `${t.name}: ${describeWindow(worst, 1_000, rcv.times(t.path)[0] ?? 0)} over its limit ${t.limit}/s`,
+      `${t.name}: ${describeWindow(worst, 1_000, origin)} over its limit ${t.limit}/s; ` +
+        `arrivals (ms from the first): ${times.map((x) => Math.round(x - origin)).join(' ')}`,
     );
   }
 }
@@ -120,17 +123,28 @@ describe('the distributed shape, as processes', { skip }, () => {
   it('3 rate limiters and 4 workers: the limit holds for every destination; no tick runs twice', {
     timeout: 5 * 60_000,
   }, async () => {
-    await withCluster({ limiters: 3, workers: 4 }, async (c, rcv) => {
-      const limits = [5, 10, 20, 5, 10, 20, 5, 10, 20, 50, 50, 50];
-      const { targets, eventIds } = await fill(c, rcv, limits, (limit) => limit * 3);
-      await rcv.waitFor(() => rcv.deliveredIds().size >= eventIds.size, 120_000, 'every event delivered');
-      assertDeliveredWithinLimits(rcv, targets, eventIds);
-      assert.equal(rcv.arrivals().length, eventIds.size, 'nothing crashed, so nothing repeats');
-      const byLimiter = new Set(c.ticks.map((t) => t.limiter));
-      assert.equal(byLimiter.size, 3, `every replica ran ticks (${[...byLimiter].join(', ')})`);
-      const overlaps = overlappingTicks(c.ticks);
-      assert.deepEqual(overlaps.slice(0, 3), [], `${overlaps.length} ticks ran on two replicas at once`);
-    });
+    // The receiver lives in this test process and shares 2 cores with 9 service processes:
+    // a request can wait more than the default 250 ms between its worker's write and the
+    // receiver's parse, and a send then leaves the window before it arrived (22-24 in a
+    // second at 20/s in 2 of 4 runs on a slow day, with or without this session's batching).
+    // That is the arrival bound's assumption broken by the test machine, not the tick
+    // arithmetic across replicas this test checks; 2 s keeps the assumption true here.
+    await withCluster(
+      { limiters: 3, workers: 4, env: { SLUICE_ARRIVAL_BOUND_MS: '2000' } },
+      async (c, rcv) => {
+        const limits = [5, 10, 20, 5, 10, 20, 5, 10, 20, 50, 50, 50];
+        const { targets, eventIds } = await fill(c, rcv, limits, (limit) => limit * 3);
+        await rcv.waitFor(() => rcv.deliveredIds().size >= eventIds.size, 120_000, 'every event delivered');
+        // Two replicas running one destination's tick at once would explain a window over the
+        // limit: asked first, it names the cause.
+        const overlaps = overlappingTicks(c.ticks);
+        assert.deepEqual(overlaps.slice(0, 3), [], `${overlaps.length} ticks ran on two replicas at once`);
+        assertDeliveredWithinLimits(rcv, targets, eventIds);
+        assert.equal(rcv.arrivals().length, eventIds.size, 'nothing crashed, so nothing repeats');
+        const byLimiter = new Set(c.ticks.map((t) => t.limiter));
+        assert.equal(byLimiter.size, 3, `every replica ran ticks (${[...byLimiter].join(', ')})`);
+      },
+    );
   });
 
   it('kill -9 of a rate limiter and of a worker mid-run: nothing lost, repeats keep their webhook-id', {
