@@ -12,11 +12,95 @@
  *
  * Keyed events are written in key order, so two batches that share several keys wait on them
  * in one order and cannot deadlock.
+ *
+ * Requests of one turn share the statement (`AcceptBatcher`): under load, the API's requests
+ * that arrive together cost one round trip, one snapshot and one commit. Each still answers
+ * only after the commit that made its events durable.
  */
 
 import { newId } from '@sluice/core';
 import type { AcceptedEvent, AcceptResult, NewEvent } from '@sluice/engine';
+import DataLoader from 'dataloader';
 import type { Queryable } from './db.ts';
+
+/** Requests of this many events or more are accepted alone. */
+const ALONE_FROM = 100;
+
+interface AcceptRequest {
+  tenantId: string;
+  events: NewEvent[];
+  now: number;
+}
+
+/**
+ * Gathers the accepts of one turn of the event loop (DataLoader, as the claims in claim.ts)
+ * into one statement per tenant: the events of the requests one after the other, answered
+ * apart. It is what each request would have got alone, in some order: a key two of them
+ * share answers the later one with the earlier one's event, as a repeat would. Should the
+ * shared statement fail (it is atomic: nothing was written), each request runs alone, so
+ * one request's failure is never another's.
+ */
+export class AcceptBatcher {
+  private readonly db: Queryable;
+  private readonly loader: DataLoader<AcceptRequest, AcceptResult[]>;
+
+  constructor(db: Queryable, maxRequests = 64) {
+    this.db = db;
+    this.loader = new DataLoader((requests) => acceptTogether(db, requests), {
+      cache: false,
+      maxBatchSize: maxRequests,
+      batchScheduleFn: (run) => setImmediate(run),
+    });
+  }
+
+  async accept(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
+    if (events.length === 0) return [];
+    // A large batch is its own: it gains nothing from company, and keeps statements bounded.
+    if (events.length >= ALONE_FROM) return acceptEvents(this.db, tenantId, events, now);
+    return this.loader.load({ tenantId, events, now });
+  }
+}
+
+async function acceptTogether(
+  db: Queryable,
+  requests: readonly AcceptRequest[],
+): Promise<(AcceptResult[] | Error)[]> {
+  const byTenant = new Map<string, number[]>();
+  for (const [i, r] of requests.entries()) byTenant.set(r.tenantId, [...(byTenant.get(r.tenantId) ?? []), i]);
+  const results: (AcceptResult[] | Error)[] = new Array(requests.length);
+  const alone = async (i: number): Promise<void> => {
+    const r = requests[i] as AcceptRequest;
+    results[i] = await acceptEvents(db, r.tenantId, r.events, r.now).catch((err: unknown) =>
+      err instanceof Error ? err : new Error(String(err)),
+    );
+  };
+  await Promise.all(
+    [...byTenant].map(async ([tenantId, indexes]) => {
+      if (indexes.length === 1) return alone(indexes[0] as number);
+      const mine = indexes.map((i) => requests[i] as AcceptRequest);
+      let all: AcceptResult[];
+      try {
+        const now = Math.max(...mine.map((r) => r.now));
+        all = await acceptEvents(
+          db,
+          tenantId,
+          mine.flatMap((r) => r.events),
+          now,
+        );
+      } catch {
+        for (const i of indexes) await alone(i);
+        return;
+      }
+      let at = 0;
+      for (const [k, i] of indexes.entries()) {
+        const n = (mine[k] as AcceptRequest).events.length;
+        results[i] = all.slice(at, at + n);
+        at += n;
+      }
+    }),
+  );
+  return results;
+}
 
 interface Planned {
   event: NewEvent;

@@ -46,7 +46,7 @@ import type {
   StoredEvent,
   Tenant,
 } from '@sluice/engine';
-import { acceptEvents } from './accept.ts';
+import { AcceptBatcher } from './accept.ts';
 import * as alerts from './alerts.ts';
 import { ClaimBatcher } from './claim.ts';
 import * as complete from './complete.ts';
@@ -81,11 +81,14 @@ export class PostgresStore implements Store {
   readonly db: Db;
   /** The ticks of one turn claim in one statement (claim.ts). */
   private readonly claims: ClaimBatcher;
+  /** The API requests of one turn accept in one statement per tenant (accept.ts). */
+  private readonly accepts: AcceptBatcher;
 
   /** A store on an already migrated database; see `open`. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.db = new Db(url, options);
     this.claims = new ClaimBatcher(this.db);
+    this.accepts = new AcceptBatcher(this.db);
   }
 
   /** Creates the schema if missing, applies the migrations (under a lock), and opens the store. */
@@ -211,7 +214,7 @@ export class PostgresStore implements Store {
   }
 
   async acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
-    return acceptEvents(this.db, tenantId, events, now);
+    return this.accepts.accept(tenantId, events, now);
   }
 
   async getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined> {

@@ -61,6 +61,7 @@ export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Rows Removed by Join Filter'?: number;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
 }
 
