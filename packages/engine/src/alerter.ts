@@ -96,10 +96,13 @@ export class Alerter {
   /** One evaluation; returns the changes this process made (another replica's are not). */
   async evaluate(): Promise<AlertChange[]> {
     const { store, thresholds, clock } = this.o;
-    const [samples, firing] = await Promise.all([
-      store.backlogSamples(countCap(thresholds), SYSTEM_TENANT.id),
-      store.listAlerts(),
-    ]);
+    // The firing alerts first, then the samples: each alert read was raised before the
+    // samples' snapshot, so a sample below its threshold shows the backlog fell after the
+    // raise. Read side by side (two statements, two snapshots), a replica could take a sample
+    // from before another replica's raise for one from after it, and resolve an alert at
+    // once (seen with 3 rate limiters: raised, resolved, raised within a second).
+    const firing = await store.listAlerts();
+    const samples = await store.backlogSamples(countCap(thresholds), SYSTEM_TENANT.id);
     const now = clock();
     const made: AlertChange[] = [];
     for (const change of evaluateAlerts(samples, firing, thresholds, now)) {
