@@ -135,6 +135,53 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     }
   });
 
+  it('a tick slower than its lease keeps it: the other replica does not run it beside itself', async () => {
+    const prefix = uniquePrefix();
+    const keys = new Keys(prefix);
+    const redis = connect();
+    const connections = [connect(), connect()];
+    let running = 0;
+    let most = 0;
+    let runs = 0;
+    const replicas = connections.map(
+      (connection) =>
+        new RedisSchedule({
+          redis: connection,
+          keys,
+          // Four leases long: a claim waiting on a slow store, in a replica that is alive.
+          tick: async () => {
+            runs++;
+            running++;
+            most = Math.max(most, running);
+            await new Promise((resolve) => setTimeout(resolve, 800));
+            running--;
+            return null;
+          },
+          clock: Date.now,
+          onTickError: (_id, err) => assert.fail(String(err)),
+          leaseMs: 200,
+          maxIdleMs: 20,
+        }),
+    );
+    try {
+      await redis.set(keys.epoch(), 'ready');
+      await (replicas[0] as RedisSchedule).scripts.wake('slow', Date.now());
+      for (const r of replicas) await r.start();
+      const deadline = Date.now() + 10_000;
+      while ((runs === 0 || running > 0) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a late second claim would show now
+      assert.equal(most, 1, 'the tick ran on one replica at a time');
+      assert.equal(runs, 1, 'and once: its settle took it out of the schedule');
+      assert.equal(await redis.zcard(keys.leases(0)), 0, 'the settle matched the renewed lease');
+    } finally {
+      for (const r of replicas) await r.stop();
+      for (const c of connections) c.disconnect();
+      await cleanup(redis, prefix);
+      redis.disconnect();
+    }
+  });
+
   it('a settle sooner than the loop means to look is run then, not after the longest sleep', async () => {
     const prefix = uniquePrefix();
     const keys = new Keys(prefix);

@@ -9,7 +9,8 @@
  * channel) or one of this replica's settles schedules a tick sooner than its loop means to
  * look. A kick that lands while a loop is claiming, not sleeping, is not lost: the loop
  * counts kicks and claims again instead of sleeping on a due time it read before the kick.
- * A replica that dies mid-tick leaves a lease that expires and is claimed again.
+ * A replica that dies mid-tick leaves a lease that expires and is claimed again; a running
+ * tick extends its lease, so a slow one is not run again beside itself.
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
@@ -156,19 +157,38 @@ export class RedisSchedule {
   }
 
   private run(claimed: ClaimedTick): void {
-    const { tick, clock, onTickError, onTick, errorBackoffMs } = this.options;
+    const { tick, clock, onTickError, onTick, errorBackoffMs, leaseMs } = this.options;
     const done = (async () => {
       const startedAt = clock();
+      // While the tick runs, its lease is extended every third of its length: a tick that is
+      // slow but alive (a claim waiting on Postgres) is not taken for a dead replica's and
+      // run again beside itself, which would publish twice for one window. Only a replica
+      // that stops for a whole lease (dead, or frozen) loses it.
+      let lease = claimed.lease;
+      let renewing: Promise<void> = Promise.resolve();
+      const renew = setInterval(
+        () => {
+          renewing = renewing.then(async () => {
+            const until = Math.ceil(clock() + leaseMs);
+            if (await this.scripts.renewLease(claimed.destinationId, lease, until).catch(() => false))
+              lease = String(until);
+          });
+        },
+        Math.max(1, Math.floor(leaseMs / 3)),
+      );
       let next: number | null;
       try {
         next = await tick(claimed.destinationId, claimed.due);
       } catch (err) {
         onTickError(claimed.destinationId, err);
         next = clock() + errorBackoffMs;
+      } finally {
+        clearInterval(renew);
       }
+      await renewing; // the settle shows the latest token
       const finishedAt = clock();
       try {
-        const settled = await this.scripts.settle(claimed.destinationId, claimed.lease, next);
+        const settled = await this.scripts.settle(claimed.destinationId, lease, next);
         // The next tick is due before this replica's loop would look again: look then.
         const shard = this.options.keys.shardOf(claimed.destinationId);
         if (settled.state === 'scheduled' && settled.at < (this.wakeAt[shard] ?? 0))

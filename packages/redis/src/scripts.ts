@@ -130,6 +130,12 @@ export class Scripts {
     );
   }
 
+  /** Extends a running tick's lease to `until` (the new token); false: it is no longer this tick's. */
+  async renewLease(destinationId: string, lease: string, until: number): Promise<boolean> {
+    const [, leases] = this.keys.scheduleKeys(destinationId);
+    return Number(await this.call('renewLease').call(this.redis, leases, destinationId, lease, until)) === 1;
+  }
+
   /**
    * Ends a tick: `next` null shuts the destination down. Returns where it now stands: its
    * due time when scheduled (a wake during the tick may have made it sooner than `next`).
