@@ -22,7 +22,7 @@ import { type Claim, claimedFromRow } from '@sluice/engine';
 import DataLoader from 'dataloader';
 import type { Queryable, Row } from './db.ts';
 
-export interface ClaimRequest {
+interface ClaimRequest {
   destinationId: string;
   max: number;
   now: number;
@@ -108,7 +108,7 @@ export const CLAIM_SQL: Record<ClaimOrder, { one: string; many: string }> = {
  * Claims for several destinations in one statement (all of one order, each destination
  * once). A claim whose destination row was busy comes back as undefined: claim it alone.
  */
-export async function claimMany(
+async function claimMany(
   db: Queryable,
   requests: readonly ClaimRequest[],
   order: ClaimOrder,
