@@ -42,7 +42,7 @@ export interface RateLimiterOptions {
   claimLeaseMs?: number;
   /** A claimed delivery with no job left returns to pending after this. */
   leaseMs?: number;
-  /** Most deliveries of one destination in one delivery-queue job. */
+  /** Most deliveries in one delivery-queue job. */
   jobDeliveries?: number | undefined;
   sweepIntervalMs?: number;
   /** Delivered and cancelled deliveries older than this are deleted (default 14 days). */
