@@ -5,6 +5,7 @@ import { Alerter, type Store } from '@sluice/engine';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';
+import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
 
 const T0 = 1_700_000_000_000;
 
@@ -27,23 +28,7 @@ describe('backlog alerts across replicas', () => {
     const store = new SqliteStore(':memory:');
     const tenantId = newId('ten');
     await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
-    const destination = await store.createDestination(
-      {
-        id: newId('dst'),
-        tenantId,
-        name: null,
-        url: 'https://hooks.example.com/in',
-        rateLimit: { limit: 10, period: 'second' },
-        maxConcurrency: null,
-        adaptive: false,
-        ordering: 'none',
-        eventTypes: ['*'],
-        retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-        timeoutMs: 15_000,
-        secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
-      },
-      T0,
-    );
+    const destination = await store.createDestination(newDestination(tenantId), T0);
     // Replica B's reads are slow to come back: whatever it reads before the gate opens is what
     // the store held then (a sample), the firing alerts are read when they run.
     let open: () => void = () => undefined;

@@ -6,6 +6,7 @@ import { BullPublisher, bullConnection, openSharedState, type SharedState } from
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
+import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
 const skip = !(await redisAvailable());
@@ -36,20 +37,7 @@ async function rig(wrap: (store: SqliteStore, r: Omit<Rig, 'sweeper'>) => Store 
   const store = new SqliteStore(':memory:');
   const tenantId = newId('ten');
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
-  const destination: NewDestination = {
-    id: newId('dst'),
-    tenantId,
-    name: null,
-    url: 'https://hooks.example.com/in',
-    rateLimit: { limit: 10, period: 'second' },
-    maxConcurrency: null,
-    adaptive: false,
-    ordering: 'none',
-    eventTypes: ['*'],
-    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-    timeoutMs: 15_000,
-    secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
-  };
+  const destination: NewDestination = newDestination(tenantId);
   await store.createDestination(destination, T0);
   const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
