@@ -17,6 +17,7 @@ export {
   type PublishedPlan,
   type TickPacing,
 } from './pacing.ts';
+export { type PerTurn, perTurn } from './per-turn.ts';
 export { MIN_RETENTION_MS, Retention } from './retention.ts';
 export {
   attemptFromRow,

@@ -50,7 +50,8 @@ function newTenant(createdAt = T0): Tenant {
   return { id: newId('ten'), name: 'Acme', createdAt };
 }
 
-function newDestination(tenantId: string, overrides: Partial<NewDestination> = {}): NewDestination {
+/** A destination as the store tests create it (10/s, nothing else set); other suites use it too. */
+export function newDestination(tenantId: string, overrides: Partial<NewDestination> = {}): NewDestination {
   return {
     id: newId('dst'),
     tenantId,

@@ -19,9 +19,8 @@
  * crash, with the same `webhook-id` (DESIGN I6).
  */
 
-import type { ClaimedDelivery, Publisher } from '@sluice/engine';
+import { type ClaimedDelivery, type Publisher, perTurn } from '@sluice/engine';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
-import DataLoader from 'dataloader';
 
 export const DELIVERY_QUEUE = 'deliveries';
 
@@ -59,14 +58,7 @@ function jobIdOf(delivery: { id: string; attempts: number }): string {
 export class BullPublisher implements Publisher {
   readonly queue: Queue<JobData>;
   private readonly jobDeliveries: number;
-  private readonly batches = new DataLoader<ClaimedDelivery[], undefined>(
-    (batches) => this.addBulk(batches),
-    {
-      cache: false,
-      maxBatchSize: 200,
-      batchScheduleFn: (run) => setImmediate(run),
-    },
-  );
+  private readonly batches = perTurn<ClaimedDelivery[], undefined>((batches) => this.addBulk(batches), 200);
 
   constructor(options: PublisherOptions) {
     this.jobDeliveries = options.jobDeliveries ?? JOB_DELIVERIES;
@@ -86,7 +78,7 @@ export class BullPublisher implements Publisher {
   }
 
   /**
-   * The ticks of one turn publish in one `addBulk` (one MULTI, one round trip). DataLoader
+   * The ticks of one turn publish in one `addBulk` (one MULTI, one round trip). `perTurn`
    * gathers them, as the store's claims (store-postgres claim.ts); a failed `addBulk` fails
    * every tick in it, and each tick's deliveries return to pending after the lease.
    */

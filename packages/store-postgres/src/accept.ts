@@ -19,8 +19,7 @@
  */
 
 import { newId } from '@sluice/core';
-import type { AcceptedEvent, AcceptResult, NewEvent } from '@sluice/engine';
-import DataLoader from 'dataloader';
+import { type AcceptedEvent, type AcceptResult, type NewEvent, type PerTurn, perTurn } from '@sluice/engine';
 import type { Queryable } from './db.ts';
 
 /** Requests of this many events or more are accepted alone. */
@@ -33,7 +32,7 @@ interface AcceptRequest {
 }
 
 /**
- * Gathers the accepts of one turn of the event loop (DataLoader, as the claims in claim.ts)
+ * Gathers the accepts of one turn of the event loop (`perTurn`, as the claims in claim.ts)
  * into one statement per tenant: the events of the requests one after the other, answered
  * apart. It is what each request would have got alone, in some order: a key two of them
  * share answers the later one with the earlier one's event, as a repeat would. Should the
@@ -42,15 +41,11 @@ interface AcceptRequest {
  */
 export class AcceptBatcher {
   private readonly db: Queryable;
-  private readonly loader: DataLoader<AcceptRequest, AcceptResult[]>;
+  private readonly loader: PerTurn<AcceptRequest, AcceptResult[]>;
 
   constructor(db: Queryable, maxRequests = 64) {
     this.db = db;
-    this.loader = new DataLoader((requests) => acceptTogether(db, requests), {
-      cache: false,
-      maxBatchSize: maxRequests,
-      batchScheduleFn: (run) => setImmediate(run),
-    });
+    this.loader = perTurn((requests) => acceptTogether(db, requests), maxRequests);
   }
 
   async accept(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {

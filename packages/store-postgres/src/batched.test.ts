@@ -43,6 +43,16 @@ await withPostgres('PostgresStore batches', () => {
       await dropSchema(schema);
     });
 
+    /** A connection of its own (another transaction, a session setting) on this test's schema. */
+    const schemaClient = async (): Promise<pg.Client> => {
+      const client = new pg.Client({
+        connectionString: TEST_DATABASE_URL,
+        options: `-c search_path=${schema}`,
+      });
+      await client.connect();
+      return client;
+    };
+
     /** Destinations with `pending[i]` deliveries due each. */
     const destinationsWith = async (pending: number[]): Promise<string[]> => {
       const ids: string[] = [];
@@ -101,11 +111,7 @@ await withPostgres('PostgresStore batches', () => {
 
     it('a destination whose row another transaction holds does not hold up the batch', async () => {
       const [busy, free] = (await destinationsWith([3, 3])) as [string, string];
-      const other = new pg.Client({
-        connectionString: TEST_DATABASE_URL,
-        options: `-c search_path=${schema}`,
-      });
-      await other.connect();
+      const other = await schemaClient();
       try {
         await other.query('BEGIN');
         await other.query('SELECT id FROM destinations WHERE id = $1 FOR UPDATE', [busy]);
@@ -185,11 +191,7 @@ await withPostgres('PostgresStore batches', () => {
 
     it("a batch's plan is linear in the rows it claims, even on the generic plan's one-row guesses", async () => {
       const ids = await destinationsWith([400, 400, 400]);
-      const client = new pg.Client({
-        connectionString: TEST_DATABASE_URL,
-        options: `-c search_path=${schema}`,
-      });
-      await client.connect();
+      const client = await schemaClient();
       try {
         // What a prepared statement runs after its fifth execution.
         await client.query('SET plan_cache_mode = force_generic_plan');

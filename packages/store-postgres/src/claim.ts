@@ -18,8 +18,7 @@
  */
 
 import type { ClaimOrder } from '@sluice/core';
-import { type Claim, claimedFromRow } from '@sluice/engine';
-import DataLoader from 'dataloader';
+import { type Claim, claimedFromRow, type PerTurn, perTurn } from '@sluice/engine';
 import type { Queryable, Row } from './db.ts';
 
 interface ClaimRequest {
@@ -143,23 +142,16 @@ async function claimMany(
  * destination in the same turn — not something a tick's lease allows, but cheap to keep
  * right — goes into a later statement, so the two never pick the same rows).
  *
- * DataLoader (graphql/dataloader) does the gathering: it is the well-kept library for
- * exactly this — queue the calls of one tick, run one batch function, hand each caller its
- * own result or error. Its cache is off: a claim is a write, never a read to reuse.
+ * `perTurn` (engine, DataLoader) does the gathering.
  */
 export class ClaimBatcher {
   private readonly db: Queryable;
   /** Undefined: the destination's row was busy. */
-  private readonly loader: DataLoader<ClaimRequest, Claim | undefined>;
+  private readonly loader: PerTurn<ClaimRequest, Claim | undefined>;
 
   constructor(db: Queryable, maxBatch = 200) {
     this.db = db;
-    this.loader = new DataLoader((requests) => runBatch(db, requests), {
-      cache: false,
-      maxBatchSize: maxBatch,
-      // A turn is an I/O phase: the ticks whose Redis replies came in one read all claim.
-      batchScheduleFn: (run) => setImmediate(run),
-    });
+    this.loader = perTurn((requests) => runBatch(db, requests), maxBatch);
   }
 
   async claim(request: ClaimRequest): Promise<Claim> {

@@ -5,8 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
-import { newId } from '@sluice/core';
-import type { NewDestination, NewEvent } from '@sluice/engine';
+import type { NewEvent } from '@sluice/engine';
 import pg from 'pg';
 import { ensureDatabase } from './database.ts';
 
@@ -33,23 +32,8 @@ export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
 }
 
-/** A destination as the tests create it: 10/s, nothing else set. */
-export function newDestination(tenantId: string): NewDestination {
-  return {
-    id: newId('dst'),
-    tenantId,
-    name: null,
-    url: 'https://hooks.example.com/in',
-    rateLimit: { limit: 10, period: 'second' },
-    maxConcurrency: null,
-    adaptive: false,
-    ordering: 'none',
-    eventTypes: ['*'],
-    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-    timeoutMs: 15_000,
-    secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
-  };
-}
+/** A destination as the tests create it: the store conformance suite's. */
+export { newDestination } from '../../engine/src/store-conformance.ts';
 
 /** An event for these destinations; `n` goes into its payload. */
 export function newEvent(destinationIds: string[], idempotencyKey: string | null = null, n = 0): NewEvent {
