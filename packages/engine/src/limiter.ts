@@ -111,7 +111,12 @@ export function createTick(deps: LimiterDeps) {
     if (claimed.length > 0) await publisher.publish(destinationId, claimed);
     const roomForMore = claim !== null && claimed.length < allow;
     pacing.noteRoom(destinationId, roomForMore);
-    const next = nextTickAt(due, now, plan, roomAt, limitedBy);
+    // Everything due went out with room to spare: no term held work back, so nothing waits
+    // for the window to free a slot. New work wakes the destination itself (at its room
+    // time); this tick only plans the run after it, which finds the queue drained and shuts
+    // down. (The window term is smaller than the per-run one whenever a send is in the
+    // window; planning from it would tick again 10 ms later for nothing, once per event.)
+    const next = nextTickAt(due, now, plan, roomAt, roomForMore ? 'run' : limitedBy);
     if (claim === null || !roomForMore) {
       metrics.ticks.inc({ result: allow > 0 ? 'published' : 'short_circuit' });
       return next;
