@@ -43,6 +43,13 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   /** Also what a wake needs to find when the window has room (`Scripts.wakeForWork`). */
   readonly o: RedisPacingOptions;
   readonly windowMarginMs: number;
+  /**
+   * A request's entry in the window is `<delivery>:<this process>.<count>`: unique across
+   * processes and repeats of one delivery, without asking the CSPRNG for every request
+   * (`randomBytes` per request was 3.5 % of a worker's CPU).
+   */
+  private readonly nonce = randomBytes(6).toString('hex');
+  private sent = 0;
 
   constructor(options: RedisPacingOptions) {
     defineScripts(options.redis);
@@ -114,7 +121,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     now: number,
   ): Promise<AttemptPace> {
     const { redis, keys, arrivalBoundMs } = this.o;
-    const token = `${deliveryId}:${randomBytes(4).toString('hex')}`;
+    const token = `${deliveryId}:${this.nonce}.${(this.sent++).toString(36)}`;
     const sends = keys.sends(destinationId);
     const pace = keys.pace(destinationId);
     const index = Number(
