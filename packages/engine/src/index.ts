@@ -12,6 +12,7 @@ export { type OpsServer, startOpsServer } from './ops-server.ts';
 export {
   type AttemptPace,
   type AttemptPacing,
+  LeaseLostError,
   MemoryPacing,
   type PaceCounts,
   type PublishedPlan,

@@ -64,7 +64,15 @@ export interface LimiterDeps {
 
 export function createTick(deps: LimiterDeps) {
   const { store, destinations, pacing, publisher, metrics, clock } = deps;
-  return async function tick(destinationId: string, due: number): Promise<number | null> {
+  /**
+   * `fence`, where the schedule leases ticks (distributed): the tick's current lease token,
+   * checked where its deliveries are counted (`TickPacing.published`).
+   */
+  return async function tick(
+    destinationId: string,
+    due: number,
+    fence?: () => Promise<string>,
+  ): Promise<number | null> {
     const now = clock();
     metrics.tickLag.observe(Math.max(0, now - due) / 1_000);
     const destination = await destinations.get(destinationId);
@@ -95,12 +103,16 @@ export function createTick(deps: LimiterDeps) {
     // Counted before publishing (an over-count only slows the destination), and in the same
     // step: when the window next has room, with these counted.
     // Held back by its window, a backlog waits for a batch of free slots (core/tick.ts).
+    // A tick that lost its lease meanwhile is refused here (LeaseLostError) and publishes
+    // nothing; what it claimed returns to pending by the sweeper's lease.
+    const token = fence === undefined ? undefined : await fence();
     const windowRoomAt = await pacing.published(
       destinationId,
       claimed.map((d) => d.id),
       plan,
       now,
       limitedBy === 'window' ? roomBatch(plan) : 1,
+      token,
     );
     const queuedNow = counts.queued + claimed.length;
     const roomAt = Math.max(

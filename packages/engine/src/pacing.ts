@@ -50,6 +50,10 @@ export interface TickPacing {
    * finish now, queued ones to start now). One step, so one round trip where the state is
    * remote. With a burst it also records the bucket's emission interval (the requests'
    * starts take tokens).
+   *
+   * `fence`, where ticks hold leases (the distributed schedule): the tick's lease token. A
+   * tick whose lease is no longer its own counts nothing and gets `LeaseLostError`: it must
+   * not publish (its successor may already have read the counts without it).
    */
   published(
     destinationId: string,
@@ -57,9 +61,18 @@ export interface TickPacing {
     plan: PublishedPlan,
     now: number,
     room?: number,
+    fence?: string,
   ): Promise<number>;
   /** The tick was allowed more than was due (new work may go out before the next tick). */
   noteRoom(destinationId: string, roomForMore: boolean): void;
+}
+
+/** A tick stalled past its lease and another took its destination over: it publishes nothing. */
+export class LeaseLostError extends Error {
+  constructor(destinationId: string) {
+    super(`the tick of ${destinationId} lost its lease before it counted its deliveries`);
+    this.name = 'LeaseLostError';
+  }
 }
 
 /** One request's record in the pace state. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
-import { type AttemptPace, MemoryPacing, type PaceCounts } from '@sluice/engine';
+import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import { Pacer } from '../../engine/src/pacer.ts';
 import { Keys } from './keys.ts';
@@ -280,5 +280,35 @@ describe('RedisPacing', { skip }, () => {
       inFlight: 0,
       sentInWindow: 0,
     });
+  });
+
+  it('refuses to count for a tick whose lease another replica took over (fencing)', async () => {
+    const keys = new Keys(`${prefix}-fence`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const scripts = new Scripts(redis, keys);
+    const d = 'dst_fenced';
+    const plan = { limit: 10, periodMs: 1_000, burst: null };
+    const now = 5_000_000;
+    await scripts.wake(d, now);
+    const [first] = (await scripts.claimTicks(0, now, 1_000, 10)).ticks;
+    assert.ok(first, 'the tick is claimed');
+    // Its replica stalls for a whole lease; another claims the expired lease.
+    const [second] = (await scripts.claimTicks(0, now + 1_001, 1_000, 10)).ticks;
+    assert.ok(second && second.lease !== first.lease, 'the expired lease is claimed again');
+
+    await assert.rejects(
+      pacing.published(d, ['dlv_late'], plan, now + 1_002, 1, first.lease),
+      LeaseLostError,
+      'the stalled tick is refused',
+    );
+    assert.equal(await redis.zcard(keys.queued(d)), 0, 'and counted nothing');
+    await pacing.published(d, ['dlv_1'], plan, now + 1_002, 1, second.lease);
+    assert.deepEqual(await redis.zrange(keys.queued(d), '0', '-1'), ['dlv_1'], 'the lease holder counts');
+    // Not fenced (a caller without leases): counted as before.
+    await pacing.published(d, ['dlv_2'], plan, now + 1_003);
+    assert.equal(await redis.zcard(keys.queued(d)), 2);
+    // A settled tick holds no lease: a late count with its token is refused too.
+    await scripts.settle(d, second.lease, null);
+    await assert.rejects(pacing.published(d, ['dlv_3'], plan, now + 1_004, 1, second.lease), LeaseLostError);
   });
 });

@@ -13,7 +13,14 @@ import {
   tatFromArrivals,
   windowCap,
 } from '@sluice/core';
-import type { AttemptPace, AttemptPacing, PaceCounts, PublishedPlan, TickPacing } from '@sluice/engine';
+import {
+  type AttemptPace,
+  type AttemptPacing,
+  LeaseLostError,
+  type PaceCounts,
+  type PublishedPlan,
+  type TickPacing,
+} from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { defineScripts } from './scripts.ts';
@@ -92,13 +99,16 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     plan: PublishedPlan,
     now: number,
     room = 1,
+    fence?: string,
   ): Promise<number> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    return Number(
+    const [, leases] = keys.scheduleKeys(destinationId);
+    const roomAt = Number(
       await this.script('paceRoom')(
         keys.queued(destinationId),
         keys.sends(destinationId),
         keys.pace(destinationId),
+        leases,
         Math.floor(now),
         // roomAt answers when at most cap - 1 count: room for `room` is that of a smaller cap.
         windowCap(plan) - Math.max(1, room) + 1,
@@ -106,9 +116,13 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         windowMarginMs,
         claimLeaseMs,
         plan.burst === null ? 0 : emissionMs(plan),
+        destinationId,
+        fence ?? '',
         ...deliveryIds,
       ),
     );
+    if (roomAt === -1) throw new LeaseLostError(destinationId);
+    return roomAt;
   }
 
   noteRoom(): void {}

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
-import { RedisSchedule } from './redis-schedule.ts';
+import { RedisPacing } from './redis-pacing.ts';
+import { RedisSchedule, type TickFn } from './redis-schedule.ts';
 import { Scripts } from './scripts.ts';
 import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
@@ -174,6 +175,75 @@ describe('RedisSchedule with two replicas', { skip }, () => {
       assert.equal(most, 1, 'the tick ran on one replica at a time');
       assert.equal(runs, 1, 'and once: its settle took it out of the schedule');
       assert.equal(await redis.zcard(keys.leases(0)), 0, 'the settle matched the renewed lease');
+    } finally {
+      for (const r of replicas) await r.stop();
+      for (const c of connections) c.disconnect();
+      await cleanup(redis, prefix);
+      redis.disconnect();
+    }
+  });
+
+  it('fences a tick that stalled past its lease: its successor counts its deliveries, it does not', async () => {
+    const prefix = uniquePrefix();
+    const keys = new Keys(prefix);
+    const redis = connect();
+    const connections = [connect(), connect()];
+    const pacing = new RedisPacing({
+      redis,
+      keys,
+      windowMarginMs: 5,
+      arrivalBoundMs: 250,
+      claimLeaseMs: 600_000,
+    });
+    const plan = { limit: 10, periodMs: 1_000, burst: null };
+    let successorDone = (): void => undefined;
+    const successor = new Promise<void>((resolve) => {
+      successorDone = resolve;
+    });
+    const outcomes: string[] = [];
+    let runs = 0;
+    const tick: TickFn = async (id, _due, fence) => {
+      const run = ++runs;
+      if (run === 1) {
+        // As if its replica froze for a whole lease: the lease has expired, and another tick
+        // of the destination runs before this one goes on.
+        await redis.zadd(keys.leases(0), 0, id);
+        await successor;
+      }
+      try {
+        await pacing.published(id, [`dlv_${run}`], plan, Date.now(), 1, await fence());
+        outcomes.push(`${run}: counted`);
+      } catch (err) {
+        outcomes.push(`${run}: ${(err as Error).name}`);
+      }
+      if (run === 2) successorDone();
+      return null;
+    };
+    const replicas = connections.map(
+      (connection) =>
+        new RedisSchedule({
+          redis: connection,
+          keys,
+          tick,
+          clock: Date.now,
+          onTickError: (_id, err) => assert.fail(String(err)),
+          leaseMs: 300,
+          maxIdleMs: 20,
+        }),
+    );
+    try {
+      await redis.set(keys.epoch(), 'ready');
+      await (replicas[0] as RedisSchedule).scripts.wake('d', Date.now());
+      for (const r of replicas) await r.start();
+      const deadline = Date.now() + 10_000;
+      while (outcomes.length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(outcomes.sort(), ['1: LeaseLostError', '2: counted']);
+      assert.deepEqual(
+        await redis.zrange(keys.queued('d'), '0', '-1'),
+        ['dlv_2'],
+        'only the lease holder counted',
+      );
     } finally {
       for (const r of replicas) await r.stop();
       for (const c of connections) c.disconnect();

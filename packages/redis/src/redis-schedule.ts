@@ -18,7 +18,15 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
 
-export type TickFn = (destinationId: string, due: number) => Promise<number | null>;
+/**
+ * A tick; `fence` answers its current lease token (after any renewal in flight), for the
+ * step that counts its deliveries to refuse a tick whose lease another replica took.
+ */
+export type TickFn = (
+  destinationId: string,
+  due: number,
+  fence: () => Promise<string>,
+) => Promise<number | null>;
 
 export interface RedisScheduleOptions {
   redis: Redis;
@@ -178,7 +186,10 @@ export class RedisSchedule {
       );
       let next: number | null;
       try {
-        next = await tick(claimed.destinationId, claimed.due);
+        next = await tick(claimed.destinationId, claimed.due, async () => {
+          await renewing;
+          return lease;
+        });
       } catch (err) {
         onTickError(claimed.destinationId, err);
         next = clock() + errorBackoffMs;

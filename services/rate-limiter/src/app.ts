@@ -12,6 +12,7 @@ import {
   createTick,
   EngineMetrics,
   ensureAlertsDestination,
+  LeaseLostError,
   type OpsServer,
   Retention,
   registerHealthGauge,
@@ -86,7 +87,14 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     keys,
     clock,
     tick: createTick({ store: o.store, destinations, pacing, publisher, metrics, clock }),
-    onTickError: (destinationId, err) => o.logger.error({ err, destinationId }, 'tick failed'),
+    onTickError: (destinationId, err) =>
+      err instanceof LeaseLostError
+        ? o.logger.warn(
+            { destinationId },
+            'a tick stalled past its lease and another replica took over: it published nothing; ' +
+              'what it claimed returns to pending after the lease',
+          )
+        : o.logger.error({ err, destinationId }, 'tick failed'),
     ...(o.logger.isLevelEnabled('debug') ? { onTick: (tick) => o.logger.debug(tick, 'tick') } : {}),
   });
   const sweeper = new DistributedSweeper({
