@@ -82,7 +82,7 @@ export function createTick(deps: LimiterDeps) {
       return null;
     }
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
-    if (destination.health.state === 'suspended') return probeTick(deps, destination, now);
+    if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
     const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now);
     const effective = paceLimit(destination, counts.adaptive, now);
     const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));

@@ -36,6 +36,7 @@ export async function probeTick(
   deps: ProbeDeps,
   destination: Destination,
   now: number,
+  fence?: () => Promise<string>,
 ): Promise<number | null> {
   const { store, pacing, publisher, metrics } = deps;
   const id = destination.id;
@@ -57,11 +58,14 @@ export async function probeTick(
   const probe = claim.deliveries;
   if (probe.length > 0) {
     // Counted before publishing, as every publish: the probe is in the send window too.
+    // Fenced as every count (limiter.ts): a probe of a tick that lost its lease is not sent.
     await pacing.published(
       id,
       probe.map((d) => d.id),
       plan,
       now,
+      1,
+      fence === undefined ? undefined : await fence(),
     );
     await publisher.publish(id, probe);
     metrics.probes.inc();
