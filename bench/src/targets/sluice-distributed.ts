@@ -89,7 +89,9 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
   /** Drops the database and deletes the keys; answers what was done and what is left. */
   const cleanUp = async () => {
     const databaseLeftover = await onServer(options.postgresUrl, async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
+      // Kept for a look afterwards (attempt times, claims, pg_stat_database) when asked.
+      if (process.env.SLUICE_BENCH_KEEP_DATABASE !== '1')
+        await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
       return (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount !== 0;
     });
     const deleted = (await deleteKeys(redis, `${prefix}:*`)) + (await deleteKeys(redis, `${prefix}-bull:*`));
