@@ -1,0 +1,113 @@
+/**
+ * When a tick plans its destination's next run (packages/engine/src/limiter.ts), on the
+ * distributed parts: a real store (SQLite, in memory), the Redis pace state and the BullMQ
+ * delivery queue, on a clock the test moves.
+ */
+
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { newId } from '@sluice/core';
+import { createTick, EngineMetrics } from '@sluice/engine';
+import { BullPublisher, bullConnection, openSharedState } from '@sluice/redis';
+import { SqliteStore } from '@sluice/store-sqlite';
+import { Registry } from 'prom-client';
+import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
+import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
+
+const skip = !(await redisAvailable());
+if (skip) console.warn('tick.test.ts: SKIPPED — no Redis at 127.0.0.1:6379');
+const T0 = 1_700_000_000_000;
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0)) await close();
+});
+
+/** One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`. */
+async function rig(limit: number) {
+  const prefix = uniquePrefix();
+  const store = new SqliteStore(':memory:');
+  const tenantId = newId('ten');
+  await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
+  const destination = await store.createDestination(
+    newDestination(tenantId, { rateLimit: { limit, period: 'second' } }),
+    T0,
+  );
+  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, windowMarginMs: 25 });
+  const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
+  let now = T0;
+  const tick = createTick({
+    store,
+    destinations: shared.destinations,
+    pacing: shared.pacing,
+    publisher,
+    metrics: new EngineMetrics(
+      new Registry(),
+      () => ({ queued: 0, inFlight: 0, scheduled: 0 }),
+      async () => null,
+    ),
+    clock: () => now,
+  });
+  closing.push(async () => {
+    await publisher.close();
+    await cleanup(shared.redis, prefix);
+    await cleanup(shared.redis, `${prefix}-bull`);
+    await shared.close();
+    await store.close();
+  });
+  const id = destination.id;
+  return {
+    tick: (at: number) => {
+      now = at;
+      return tick(id, at);
+    },
+    accept: (count: number, at: number) =>
+      store.acceptEvents(
+        tenantId,
+        Array.from({ length: count }, () => ({
+          type: 'order.created',
+          payload: '{}',
+          idempotencyKey: null,
+          destinationIds: [id],
+        })),
+        at,
+      ),
+    /** Every published delivery's request starts at `at` and is answered 5 ms later, as a worker's. */
+    sendQueued: async (at: number) => {
+      const queued = await shared.redis.zrange(shared.keys.queued(id), '0', '-1');
+      for (const deliveryId of queued) {
+        const pace = await shared.pacing.start(id, deliveryId, 1_000, 10_000, at);
+        await pace.finished(at + 5);
+      }
+      return queued.length;
+    },
+    /** Jobs in the delivery queue: one per tick that published here. */
+    jobs: () => publisher.queue.count(),
+  };
+}
+
+describe('a tick plans the next run', { skip }, () => {
+  it('an interval on when everything due went out, though a send is in the window', async () => {
+    const r = await rig(10);
+    await r.accept(1, T0);
+    assert.equal(await r.tick(T0), T0 + 1_000, 'a lone event: the next run an interval on');
+    assert.equal(await r.sendQueued(T0), 1);
+    // 500 ms later a second event wakes the destination: one send is in its window, so the
+    // window term (10 − 1) is below the per-run one (10), yet it held nothing back.
+    await r.accept(1, T0 + 500);
+    assert.equal(await r.tick(T0 + 500), T0 + 1_500, 'not 10 ms later: nothing waits for the window');
+    assert.equal(await r.jobs(), 2);
+  });
+
+  it('when the window has room when the window held work back', async () => {
+    const r = await rig(2);
+    await r.accept(3, T0);
+    // A full run: an interval on, and not before the two leave the window (+ the 25 ms margin).
+    assert.equal(await r.tick(T0), T0 + 1_025);
+    assert.equal(await r.sendQueued(T0), 2);
+    // Two sends answered at T0 + 5 fill the window until T0 + 5 + 1_000 + 25.
+    const next = await r.tick(T0 + 500);
+    assert.equal(await r.jobs(), 1, 'the third waits for the window: no second job');
+    assert.equal(next, T0 + 1_030);
+  });
+});
