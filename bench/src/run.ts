@@ -296,6 +296,10 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       systemCpuS: round(idleSystemS, 3),
       systemCpuPct: round((100 * idleSystemS) / idleS, 2),
       ticks: tickLagBetween(snapshots.idleStart ?? null, snapshots.idleEnd ?? null)?.ticks ?? null,
+      // Each process's share of it (the distributed shape has seven), to say which one idles dearly.
+      cpuSByProcess: Object.fromEntries(
+        SYSTEM[o.target].map((name) => [name, round(idle[name]?.cpuS ?? 0, 3)]),
+      ),
     };
   }
   if (w.scenario === 'soak') {

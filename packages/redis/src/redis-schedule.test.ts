@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { RedisSchedule, type TickFn } from './redis-schedule.ts';
+import { ScheduleClient } from './schedule-client.ts';
 import { Scripts } from './scripts.ts';
 import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
@@ -21,6 +22,27 @@ describe('the Redis schedule scripts', { skip }, () => {
   after(async () => {
     await cleanup(redis, prefix);
     redis.disconnect();
+  });
+
+  it('scheduledAmong answers as isScheduled does, for many destinations in a few round trips', async () => {
+    const client = new ScheduleClient(redis, keys);
+    await scripts.wake('among-due', 1_000);
+    await scripts.wake('among-leased', 1_000);
+    const { ticks } = await scripts.claimTicks(0, 1_000, 30_000, 100);
+    assert.ok(ticks.some((t) => t.destinationId === 'among-leased'));
+    await scripts.wake('among-due', 5_000); // claimed too: schedule it again, so one is due, one leased
+    await scripts.settle('among-due', ticks.find((t) => t.destinationId === 'among-due')?.lease ?? '', 5_000);
+    const ids = ['among-due', 'among-leased', 'among-none'];
+    const among = await client.scheduledAmong(ids, 2);
+    assert.deepEqual([...among].sort(), ['among-due', 'among-leased']);
+    for (const id of ids) assert.equal(await client.isScheduled(id), among.has(id), id);
+    await scripts.settle(
+      'among-leased',
+      ticks.find((t) => t.destinationId === 'among-leased')?.lease ?? '',
+      null,
+    );
+    await scripts.settle('among-due', '0', null);
+    await redis.zrem(keys.schedule(0), 'among-due');
   });
 
   it('wake schedules sooner only', async () => {

@@ -42,8 +42,16 @@ export class DistributedSweeper {
   }
 
   start(intervalMs: number): void {
+    let sweeping = false;
     this.timer = setInterval(() => {
-      this.running = this.sweep().catch((err: unknown) => this.d.logger.error({ err }, 'sweep failed'));
+      // One sweep at a time: one that outlasts the interval is not joined by another.
+      if (sweeping) return;
+      sweeping = true;
+      this.running = this.sweep()
+        .catch((err: unknown) => this.d.logger.error({ err }, 'sweep failed'))
+        .finally(() => {
+          sweeping = false;
+        });
     }, intervalMs);
     this.timer.unref();
   }
@@ -103,9 +111,13 @@ export class DistributedSweeper {
     const { store, schedule, clock, leaseMs, logger } = this.d;
     await this.recoverIfLost();
     let rewoken = 0;
-    for (const listed of await store.pendingDestinations()) {
+    const pending = await store.pendingDestinations();
+    // Asked for all of them in a few round trips (a sweep of 10,000 pending destinations one
+    // at a time kept the rate limiter busy for seconds, every sweep).
+    const scheduled = await schedule.scheduledAmong(pending.map((p) => p.destinationId));
+    for (const listed of pending) {
       const { destinationId } = listed;
-      if (await schedule.isScheduled(destinationId)) continue;
+      if (scheduled.has(destinationId)) continue;
       // The list is older than the schedule's answer: since it was read, a tick may have
       // claimed the work and left the schedule (nothing pending, nothing to repair). So the
       // pending work is read again, after the schedule was seen empty; any left needs a
