@@ -94,16 +94,6 @@ export class RedisSchedule {
     }
   }
 
-  async isScheduled(destinationId: string): Promise<boolean> {
-    const { redis, keys } = this.options;
-    const shard = keys.shardOf(destinationId);
-    const [due, lease] = await Promise.all([
-      redis.zscore(keys.schedule(shard), destinationId),
-      redis.zscore(keys.leases(shard), destinationId),
-    ]);
-    return due !== null || lease !== null;
-  }
-
   /** Stops claiming; running ticks finish and settle, so no lease is left behind. */
   async stop(): Promise<void> {
     this.stopped = true;

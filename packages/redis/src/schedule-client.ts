@@ -68,15 +68,7 @@ export class ScheduleClient {
    * straddle a settle (the schedule read while leased, the lease after) and see neither.
    */
   async isScheduled(destinationId: string): Promise<boolean> {
-    const shard = this.keys.shardOf(destinationId);
-    const replies = await this.redis
-      .multi()
-      .zscore(this.keys.schedule(shard), destinationId)
-      .zscore(this.keys.leases(shard), destinationId)
-      .exec();
-    if (replies === null) throw new Error('isScheduled: the transaction was aborted');
-    for (const [err] of replies) if (err) throw err;
-    return replies.some(([, score]) => score !== null);
+    return (await this.scheduledAmong([destinationId])).has(destinationId);
   }
 
   /**
