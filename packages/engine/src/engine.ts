@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
+import { type AttemptTransport, DeliveryThreads } from './delivery-threads.ts';
 import { DestinationCache } from './destinations.ts';
 import { registerHealthGauge } from './health-metrics.ts';
 import { createTick, paceLimit } from './limiter.ts';
@@ -39,6 +40,11 @@ export interface EngineOptions {
   lookup?: LookupFunction | undefined;
   /** Most requests in flight at once, over all destinations. */
   deliveryConcurrency: number;
+  /**
+   * Threads that make the HTTP requests (`delivery-threads.ts`); 0: the main thread. An
+   * injected `lookup` (tests) cannot cross to a thread: with one, requests run on the main thread.
+   */
+  deliveryThreads?: number | undefined;
   /** Added to each send's occupancy of the window (clock rounding). */
   windowMarginMs: number;
   /** Longest time assumed between a request's start and its arrival. */
@@ -71,7 +77,7 @@ export class Engine {
   private readonly logger: Logger;
   private readonly clock: () => number;
   private readonly pacer: Pacer;
-  private readonly deliverer: Deliverer;
+  private readonly deliverer: AttemptTransport;
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
@@ -93,11 +99,20 @@ export class Engine {
       clock,
     );
     registerHealthGauge(options.registry, store);
-    this.deliverer = new Deliverer({
-      allowPrivateNetworks: options.allowPrivateNetworks,
-      lookup: options.lookup,
-      connections: options.deliveryConcurrency,
-    });
+    const threads = options.deliveryThreads ?? 0;
+    this.deliverer =
+      threads > 0 && options.lookup === undefined
+        ? new DeliveryThreads({
+            allowPrivateNetworks: options.allowPrivateNetworks,
+            connections: options.deliveryConcurrency,
+            threads,
+            onThreadExit: (err) => logger.error({ err }, 'a delivery thread ended; a new one replaces it'),
+          })
+        : new Deliverer({
+            allowPrivateNetworks: options.allowPrivateNetworks,
+            lookup: options.lookup,
+            connections: options.deliveryConcurrency,
+          });
     const pacing = new MemoryPacing(this.pacer);
     this.completions = new CompletionWriter({
       store,

@@ -9,7 +9,8 @@
 import { decideOutcome, newId, PERIOD_MS, retryDelayMs } from '@sluice/core';
 import { adaptiveFeedback } from './adaptive-feedback.ts';
 import type { CompletionWriter } from './completion-writer.ts';
-import type { AttemptReport, Deliverer } from './deliver.ts';
+import type { AttemptReport } from './deliver.ts';
+import type { AttemptTransport } from './delivery-threads.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { AttemptPacing } from './pacing.ts';
@@ -19,7 +20,7 @@ import { isSystemDestination } from './system.ts';
 export interface RunnerDeps {
   destinations: DestinationCache;
   pacing: AttemptPacing;
-  deliverer: Deliverer;
+  deliverer: AttemptTransport;
   completions: CompletionWriter;
   metrics: EngineMetrics;
   clock: () => number;

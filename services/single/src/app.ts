@@ -10,6 +10,7 @@ import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
+  defaultDeliveryThreads,
   Engine,
   type EngineOptions,
   ensureAlertsDestination,
@@ -33,6 +34,8 @@ export interface SingleBoxOptions {
   maxPayloadBytes?: number;
   maxRequestBytes?: number;
   deliveryConcurrency?: number;
+  /** Threads that make the HTTP requests (0: the main thread); default: one with 2+ cores. */
+  deliveryThreads?: number;
   windowMarginMs?: number;
   arrivalBoundMs?: number;
   synchronous?: Synchronous;
@@ -84,6 +87,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     allowPrivateNetworks,
     lookup: options.lookup,
     deliveryConcurrency: options.deliveryConcurrency ?? 256,
+    deliveryThreads: options.deliveryThreads ?? defaultDeliveryThreads(),
     windowMarginMs: options.windowMarginMs ?? 5,
     arrivalBoundMs: options.arrivalBoundMs ?? 250,
     sweepIntervalMs: options.sweepIntervalMs ?? 5_000,

@@ -77,6 +77,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
     maxPayloadBytes: config.SLUICE_MAX_PAYLOAD_BYTES,
     maxRequestBytes: config.SLUICE_MAX_REQUEST_BYTES,
     deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
+    deliveryThreads: config.SLUICE_DELIVERY_THREADS,
     windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
     arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
     synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,

@@ -1,0 +1,150 @@
+/**
+ * The HTTP side of attempts on their own threads, so a process that also keeps the store,
+ * the ticks and the API (the single box) uses a second core for what the ceiling baseline
+ * shows is most of a request's cost: the undici request and its socket writes (a loopback
+ * write runs the receiver's TCP receive path in the writer's context), the signature, the
+ * response. Everything with state stays on the main thread: the pace, the window, the
+ * completion writes.
+ *
+ * The pace is recorded on the main thread when a message arrives, never before the event:
+ * a request counts as written (its arrival bound starts) when the main thread hears of it,
+ * and as finished when its report reaches the main thread — both later than on the thread,
+ * which only holds a send in the window longer (DESIGN I2: over-count, never under-count).
+ *
+ * A thread that dies (it should not: every attempt's failure is a report) fails the attempts
+ * it held with `delivery_thread_failed` — each is retried like any failed request, with the
+ * same `webhook-id` — and a new thread takes its place.
+ */
+
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { AttemptReport, DeliveryRequest } from './deliver.ts';
+import type { AttemptMessage, FromThread, ThreadSettings, ToThread } from './delivery-thread.ts';
+
+/** What the runner needs of whatever makes the HTTP request. `Deliverer` is one. */
+export interface AttemptTransport {
+  attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport>;
+  close(): Promise<void>;
+}
+
+export const THREAD_FAILED = 'delivery_thread_failed';
+
+/** One delivery thread where there is a second core to run it; none on one core. */
+export function defaultDeliveryThreads(): number {
+  return availableParallelism() > 1 ? 1 : 0;
+}
+
+export interface DeliveryThreadsOptions {
+  allowPrivateNetworks: boolean;
+  /** Most open connections per origin over all threads (at least the most requests in flight). */
+  connections: number;
+  threads: number;
+  onThreadExit?: (err: unknown) => void;
+}
+
+interface Pending {
+  resolve(report: AttemptReport): void;
+  written: (() => void) | undefined;
+  thread: Thread;
+}
+
+interface Thread {
+  worker: Worker;
+  outbox: AttemptMessage[];
+  held: number;
+}
+
+const ENTRY = new URL('./delivery-thread.ts', import.meta.url);
+
+export class DeliveryThreads implements AttemptTransport {
+  private readonly threads: Thread[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private readonly settings: ThreadSettings;
+  private readonly onThreadExit: (err: unknown) => void;
+  private seq = 0;
+  private flushing = false;
+  private closing = false;
+
+  constructor(options: DeliveryThreadsOptions) {
+    const count = Math.max(1, options.threads);
+    this.settings = {
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      connections: Math.max(1, Math.ceil(options.connections / count)),
+    };
+    this.onThreadExit = options.onThreadExit ?? (() => undefined);
+    for (let i = 0; i < count; i++) this.threads.push(this.spawn());
+  }
+
+  attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
+    if (this.closing) return Promise.reject(new Error('delivery threads are closed'));
+    const id = ++this.seq;
+    let thread = this.threads[0] as Thread;
+    for (const t of this.threads) if (t.held < thread.held) thread = t;
+    thread.held++;
+    thread.outbox.push([id, req, nowSeconds, written !== undefined]);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => this.flush());
+    }
+    return new Promise((resolve) => this.pending.set(id, { resolve, written, thread }));
+  }
+
+  /** After the last attempt resolved: each thread closes its pool, then ends. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(
+      this.threads.map(
+        (t) =>
+          new Promise<void>((resolve) => {
+            t.worker.once('exit', () => resolve());
+            t.worker.on('message', (m: FromThread) => {
+              if (m.closed) void t.worker.terminate();
+            });
+            t.worker.postMessage({ close: true } satisfies ToThread);
+          }),
+      ),
+    );
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    for (const t of this.threads) {
+      if (t.outbox.length === 0) continue;
+      t.worker.postMessage({ attempts: t.outbox } satisfies ToThread);
+      t.outbox = [];
+    }
+  }
+
+  private spawn(): Thread {
+    const worker = new Worker(ENTRY, { workerData: this.settings });
+    const thread: Thread = { worker, outbox: [], held: 0 };
+    let failure: unknown;
+    worker.on('message', (m: FromThread) => this.receive(m));
+    worker.on('error', (err) => {
+      failure = err;
+    });
+    worker.on('exit', (code) => {
+      if (this.closing) return;
+      this.onThreadExit(failure ?? new Error(`delivery thread exited with code ${code}`));
+      const message = `the delivery thread ended before the response (exit code ${code})`;
+      for (const [id, p] of this.pending) {
+        if (p.thread !== thread) continue;
+        this.pending.delete(id);
+        p.resolve({ result: { kind: 'error', code: THREAD_FAILED, message }, responseExcerpt: null });
+      }
+      this.threads[this.threads.indexOf(thread)] = this.spawn();
+    });
+    return thread;
+  }
+
+  private receive(m: FromThread): void {
+    for (const id of m.written) this.pending.get(id)?.written?.();
+    for (const [id, report] of m.done) {
+      const p = this.pending.get(id);
+      if (p === undefined) continue;
+      this.pending.delete(id);
+      p.thread.held--;
+      p.resolve(report);
+    }
+  }
+}
