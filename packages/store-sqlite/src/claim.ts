@@ -15,7 +15,6 @@ import { type Claim, claimedFromRow } from '@sluice/engine';
 
 export interface ClaimSql {
   sql(text: string): StatementSync;
-  progressTx<T>(fn: () => T): T;
 }
 
 type Row = Record<string, unknown>;
@@ -68,6 +67,7 @@ export function numberRows(s: ClaimSql, destinationId: string, rows: Row[]): boo
   return true;
 }
 
+/** One tick's claim, inside the caller's transaction (the turn's batch of claims). */
 export function claimDue(
   s: ClaimSql,
   destinationId: string,
@@ -75,24 +75,22 @@ export function claimDue(
   now: number,
   order: ClaimOrder,
 ): Claim {
-  return s.progressTx(() => {
-    let rows = max <= 0 ? [] : dueRows(s, destinationId, max, now, order);
-    if (!numberRows(s, destinationId, rows)) rows = [];
-    if (rows.length > 0) {
-      s.sql(
-        `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?, sequence = j.value ->> 1
+  let rows = max <= 0 ? [] : dueRows(s, destinationId, max, now, order);
+  if (!numberRows(s, destinationId, rows)) rows = [];
+  if (rows.length > 0) {
+    s.sql(
+      `UPDATE deliveries SET status = 'queued', claimed_at = ?, updated_at = ?, sequence = j.value ->> 1
          FROM json_each(?) j WHERE deliveries.id = j.value ->> 0`,
-      ).run(now, now, JSON.stringify(rows.map((r) => [r.id, r.sequence])));
-    }
-    const next = s
-      .sql(
-        `SELECT next_attempt_at FROM deliveries WHERE destination_id = ? AND status = 'pending'
+    ).run(now, now, JSON.stringify(rows.map((r) => [r.id, r.sequence])));
+  }
+  const next = s
+    .sql(
+      `SELECT next_attempt_at FROM deliveries WHERE destination_id = ? AND status = 'pending'
          ORDER BY next_attempt_at LIMIT 1`,
-      )
-      .get(destinationId);
-    return {
-      deliveries: rows.map((r) => claimedFromRow(r, destinationId)),
-      nextPendingAt: next ? (next.next_attempt_at as number) : null,
-    };
-  });
+    )
+    .get(destinationId);
+  return {
+    deliveries: rows.map((r) => claimedFromRow(r, destinationId)),
+    nextPendingAt: next ? (next.next_attempt_at as number) : null,
+  };
 }

@@ -52,6 +52,7 @@ import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { WITH_PENDING } from './pending.ts';
 import { attemptFromRow, deliveryFromRow, destinationFromRow, destinationParams } from './rows.ts';
+import { TurnBatch } from './turn-batch.ts';
 
 export type Synchronous = 'full' | 'normal';
 
@@ -72,14 +73,21 @@ interface PendingAccept {
   tenantId: string;
   events: NewEvent[];
   now: number;
-  resolve(results: AcceptResult[]): void;
-  reject(err: unknown): void;
+}
+
+interface PendingClaim {
+  destinationId: string;
+  max: number;
+  now: number;
+  order: ClaimOrder;
 }
 
 export class SqliteStore implements Store {
   readonly db: DatabaseSync;
   private readonly cache = new Map<string, StatementSync>();
   private readonly full: boolean;
+  private readonly accepts: TurnBatch<PendingAccept, AcceptResult[]>;
+  private readonly claims: TurnBatch<PendingClaim, Claim>;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -89,6 +97,19 @@ export class SqliteStore implements Store {
     this.db.exec(`PRAGMA synchronous = ${this.full ? 'FULL' : 'NORMAL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
     migrate(this.db);
+    this.accepts = new TurnBatch({
+      db: this.db,
+      tx: (fn) => this.tx(fn),
+      one: ({ tenantId, events, now }: PendingAccept) =>
+        events.map((event) => this.acceptOne(tenantId, event, now)),
+    });
+    this.claims = new TurnBatch({
+      db: this.db,
+      tx: (fn) => this.progressTx(fn),
+      defer: process.nextTick,
+      one: ({ destinationId, max, now, order }: PendingClaim) =>
+        claim.claimDue(this, destinationId, max, now, order),
+    });
   }
 
   sql(text: string): StatementSync {
@@ -254,47 +275,10 @@ export class SqliteStore implements Store {
       .map(destinationFromRow);
   }
 
-  /**
-   * Group commit: the calls made in one turn of the event loop share one durable commit
-   * (one fsync), each in a savepoint of its own, so one call's failure leaves the others'
-   * events in place. Under load the API's requests arrive together while a commit blocks
-   * the loop, so the batches grow just when the fsyncs would queue up; alone, a call
-   * waits only for `setImmediate`.
-   */
+  /** The accepts of one turn share one durable commit (one fsync): `turn-batch.ts`. */
   acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
-    return new Promise((resolve, reject) => {
-      this.accepts.push({ tenantId, events, now, resolve, reject });
-      if (this.accepts.length === 1) setImmediate(this.commitAccepts);
-    });
+    return this.accepts.run({ tenantId, events, now });
   }
-
-  private readonly accepts: PendingAccept[] = [];
-
-  private readonly commitAccepts = (): void => {
-    const batch = this.accepts.splice(0);
-    if (batch.length === 0) return;
-    const settled: (() => void)[] = [];
-    try {
-      this.tx(() => {
-        for (const { tenantId, events, now, resolve, reject } of batch) {
-          this.db.exec('SAVEPOINT accept');
-          try {
-            const results = events.map((event) => this.acceptOne(tenantId, event, now));
-            this.db.exec('RELEASE accept');
-            settled.push(() => resolve(results));
-          } catch (err) {
-            this.db.exec('ROLLBACK TO accept');
-            this.db.exec('RELEASE accept');
-            settled.push(() => reject(err));
-          }
-        }
-      });
-    } catch (err) {
-      for (const { reject } of batch) reject(err);
-      return;
-    }
-    for (const settle of settled) settle();
-  };
 
   private acceptOne(tenantId: string, event: NewEvent, now: number): AcceptResult {
     if (event.idempotencyKey !== null) {
@@ -339,8 +323,9 @@ export class SqliteStore implements Store {
     return { delivery: deliveryFromRow(r), attempts };
   }
 
-  async claimDue(destinationId: string, max: number, now: number, order: ClaimOrder = 'due'): Promise<Claim> {
-    return claim.claimDue(this, destinationId, max, now, order);
+  /** The claims of the ticks started together (one timer) share one commit: `turn-batch.ts`. */
+  claimDue(destinationId: string, max: number, now: number, order: ClaimOrder = 'due'): Promise<Claim> {
+    return this.claims.run({ destinationId, max, now, order });
   }
 
   async completeAttempts(
@@ -529,7 +514,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.db.isOpen) {
-      this.commitAccepts();
+      this.accepts.commit();
+      this.claims.commit();
       this.db.close();
     }
   }
