@@ -137,6 +137,33 @@ describe('DeliveryThreads', () => {
     }
   });
 
+  it('a thread that keeps dying at start is replaced after a delay; attempts wait for it', async () => {
+    const threads = new DeliveryThreads({
+      allowPrivateNetworks: true,
+      connections: 8,
+      threads: 1,
+      onThreadExit: () => undefined,
+    });
+    const inner = threads as unknown as { threads: { worker: Worker | null }[] };
+    try {
+      const now = Math.floor(Date.now() / 1_000);
+      for (let death = 1; death <= 2; death++) {
+        while (inner.threads[0]?.worker === null) await new Promise((r) => setTimeout(r, 5));
+        const worker = inner.threads[0]?.worker;
+        assert.ok(worker instanceof Worker, `a worker before death ${death}`);
+        await worker.terminate();
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.equal(inner.threads[0]?.worker, null, 'the second quick death waits before the next start');
+      const started = Date.now();
+      const report = await threads.attempt(request('/ok', 'evt_waited'), now);
+      assert.equal(report.result.kind === 'response' && report.result.statusCode, 200);
+      assert.ok(Date.now() - started >= 500, 'the attempt waited for the delayed replacement');
+    } finally {
+      await threads.close();
+    }
+  });
+
   it('closes: every thread exits and no attempt is taken after', async () => {
     const threads = new DeliveryThreads({ allowPrivateNetworks: true, connections: 8, threads: 2 });
     const inner = threads as unknown as { threads: { worker: Worker }[] };

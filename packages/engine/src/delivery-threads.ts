@@ -49,10 +49,18 @@ interface Pending {
 }
 
 interface Thread {
-  worker: Worker;
+  /** Null between a thread's death and its replacement's start. */
+  worker: Worker | null;
   outbox: AttemptMessage[];
   held: number;
+  /** Deaths in a row of threads that ended within RESPAWN_QUIET_MS of their start. */
+  quickDeaths: number;
+  respawn: NodeJS.Timeout | undefined;
 }
+
+/** A thread that lived this long is not failing at start: its replacement starts at once. */
+const RESPAWN_QUIET_MS = 5_000;
+const RESPAWN_MAX_MS = 30_000;
 
 const ENTRY = new URL('./delivery-thread.ts', import.meta.url);
 
@@ -72,14 +80,22 @@ export class DeliveryThreads implements AttemptTransport {
       connections: Math.max(1, Math.ceil(options.connections / count)),
     };
     this.onThreadExit = options.onThreadExit ?? (() => undefined);
-    for (let i = 0; i < count; i++) this.threads.push(this.spawn());
+    for (let i = 0; i < count; i++) {
+      const thread: Thread = { worker: null, outbox: [], held: 0, quickDeaths: 0, respawn: undefined };
+      this.start(thread);
+      this.threads.push(thread);
+    }
   }
 
   attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
     if (this.closing) return Promise.reject(new Error('delivery threads are closed'));
     const id = ++this.seq;
     let thread = this.threads[0] as Thread;
-    for (const t of this.threads) if (t.held < thread.held) thread = t;
+    for (const t of this.threads) {
+      // A live thread before one waiting to be replaced, then the one holding fewest.
+      if ((t.worker !== null) !== (thread.worker !== null) ? t.worker !== null : t.held < thread.held)
+        thread = t;
+    }
     thread.held++;
     thread.outbox.push([id, req, nowSeconds, written !== undefined]);
     if (!this.flushing) {
@@ -93,48 +109,64 @@ export class DeliveryThreads implements AttemptTransport {
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(
-      this.threads.map(
-        (t) =>
-          new Promise<void>((resolve) => {
-            t.worker.once('exit', () => resolve());
-            t.worker.on('message', (m: FromThread) => {
-              if (m.closed) void t.worker.terminate();
-            });
-            t.worker.postMessage({ close: true } satisfies ToThread);
-          }),
-      ),
+      this.threads.map((t) => {
+        clearTimeout(t.respawn);
+        const worker = t.worker;
+        if (worker === null) return undefined;
+        return new Promise<void>((resolve) => {
+          worker.once('exit', () => resolve());
+          worker.on('message', (m: FromThread) => {
+            if (m.closed) void worker.terminate();
+          });
+          worker.postMessage({ close: true } satisfies ToThread);
+        });
+      }),
     );
   }
 
   private flush(): void {
     this.flushing = false;
     for (const t of this.threads) {
-      if (t.outbox.length === 0) continue;
+      if (t.outbox.length === 0 || t.worker === null) continue;
       t.worker.postMessage({ attempts: t.outbox } satisfies ToThread);
       t.outbox = [];
     }
   }
 
-  private spawn(): Thread {
+  /**
+   * Starts the thread's worker. When it dies, the attempts it held fail and a new worker
+   * takes its place — at once, or, when workers keep dying at start (a broken deployment),
+   * after a delay that doubles up to RESPAWN_MAX_MS; attempts meanwhile wait in the outbox.
+   */
+  private start(thread: Thread): void {
     const worker = new Worker(ENTRY, { workerData: this.settings });
-    const thread: Thread = { worker, outbox: [], held: 0 };
+    const startedAt = Date.now();
+    thread.worker = worker;
     let failure: unknown;
     worker.on('message', (m: FromThread) => this.receive(m));
     worker.on('error', (err) => {
       failure = err;
     });
     worker.on('exit', (code) => {
+      thread.worker = null;
       if (this.closing) return;
       this.onThreadExit(failure ?? new Error(`delivery thread exited with code ${code}`));
       const message = `the delivery thread ended before the response (exit code ${code})`;
       for (const [id, p] of this.pending) {
-        if (p.thread !== thread) continue;
+        if (p.thread !== thread || thread.outbox.some((a) => a[0] === id)) continue;
         this.pending.delete(id);
         p.resolve({ result: { kind: 'error', code: THREAD_FAILED, message }, responseExcerpt: null });
       }
-      this.threads[this.threads.indexOf(thread)] = this.spawn();
+      thread.held = thread.outbox.length;
+      thread.quickDeaths = Date.now() - startedAt < RESPAWN_QUIET_MS ? thread.quickDeaths + 1 : 0;
+      const delay = thread.quickDeaths <= 1 ? 0 : Math.min(RESPAWN_MAX_MS, 250 * 2 ** thread.quickDeaths);
+      thread.respawn = setTimeout(() => {
+        thread.respawn = undefined;
+        if (this.closing) return;
+        this.start(thread);
+        this.flush();
+      }, delay);
     });
-    return thread;
   }
 
   private receive(m: FromThread): void {
