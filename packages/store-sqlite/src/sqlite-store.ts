@@ -45,6 +45,7 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import * as alerts from './alerts.ts';
+import { Checkpointer } from './checkpointer.ts';
 import * as claim from './claim.ts';
 import { countsForMany } from './counts.ts';
 import * as health from './health.ts';
@@ -65,6 +66,11 @@ export interface SqliteStoreOptions {
    * after a crash (DESIGN I6), and it is most of the writes (docs/adr/0003).
    */
   synchronous?: Synchronous;
+  /**
+   * Checkpoint the WAL on a thread of its own this often (`checkpointer.ts`) instead of in
+   * the main thread's commits; default: SQLite's automatic checkpoints. Not for `:memory:`.
+   */
+  checkpointIntervalMs?: number | undefined;
 }
 
 type Row = Record<string, unknown>;
@@ -88,6 +94,7 @@ export class SqliteStore implements Store {
   private readonly full: boolean;
   private readonly accepts: TurnBatch<PendingAccept, AcceptResult[]>;
   private readonly claims: TurnBatch<PendingClaim, Claim>;
+  private readonly checkpointer: Checkpointer | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -97,6 +104,11 @@ export class SqliteStore implements Store {
     this.db.exec(`PRAGMA synchronous = ${this.full ? 'FULL' : 'NORMAL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
     migrate(this.db);
+    const intervalMs = options.checkpointIntervalMs;
+    this.checkpointer =
+      intervalMs === undefined || path === ':memory:'
+        ? undefined
+        : new Checkpointer(this.db, { path, intervalMs });
     this.accepts = new TurnBatch({
       db: this.db,
       tx: (fn) => this.tx(fn),
@@ -516,6 +528,7 @@ export class SqliteStore implements Store {
     if (this.db.isOpen) {
       this.accepts.commit();
       this.claims.commit();
+      await this.checkpointer?.close();
       this.db.close();
     }
   }

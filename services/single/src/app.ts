@@ -77,6 +77,8 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
   const admin = adminToken(options.dataDir, options.adminToken);
   const store = new SqliteStore(join(options.dataDir, 'sluice.db'), {
     synchronous: options.synchronous ?? 'full',
+    // WAL checkpoints on a thread of their own, never inside a commit of the event loop.
+    checkpointIntervalMs: 250,
   });
   const registry = new Registry();
   const allowPrivateNetworks = options.allowPrivateNetworks ?? false;
