@@ -1,12 +1,7 @@
 export { Alerter, registerAlertGauge } from './alerter.ts';
 export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
-export {
-  type AttemptTransport,
-  DeliveryThreads,
-  defaultDeliveryThreads,
-  THREAD_FAILED,
-} from './delivery-threads.ts';
+export { defaultDeliveryThreads } from './delivery-threads.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
 export { registerHealthGauge } from './health-metrics.ts';
