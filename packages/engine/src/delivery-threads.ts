@@ -90,12 +90,10 @@ export class DeliveryThreads implements AttemptTransport {
   attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
     if (this.closing) return Promise.reject(new Error('delivery threads are closed'));
     const id = ++this.seq;
+    // The live thread holding fewest; one waiting to be replaced only when none is live.
+    const load = (t: Thread) => (t.worker === null ? Number.POSITIVE_INFINITY : t.held);
     let thread = this.threads[0] as Thread;
-    for (const t of this.threads) {
-      // A live thread before one waiting to be replaced, then the one holding fewest.
-      if ((t.worker !== null) !== (thread.worker !== null) ? t.worker !== null : t.held < thread.held)
-        thread = t;
-    }
+    for (const t of this.threads) if (load(t) < load(thread)) thread = t;
     thread.held++;
     thread.outbox.push([id, req, nowSeconds, written !== undefined]);
     if (!this.flushing) {

@@ -18,7 +18,6 @@ import {
   postgresUrl,
   redisUrl,
 } from '@sluice/config';
-import { defaultDeliveryThreads } from '@sluice/engine';
 import { z } from 'zod';
 
 export { ConfigError };
@@ -41,8 +40,8 @@ const configFields = z.object({
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
-  /** Single box: threads that make the HTTP requests; 0 = the main thread. Default: 1 with 2+ cores. */
-  SLUICE_DELIVERY_THREADS: int(0, 64).default(defaultDeliveryThreads()),
+  /** Single box: threads that make the HTTP requests; 0 = the main thread. Unset: 1 with 2+ cores (app.ts). */
+  SLUICE_DELIVERY_THREADS: int(0, 64).optional(),
   SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
   SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
