@@ -44,7 +44,10 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
       await driving.close();
       const started = performance.now();
       const code = await stopSluice(sluice);
-      await rm(dataDir, { recursive: true, force: true });
+      // Kept for a look afterwards (attempt times, claims) when asked, as the distributed target does.
+      if (process.env.SLUICE_BENCH_KEEP_DATABASE === '1')
+        process.stderr.write(`sluice: data kept in ${dataDir}\n`);
+      else await rm(dataDir, { recursive: true, force: true });
       const profiles = await readdir(profileDir).catch(() => [] as string[]);
       return {
         exitCode: code,

@@ -62,6 +62,13 @@ export interface DeliveryRequest {
 export interface AttemptReport {
   result: AttemptResult;
   responseExcerpt: string | null;
+  /**
+   * When the response's headers arrived or the request failed, on the wall clock of the thread
+   * that made it: the receiver saw the request (if at all) before then, so the send window may
+   * end the request's occupancy from here (docs/adr/0001-send-window.md). Absent when the
+   * request was refused before any connection.
+   */
+  respondedAt?: number;
 }
 
 export interface DelivererOptions {
@@ -89,8 +96,15 @@ export class Deliverer {
     });
   }
 
-  /** One attempt; `written` is called when the request is on the socket, if that is known. */
-  async attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
+  /**
+   * One attempt; `written` is called with the wall-clock time when the request is on the
+   * socket, if that is known.
+   */
+  async attempt(
+    req: DeliveryRequest,
+    nowSeconds: number,
+    written?: (at: number) => void,
+  ): Promise<AttemptReport> {
     const url = new URL(req.url);
     const refused = req.trusted ? undefined : checkUrlHost(url, this.allowPrivate);
     if (refused)
@@ -115,7 +129,7 @@ export class Deliverer {
       }),
     };
     try {
-      claimNext = written;
+      claimNext = written && (() => written(Date.now()));
       const pending = request(url, {
         method: 'POST',
         dispatcher: req.trusted ? this.trustedAgent() : this.agent,
@@ -127,6 +141,7 @@ export class Deliverer {
       });
       claimNext = undefined;
       const res = await pending;
+      const respondedAt = Date.now();
       const excerpt = await readExcerpt(res.body);
       const retryAfter = res.headers['retry-after'];
       return {
@@ -136,10 +151,15 @@ export class Deliverer {
           retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
         },
         responseExcerpt: excerpt,
+        respondedAt,
       };
     } catch (err) {
       claimNext = undefined;
-      return { result: { kind: 'error', ...describeError(err) }, responseExcerpt: null };
+      return {
+        result: { kind: 'error', ...describeError(err) },
+        responseExcerpt: null,
+        respondedAt: Date.now(),
+      };
     }
   }
 

@@ -5,7 +5,10 @@
  *
  * Messages, batched per turn in both directions:
  *   in:  { attempts: [id, request, nowSeconds, wantsWritten][] }
- *   out: { written: id[], done: [id, report][] }
+ *   out: { written: [id, at][], done: [id, report][] }
+ *
+ * Times are taken here, on the wall clock, where they happen (the report's `respondedAt`, the
+ * write's `at`), not when the main thread reads the message.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -29,7 +32,7 @@ export interface ToThread {
 }
 
 export interface FromThread {
-  written: number[];
+  written: [id: number, at: number][];
   done: [id: number, report: AttemptReport][];
   closed?: true;
 }
@@ -56,8 +59,8 @@ const later = () => {
 port.on('message', (message: ToThread) => {
   for (const [id, request, nowSeconds, wantsWritten] of message.attempts ?? []) {
     const written = wantsWritten
-      ? () => {
-          out.written.push(id);
+      ? (at: number) => {
+          out.written.push([id, at]);
           later();
         }
       : undefined;

@@ -6,10 +6,11 @@
  * response. Everything with state stays on the main thread: the pace, the window, the
  * completion writes.
  *
- * The pace is recorded on the main thread when a message arrives, never before the event:
- * a request counts as written (its arrival bound starts) when the main thread hears of it,
- * and as finished when its report reaches the main thread — both later than on the thread,
- * which only holds a send in the window longer (DESIGN I2: over-count, never under-count).
+ * The thread stamps when a request was written and when its response came (the wall clock is
+ * one for all threads); the main thread records them when the message arrives. A message
+ * late to arrive only keeps a send in the window longer meanwhile (DESIGN I2: over-count,
+ * never under-count), and a send's occupancy ends from its real response time, not from
+ * when a busy main thread got round to reading it.
  *
  * A thread that dies (it should not: every attempt's failure is a report) fails the attempts
  * it held with `delivery_thread_failed` — each is retried like any failed request, with the
@@ -23,7 +24,7 @@ import type { AttemptMessage, FromThread, ThreadSettings, ToThread } from './del
 
 /** What the runner needs of whatever makes the HTTP request. `Deliverer` is one. */
 export interface AttemptTransport {
-  attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport>;
+  attempt(req: DeliveryRequest, nowSeconds: number, written?: (at: number) => void): Promise<AttemptReport>;
   close(): Promise<void>;
 }
 
@@ -44,7 +45,7 @@ export interface DeliveryThreadsOptions {
 
 interface Pending {
   resolve(report: AttemptReport): void;
-  written: (() => void) | undefined;
+  written: ((at: number) => void) | undefined;
   thread: Thread;
 }
 
@@ -87,7 +88,7 @@ export class DeliveryThreads implements AttemptTransport {
     }
   }
 
-  attempt(req: DeliveryRequest, nowSeconds: number, written?: () => void): Promise<AttemptReport> {
+  attempt(req: DeliveryRequest, nowSeconds: number, written?: (at: number) => void): Promise<AttemptReport> {
     if (this.closing) return Promise.reject(new Error('delivery threads are closed'));
     const id = ++this.seq;
     // The live thread holding fewest; one waiting to be replaced only when none is live.
@@ -153,7 +154,11 @@ export class DeliveryThreads implements AttemptTransport {
       for (const [id, p] of this.pending) {
         if (p.thread !== thread || thread.outbox.some((a) => a[0] === id)) continue;
         this.pending.delete(id);
-        p.resolve({ result: { kind: 'error', code: THREAD_FAILED, message }, responseExcerpt: null });
+        p.resolve({
+          result: { kind: 'error', code: THREAD_FAILED, message },
+          responseExcerpt: null,
+          respondedAt: Date.now(),
+        });
       }
       thread.held = thread.outbox.length;
       thread.quickDeaths = Date.now() - startedAt < RESPAWN_QUIET_MS ? thread.quickDeaths + 1 : 0;
@@ -168,7 +173,7 @@ export class DeliveryThreads implements AttemptTransport {
   }
 
   private receive(m: FromThread): void {
-    for (const id of m.written) this.pending.get(id)?.written?.();
+    for (const [id, at] of m.written) this.pending.get(id)?.written?.(at);
     for (const [id, report] of m.done) {
       const p = this.pending.get(id);
       if (p === undefined) continue;

@@ -70,10 +70,11 @@ export class DeliveryRunner {
           trusted: isSystemDestination(destination),
         },
         Math.floor(startedAt / 1_000),
-        () => pace.written(clock()),
+        (at) => pace.written(at),
       );
     } finally {
-      finishedAt = clock();
+      // The thread's own time of the response (docs/adr/0011), never later than now.
+      finishedAt = Math.min(clock(), report?.respondedAt ?? Number.POSITIVE_INFINITY);
       // The request went out: its outcome must be recorded whatever the pace state does. An
       // entry left unfinished expires by itself (it only over-counts meanwhile). Adaptive
       // pacing hears the outcome in the same step.
