@@ -316,10 +316,17 @@ export const DestinationOverview = Destination.extend({ stats: Backlog }).meta({
 
 // ---------------------------------------------------------------- events
 
+/**
+ * An event's payload: any JSON value. The body was parsed as JSON, so every value in it is
+ * one already; `z.json()` would walk the whole document again to prove it (~18 µs an event,
+ * a sixth of the single box's work per accepted event in the compliance bench).
+ */
+const jsonValue = z.unknown().meta({ description: 'Any JSON value.' });
+
 export const NewEvent = z
   .strictObject({
     type: eventType,
-    payload: z.json(),
+    payload: jsonValue,
     destinationId: idOf('dst').optional(),
     destinationIds: z.array(idOf('dst')).min(1).max(100).optional(),
     idempotencyKey: text(255).optional(),
@@ -396,7 +403,7 @@ export const Event = z
   .object({
     id: z.string(),
     type: z.string(),
-    payload: z.json(),
+    payload: jsonValue,
     idempotencyKey: z.string().nullable(),
     createdAt: isoTime,
     deliveries: z.array(Delivery),
