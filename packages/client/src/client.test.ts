@@ -291,6 +291,14 @@ describe('errors', () => {
     assert.equal(own.code, 'timeout', 'the per-call timeout overrides the 30 s default');
   });
 
+  it('an answered call leaves no timer armed for its timeout', async () => {
+    const { fetch } = fakeFetch(async () => ({ status: 200, json: { ok: true } }));
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    for (let i = 0; i < 20; i++) await client(fetch, { timeout: 60_000 }).request('GET', '/x');
+    assert.ok(timers() <= before, `no timeout left armed (${before} timers before, ${timers()} after)`);
+  });
+
   it('timeout 0: no timer, the request waits for its answer', async () => {
     const { fetch, sent } = fakeFetch(async () => {
       await new Promise((resolve) => setTimeout(resolve, 50));

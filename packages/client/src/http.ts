@@ -90,8 +90,11 @@ export async function send<T>(config: HttpConfig, method: string, path: string, 
   Object.assign(headers, init.headers);
 
   const timeoutMs = init.timeout ?? config.timeout;
-  const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
-  const signals = [timer, init.signal].filter((s): s is AbortSignal => s !== undefined);
+  // A deadline cleared when the request is over (`AbortSignal.timeout` cannot be: every
+  // request would leave a timer behind to fire long after its answer).
+  const deadline = timeoutMs > 0 && Number.isFinite(timeoutMs) ? new AbortController() : undefined;
+  const timer = deadline && setTimeout(() => deadline.abort(), timeoutMs);
+  const signals = [deadline?.signal, init.signal].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
 
   const fail = (
@@ -108,12 +111,14 @@ export async function send<T>(config: HttpConfig, method: string, path: string, 
     status = res.status;
     text = await res.text();
   } catch (cause) {
-    if (timer?.aborted) {
+    if (deadline?.signal.aborted) {
       throw fail(0, 'timeout', `${method} ${url}: no answer within ${timeoutMs} ms`, { cause });
     }
     if (init.signal?.aborted) throw fail(0, 'aborted', `${method} ${url}: aborted`, { cause });
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw fail(0, 'network_error', `${method} ${url}: ${reason}`, { cause });
+  } finally {
+    clearTimeout(timer);
   }
 
   const parsed = parse(text);

@@ -1,0 +1,82 @@
+/**
+ * The attempt's deadline (deliver.ts): `timeoutMs` bounds the whole attempt — headers and
+ * body — not only the gaps between chunks, and a fast attempt leaves no timer behind to fire
+ * later. Against a real receiver on loopback.
+ */
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Deliverer, type DeliveryRequest } from './deliver.ts';
+
+describe('Deliverer deadline', () => {
+  let server: Server;
+  let base: string;
+  let trickleEndedAt = 0;
+  const deliverer = new Deliverer({ allowPrivateNetworks: true, connections: 4 });
+
+  before(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      if (req.url === '/ok') {
+        res.end('ok');
+        return;
+      }
+      // Headers at once, then a byte every 100 ms for 3 s: no gap reaches the deadline.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let sent = 0;
+      const tick = setInterval(() => {
+        if (res.destroyed || sent++ >= 30) {
+          clearInterval(tick);
+          trickleEndedAt = Date.now();
+          res.end();
+          return;
+        }
+        res.write('x');
+      }, 100);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await deliverer.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const request = (path: string, timeoutMs: number): DeliveryRequest => ({
+    url: `${base}${path}`,
+    eventId: 'evt_01hzdeadline',
+    eventType: 'order.created',
+    body: '{}',
+    sequence: 1,
+    attempt: 1,
+    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    timeoutMs,
+  });
+
+  it('a body that trickles past timeoutMs fails as a timeout, at the deadline', async () => {
+    const started = Date.now();
+    const report = await deliverer.attempt(request('/trickle', 400), Math.floor(started / 1_000));
+    const took = Date.now() - started;
+    assert.equal(report.result.kind, 'error');
+    assert.equal(report.result.kind === 'error' && report.result.code, 'timeout');
+    assert.ok(took < 2_500, `ended at the deadline, not with the body (${took} ms)`);
+    assert.ok(
+      trickleEndedAt === 0 || trickleEndedAt - started < 2_500,
+      'the receiver saw the request aborted',
+    );
+  });
+
+  it('a fast attempt leaves no timer armed for its deadline', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    for (let i = 0; i < 20; i++) {
+      const report = await deliverer.attempt(request('/ok', 60_000), Math.floor(Date.now() / 1_000));
+      assert.deepEqual(report.result, { kind: 'response', statusCode: 200, retryAfter: undefined });
+      assert.equal(report.responseExcerpt, 'ok');
+    }
+    assert.ok(timers() <= before, `no deadline left armed (${before} timers before, ${timers()} after)`);
+  });
+});
