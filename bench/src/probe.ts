@@ -2,14 +2,18 @@
  * Preloaded into a measured process (`node --import bench/src/probe.ts …`): every
  * $BENCH_PROBE_MS (default 1000) it appends one line to $BENCH_PROBE_FILE with the
  * event-loop delay of the interval (p50/p99/max, ms), RSS and heap (MB). This is how the
- * bench sees inside Sluice's process without touching Sluice's code. Costs one timer a second.
+ * bench sees inside Sluice's process without touching Sluice's code. Costs one timer a second
+ * and the histogram's 10 ms timer. The main thread only: a worker thread (the single box's
+ * delivery and checkpoint threads) runs preloads too, and would pay for a probe of its own and
+ * write its own loop's delay into the main thread's series.
  */
 
 import { appendFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
 
 const file = process.env.BENCH_PROBE_FILE;
-if (file) {
+if (file && isMainThread) {
   const resolutionMs = 10;
   const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
   histogram.enable();
