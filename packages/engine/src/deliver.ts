@@ -63,12 +63,14 @@ export interface AttemptReport {
   result: AttemptResult;
   responseExcerpt: string | null;
   /**
-   * When the response's headers arrived or the request failed, on the wall clock of the thread
-   * that made it: the receiver saw the request (if at all) before then, so the send window may
-   * end the request's occupancy from here (docs/adr/0001-send-window.md). Absent when the
-   * request was refused before any connection.
+   * When the attempt ended — its response read, or its error — on the wall clock (`Date.now`),
+   * taken on the thread that made it. The send window ends the request's occupancy from here
+   * as it did from the runner's own time of the end (docs/adr/0001-send-window.md: a response
+   * comes after the receiver saw the request; an error is bounded as that ADR says), without
+   * the delay of a busy main thread reading the report. Absent when the request was refused
+   * before any connection.
    */
-  respondedAt?: number;
+  endedAt?: number;
 }
 
 export interface DelivererOptions {
@@ -149,7 +151,6 @@ export class Deliverer {
       });
       claimNext = undefined;
       const res = await pending;
-      const respondedAt = Date.now();
       const excerpt = await readExcerpt(res.body);
       const retryAfter = res.headers['retry-after'];
       return {
@@ -159,14 +160,14 @@ export class Deliverer {
           retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
         },
         responseExcerpt: excerpt,
-        respondedAt,
+        endedAt: Date.now(),
       };
     } catch (err) {
       claimNext = undefined;
       return {
         result: { kind: 'error', ...describeError(err) },
         responseExcerpt: null,
-        respondedAt: Date.now(),
+        endedAt: Date.now(),
       };
     } finally {
       clearTimeout(timer);

@@ -7,7 +7,7 @@
  *   in:  { attempts: [id, request, nowSeconds, wantsWritten][] }
  *   out: { written: [id, at][], done: [id, report][] }
  *
- * Times are taken here, on the wall clock, where they happen (the report's `respondedAt`, the
+ * Times are taken here, on the wall clock, where they happen (the report's `endedAt`, the
  * write's `at`), not when the main thread reads the message.
  */
 

@@ -18,6 +18,8 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 interface Seen {
   headers: IncomingMessage['headers'];
   body: string;
+  /** When the receiver had the whole request (wall clock). */
+  at: number;
 }
 
 describe('DeliveryThreads', () => {
@@ -32,7 +34,7 @@ describe('DeliveryThreads', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
         const answer = () => {
           res.writeHead(req.url === '/busy' ? 429 : 200, { 'retry-after': '7' });
           res.end('thanks');
@@ -66,16 +68,29 @@ describe('DeliveryThreads', () => {
     const threads = new DeliveryThreads({ allowPrivateNetworks: true, connections: 8, threads: 2 });
     try {
       const now = Math.floor(Date.now() / 1_000);
-      let written = 0;
+      const sentAt = Date.now();
+      const writtenAt = new Map<string, number>();
       const reports = await Promise.all(
-        ['evt_a', 'evt_b', 'evt_c'].map((id) => threads.attempt(request('/ok', id), now, () => written++)),
+        ['evt_a', 'evt_b', 'evt_c'].map((id) =>
+          threads.attempt(request('/ok', id), now, (at) => writtenAt.set(id, at)),
+        ),
       );
+      const receivedAt = Date.now();
       for (const report of reports)
         assert.deepEqual(report.result, { kind: 'response', statusCode: 200, retryAfter: '7' });
       assert.equal(reports[0]?.responseExcerpt, 'thanks');
-      assert.equal(written, 3, 'each request was reported written before its outcome');
+      assert.equal(writtenAt.size, 3, 'each request was reported written before its outcome');
       const got = seen.find((s) => s.headers['webhook-id'] === 'evt_b');
       assert.ok(got, 'the receiver saw evt_b');
+      // The thread's own times, on the wall clock: written before the receiver had the request,
+      // ended after it (the send window ends the request's occupancy from there).
+      const written = writtenAt.get('evt_b') as number;
+      const ended = reports[1]?.endedAt as number;
+      assert.ok(
+        sentAt <= written && written <= got.at,
+        `written ${written - sentAt} ms in, before the arrival`,
+      );
+      assert.ok(got.at <= ended && ended <= receivedAt, `ended ${ended - got.at} ms after the arrival`);
       assert.equal(got.headers['webhook-sequence'], '3');
       assert.equal(got.body, JSON.stringify({ eventId: 'evt_b' }));
       const expected = signOne(SECRET, {

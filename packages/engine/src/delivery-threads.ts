@@ -157,7 +157,7 @@ export class DeliveryThreads implements AttemptTransport {
         p.resolve({
           result: { kind: 'error', code: THREAD_FAILED, message },
           responseExcerpt: null,
-          respondedAt: Date.now(),
+          endedAt: Date.now(),
         });
       }
       thread.held = thread.outbox.length;

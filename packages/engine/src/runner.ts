@@ -46,6 +46,8 @@ export class DeliveryRunner {
     }
     const periodMs = PERIOD_MS[destination.rateLimit.period];
     const startedAt = clock();
+    /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
+    const onClock = (wall: number) => wall + (clock() - Date.now());
     const pace = await pacing.start(
       delivery.destinationId,
       delivery.id,
@@ -70,11 +72,14 @@ export class DeliveryRunner {
           trusted: isSystemDestination(destination),
         },
         Math.floor(startedAt / 1_000),
-        (at) => pace.written(at),
+        (at) => pace.written(onClock(at)),
       );
     } finally {
-      // The thread's own time of the response (docs/adr/0011), never later than now.
-      finishedAt = Math.min(clock(), report?.respondedAt ?? Number.POSITIVE_INFINITY);
+      // When the attempt ended where it was made (a delivery thread: docs/adr/0011), not when
+      // this thread got round to its report; never before its start.
+      const now = clock();
+      finishedAt =
+        report?.endedAt === undefined ? now : Math.max(startedAt, Math.min(now, onClock(report.endedAt)));
       // The request went out: its outcome must be recorded whatever the pace state does. An
       // entry left unfinished expires by itself (it only over-counts meanwhile). Adaptive
       // pacing hears the outcome in the same step.
