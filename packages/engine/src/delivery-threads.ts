@@ -6,10 +6,10 @@
  * response. Everything with state stays on the main thread: the pace, the window, the
  * completion writes.
  *
- * The thread stamps when a request was written and when its response came (the wall clock is
+ * The thread stamps when a request was written and when its attempt ended (the wall clock is
  * one for all threads); the main thread records them when the message arrives. A message
  * late to arrive only keeps a send in the window longer meanwhile (DESIGN I2: over-count,
- * never under-count), and a send's occupancy ends from its real response time, not from
+ * never under-count), and a send's occupancy ends from the attempt's real end, not from
  * when a busy main thread got round to reading it.
  *
  * A thread that dies (it should not: every attempt's failure is a report) fails the attempts
