@@ -156,6 +156,28 @@ describe('service settings', () => {
     assert.match(badPort.stderr, /PORT/);
   });
 
+  it("the pool's kept connections: 3 by default, never more than the pool", () => {
+    const env = {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      SLUICE_ADMIN_TOKEN: 'a'.repeat(16),
+    };
+    const schemas = [
+      singleConfigSchema,
+      apiConfigSchema,
+      rateLimiterConfigSchema,
+      deliveryWorkerConfigSchema,
+    ];
+    for (const schema of schemas) {
+      assert.equal(parseEnv(schema, env).SLUICE_PG_POOL_MIN, 3);
+      assert.equal(parseEnv(schema, { ...env, SLUICE_PG_POOL_MIN: '0' }).SLUICE_PG_POOL_MIN, 0);
+      assert.throws(
+        () => parseEnv(schema, { ...env, SLUICE_PG_POOL_SIZE: '2', SLUICE_PG_POOL_MIN: '3' }),
+        /SLUICE_PG_POOL_MIN: must be at most SLUICE_PG_POOL_SIZE \(got "3"\)/,
+      );
+    }
+  });
+
   it('PORT and HOST default per service: 3000 (the API, the single box), 3001, 3002; 127.0.0.1', () => {
     const urls = {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',

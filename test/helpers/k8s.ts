@@ -20,7 +20,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
-import { apiConfigSchema } from '../../services/api/src/config.ts';
+import { apiConfigFields } from '../../services/api/src/config.ts';
 import { deliveryWorkerConfigFields } from '../../services/delivery-worker/src/config.ts';
 import { rateLimiterConfigFields } from '../../services/rate-limiter/src/config.ts';
 
@@ -82,7 +82,7 @@ export function find(objects: Manifest[], kind: string, name: string): Manifest 
 
 /** Each service: its entry point and its config schema. */
 export const SERVICES: Record<string, { main: string; schema: z.ZodObject }> = {
-  api: { main: 'services/api/src/main.ts', schema: apiConfigSchema },
+  api: { main: 'services/api/src/main.ts', schema: apiConfigFields },
   'rate-limiter': { main: 'services/rate-limiter/src/main.ts', schema: rateLimiterConfigFields },
   'delivery-worker': { main: 'services/delivery-worker/src/main.ts', schema: deliveryWorkerConfigFields },
 };

@@ -46,9 +46,24 @@ export const distributed = {
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
     .default('sluice'),
   SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
+  /** Connections each process opens at start, before it is ready, and keeps through a lull. */
+  SLUICE_PG_POOL_MIN: int(0, 1_000).default(3),
   SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
 };
+
+/** The pool's kept connections fit in it (a zod `superRefine` over a schema with both). */
+export function checkPool(
+  c: { SLUICE_PG_POOL_SIZE: number; SLUICE_PG_POOL_MIN: number },
+  ctx: z.RefinementCtx,
+): void {
+  if (c.SLUICE_PG_POOL_MIN > c.SLUICE_PG_POOL_SIZE)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLUICE_PG_POOL_MIN'],
+      message: 'must be at most SLUICE_PG_POOL_SIZE',
+    });
+}
 
 /**
  * The circuit breaker of endpoint health (docs/adr/0007): read by the processes that write

@@ -22,6 +22,11 @@ export interface DbOptions {
   schema?: string | undefined;
   /** Most connections the pool opens; default 10. */
   poolSize?: number | undefined;
+  /**
+   * Connections the pool keeps open however idle it is, opened by `warm()`; default 0 (pg's
+   * own: every connection idle for 10 s is closed).
+   */
+  poolMin?: number | undefined;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -78,6 +83,7 @@ export class Db implements Queryable {
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
+      min: options.poolMin ?? 0,
       types,
       ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     });
@@ -113,6 +119,27 @@ export class Db implements Queryable {
       throw err;
     } finally {
       client.release(broken);
+    }
+  }
+
+  /**
+   * Opens the pool's `poolMin` connections at once and runs `sql` on each. A new connection
+   * is a new server process: its first statements load the catalog (tables, indexes, types)
+   * and each connection prepares its own statements. Done before a service says it is
+   * ready, that cost is not paid by the first requests, when every process is cold at once;
+   * with `min`, pg keeps these connections through any lull.
+   */
+  async warm(sql: string): Promise<void> {
+    const opened = await Promise.allSettled(
+      Array.from({ length: this.pool.options.min ?? 0 }, () => this.pool.connect()),
+    );
+    const clients = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    try {
+      const failed = opened.find((o) => o.status === 'rejected');
+      if (failed) throw failed.reason;
+      await Promise.all(clients.map((c) => c.query(sql)));
+    } finally {
+      for (const c of clients) c.release();
     }
   }
 

@@ -56,6 +56,20 @@ await withPostgres('PostgresStore', () => {
       await dropSchema(schema);
     });
 
+    it('opens poolMin connections before it returns, each with the schema, and keeps them', async () => {
+      const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5, poolMin: 2 });
+      opened.push(store);
+      assert.equal(store.db.pool.totalCount, 2, 'opened at start');
+      assert.equal(store.db.pool.idleCount, 2, 'and given back');
+      const paths = await Promise.all([1, 2].map(() => store.db.query('SHOW search_path')));
+      assert.deepEqual(
+        paths.map(([r]) => r?.search_path),
+        [schema, schema],
+      );
+      assert.equal(store.db.pool.totalCount, 2, 'two queries at once ran on the kept connections');
+      assert.equal(store.db.pool.options.min, 2, 'pg closes idle connections above min only');
+    });
+
     it('puts every table in its schema', async () => {
       const { rows } = await adminQuery(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,

@@ -1,9 +1,10 @@
 /** The API service's settings (`.env.example` lists them). */
 
-import { bool, common, distributed, int } from '@sluice/config';
+import { bool, checkPool, common, distributed, int } from '@sluice/config';
 import { z } from 'zod';
 
-export const apiConfigSchema = z.object({
+/** The fields, without the checks across them. */
+export const apiConfigFields = z.object({
   ...common,
   ...distributed,
   PORT: int(0, 65_535).default(3000),
@@ -12,3 +13,6 @@ export const apiConfigSchema = z.object({
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
 });
+
+/** With the checks across variables (the pool's kept connections fit in it). */
+export const apiConfigSchema = apiConfigFields.superRefine(checkPool);

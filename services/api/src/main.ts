@@ -13,7 +13,10 @@ import { apiConfigSchema } from './config.ts';
 
 const config = loadOrExit(apiConfigSchema, 'sluice-api');
 const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-api' } });
-const store = await PostgresStore.open(config.DATABASE_URL, { poolSize: config.SLUICE_PG_POOL_SIZE });
+const store = await PostgresStore.open(config.DATABASE_URL, {
+  poolSize: config.SLUICE_PG_POOL_SIZE,
+  poolMin: config.SLUICE_PG_POOL_MIN,
+});
 const api = await startApiService({
   store,
   redisUrl: config.REDIS_URL,

@@ -1,6 +1,6 @@
 /** The delivery worker's settings (`.env.example` lists them). */
 
-import { bool, breaker, checkBreaker, common, distributed, int } from '@sluice/config';
+import { bool, breaker, checkBreaker, checkPool, common, distributed, int } from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them (`.partial()` and `.shape` need a plain object). */
@@ -14,4 +14,6 @@ export const deliveryWorkerConfigFields = z.object({
   SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(100),
 });
 
-export const deliveryWorkerConfigSchema = deliveryWorkerConfigFields.superRefine(checkBreaker);
+export const deliveryWorkerConfigSchema = deliveryWorkerConfigFields
+  .superRefine(checkBreaker)
+  .superRefine(checkPool);

@@ -14,7 +14,10 @@ import { deliveryWorkerConfigSchema } from './config.ts';
 
 const config = loadOrExit(deliveryWorkerConfigSchema, 'sluice-delivery-worker');
 const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-delivery-worker' } });
-const store = await PostgresStore.open(config.DATABASE_URL, { poolSize: config.SLUICE_PG_POOL_SIZE });
+const store = await PostgresStore.open(config.DATABASE_URL, {
+  poolSize: config.SLUICE_PG_POOL_SIZE,
+  poolMin: config.SLUICE_PG_POOL_MIN,
+});
 const worker = await startDeliveryWorkerService({
   store,
   redisUrl: config.REDIS_URL,

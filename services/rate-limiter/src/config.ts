@@ -1,6 +1,6 @@
 /** The rate limiter's settings (`.env.example` lists them). */
 
-import { alerts, checkAlerts, common, distributed, int } from '@sluice/config';
+import { alerts, checkAlerts, checkPool, common, distributed, int } from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them (`.partial()` and `.shape` need a plain object). */
@@ -16,5 +16,7 @@ export const rateLimiterConfigFields = z.object({
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
 });
 
-/** With the checks across variables (an alert URL needs its secret). */
-export const rateLimiterConfigSchema = rateLimiterConfigFields.superRefine(checkAlerts);
+/** With the checks across variables (an alert URL needs its secret; the pool's kept connections fit in it). */
+export const rateLimiterConfigSchema = rateLimiterConfigFields
+  .superRefine(checkAlerts)
+  .superRefine(checkPool);

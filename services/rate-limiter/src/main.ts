@@ -14,7 +14,10 @@ import { rateLimiterConfigSchema } from './config.ts';
 
 const config = loadOrExit(rateLimiterConfigSchema, 'sluice-rate-limiter');
 const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-rate-limiter' } });
-const store = await PostgresStore.open(config.DATABASE_URL, { poolSize: config.SLUICE_PG_POOL_SIZE });
+const store = await PostgresStore.open(config.DATABASE_URL, {
+  poolSize: config.SLUICE_PG_POOL_SIZE,
+  poolMin: config.SLUICE_PG_POOL_MIN,
+});
 const limiter = await startRateLimiter({
   store,
   redisUrl: config.REDIS_URL,

@@ -12,6 +12,7 @@ import {
   ConfigError,
   checkAlerts,
   checkBreaker,
+  checkPool,
   common,
   int,
   parseEnv,
@@ -36,6 +37,7 @@ const configFields = z.object({
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
     .default('sluice'),
   SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
+  SLUICE_PG_POOL_MIN: int(0, 1_000).default(3),
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
@@ -53,7 +55,10 @@ const configFields = z.object({
 });
 
 /** With the checks across variables (an alert URL needs its secret). */
-export const configSchema = configFields.superRefine(checkAlerts).superRefine(checkBreaker);
+export const configSchema = configFields
+  .superRefine(checkAlerts)
+  .superRefine(checkBreaker)
+  .superRefine(checkPool);
 
 export type Config = z.infer<typeof configSchema>;
 

@@ -35,7 +35,10 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
   if (config.DATABASE_URL && config.REDIS_URL) {
     const admin = adminToken(dataDir, config.SLUICE_ADMIN_TOKEN);
     await ensureDatabase(config.DATABASE_URL);
-    const store = await PostgresStore.open(config.DATABASE_URL, { poolSize: config.SLUICE_PG_POOL_SIZE });
+    const store = await PostgresStore.open(config.DATABASE_URL, {
+      poolSize: config.SLUICE_PG_POOL_SIZE,
+      poolMin: config.SLUICE_PG_POOL_MIN,
+    });
     const box = await startDistributedBox({
       store,
       redisUrl: config.REDIS_URL,
