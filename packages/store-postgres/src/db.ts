@@ -27,6 +27,8 @@ export interface DbOptions {
    * own: every connection idle for 10 s is closed).
    */
   poolMin?: number | undefined;
+  /** Shown in `pg_stat_activity.application_name`: which service holds a connection. */
+  applicationName?: string | undefined;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -84,6 +86,7 @@ export class Db implements Queryable {
       connectionString: url,
       max: options.poolSize ?? 10,
       min: options.poolMin ?? 0,
+      ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
       types,
       ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     });

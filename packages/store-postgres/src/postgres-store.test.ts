@@ -56,11 +56,22 @@ await withPostgres('PostgresStore', () => {
       await dropSchema(schema);
     });
 
-    it('opens poolMin connections before it returns, each with the schema, and keeps them', async () => {
-      const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5, poolMin: 2 });
+    it('opens poolMin connections before it returns, each with the schema and its name, and keeps them', async () => {
+      const applicationName = `sluice-test-${schema}`;
+      const store = await PostgresStore.open(TEST_DATABASE_URL, {
+        schema,
+        poolSize: 5,
+        poolMin: 2,
+        applicationName,
+      });
       opened.push(store);
       assert.equal(store.db.pool.totalCount, 2, 'opened at start');
       assert.equal(store.db.pool.idleCount, 2, 'and given back');
+      const { rows } = await adminQuery(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+        [applicationName],
+      );
+      assert.equal(rows[0]?.n, 2, 'two server processes, named for pg_stat_activity');
       const paths = await Promise.all([1, 2].map(() => store.db.query('SHOW search_path')));
       assert.deepEqual(
         paths.map(([r]) => r?.search_path),

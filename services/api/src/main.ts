@@ -16,6 +16,7 @@ const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-a
 const store = await PostgresStore.open(config.DATABASE_URL, {
   poolSize: config.SLUICE_PG_POOL_SIZE,
   poolMin: config.SLUICE_PG_POOL_MIN,
+  applicationName: 'sluice-api',
 });
 const api = await startApiService({
   store,
