@@ -14,6 +14,7 @@ import {
   checkBreaker,
   checkPool,
   common,
+  distributed,
   int,
   parseEnv,
   postgresUrl,
@@ -36,8 +37,8 @@ const configFields = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
     .default('sluice'),
-  SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
-  SLUICE_PG_POOL_MIN: int(0, 1_000).default(3),
+  SLUICE_PG_POOL_SIZE: distributed.SLUICE_PG_POOL_SIZE,
+  SLUICE_PG_POOL_MIN: distributed.SLUICE_PG_POOL_MIN,
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
@@ -54,7 +55,7 @@ const configFields = z.object({
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
 });
 
-/** With the checks across variables (an alert URL needs its secret). */
+/** With the checks across variables (an alert URL needs its secret; the pool's kept connections fit in it). */
 export const configSchema = configFields
   .superRefine(checkAlerts)
   .superRefine(checkBreaker)
