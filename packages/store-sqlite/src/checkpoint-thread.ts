@@ -4,6 +4,12 @@
  * database file and syncing it — so the main thread's commits never do. PASSIVE takes no
  * lock that a writer or a reader waits for: it copies what no reader still needs and
  * leaves the rest for the next round.
+ *
+ * Copying is not enough to keep the WAL small: SQLite starts the WAL over only when a write
+ * begins and finds every frame copied, and the main thread commits while this thread copies.
+ * When the WAL holds `restartPages` frames or more and this round copied them all, the
+ * thread tells the main thread (`{ log, checkpointed }`), which copies the few frames it
+ * committed since on its own connection: its next write then starts the WAL over.
  */
 
 import { DatabaseSync } from 'node:sqlite';
@@ -12,28 +18,42 @@ import { parentPort, workerData } from 'node:worker_threads';
 export interface CheckpointSettings {
   path: string;
   intervalMs: number;
+  /** Frames in the WAL from which the main thread is asked to let it start over. */
+  restartPages: number;
+}
+
+/** A round that copied a WAL of `restartPages` frames or more. */
+export interface CheckpointReport {
+  log: number;
+  checkpointed: number;
 }
 
 const port = parentPort;
 if (port === null) throw new Error('checkpoint-thread.ts runs as a worker thread');
-const { path, intervalMs } = workerData as CheckpointSettings;
+const { path, intervalMs, restartPages } = workerData as CheckpointSettings;
 const db = new DatabaseSync(path, { timeout: 5_000 });
 // The checkpoint syncs the WAL before copying and the database file after (as an automatic
 // checkpoint of the main connection would at synchronous = NORMAL or FULL).
 db.exec('PRAGMA synchronous = NORMAL');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-const timer = setInterval(() => {
+// One round, then `intervalMs` of rest before the next: the main thread copies its tail in
+// that rest, not against a round of ours (two checkpoints at once: one is refused, busy).
+const round = (): void => {
   try {
-    checkpoint.get();
+    const { log, checkpointed } = checkpoint.get() as { busy: number; log: number; checkpointed: number };
+    if (log >= restartPages && checkpointed === log)
+      port.postMessage({ log, checkpointed } satisfies CheckpointReport);
   } catch {
     // SQLITE_BUSY or a transient error: the next round tries again.
   }
-}, intervalMs);
+  timer = setTimeout(round, intervalMs);
+};
+let timer = setTimeout(round, intervalMs);
 
 port.on('message', (message: 'close') => {
   if (message !== 'close') return;
-  clearInterval(timer);
+  clearTimeout(timer);
   db.close();
   port.close();
 });

@@ -7,17 +7,26 @@
  * (`wal_autocheckpoint = 0`) and a worker thread with a connection of its own checkpoints
  * every `intervalMs` (`checkpoint-thread.ts`).
  *
+ * The thread's checkpoints alone would let the WAL grow without bound under steady writes
+ * (`checkpoint-thread.ts`): when it reports a large WAL wholly copied, the main connection
+ * copies the frames it committed since — a few, between two of its own transactions — so
+ * its next write starts the WAL over, and `journal_size_limit` cuts the file back then.
+ *
  * Should the thread end, the main connection checkpoints automatically again, as before:
  * the WAL never grows without bound.
  */
 
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import type { CheckpointSettings } from './checkpoint-thread.ts';
+import type { CheckpointReport, CheckpointSettings } from './checkpoint-thread.ts';
 
 const ENTRY = new URL('./checkpoint-thread.ts', import.meta.url);
 /** SQLite's default: an automatic checkpoint past 1,000 WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1_000;
+/** Frames (pages) in the WAL from which it is made to start over, unless configured. */
+export const WAL_RESTART_PAGES = 8_192;
+/** The size the WAL file is cut back to when it starts over (bytes). */
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 export class Checkpointer {
   private readonly worker: Worker;
@@ -26,7 +35,18 @@ export class Checkpointer {
 
   constructor(db: DatabaseSync, settings: CheckpointSettings) {
     db.exec('PRAGMA wal_autocheckpoint = 0');
+    db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
+    const tail = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
     this.worker = new Worker(ENTRY, { workerData: settings });
+    // Runs between two of the main connection's transactions (each is synchronous).
+    this.worker.on('message', (_report: CheckpointReport) => {
+      if (this.closing || !db.isOpen) return;
+      try {
+        tail.get();
+      } catch {
+        // SQLITE_BUSY (the thread is checkpointing): its next report asks again.
+      }
+    });
     // A checkpointer never keeps the process alive.
     this.worker.unref();
     this.exited = new Promise((resolve) => {

@@ -45,7 +45,7 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import * as alerts from './alerts.ts';
-import { Checkpointer } from './checkpointer.ts';
+import { Checkpointer, WAL_RESTART_PAGES } from './checkpointer.ts';
 import * as claim from './claim.ts';
 import { countsForMany } from './counts.ts';
 import * as health from './health.ts';
@@ -71,6 +71,8 @@ export interface SqliteStoreOptions {
    * the main thread's commits; default: SQLite's automatic checkpoints. Not for `:memory:`.
    */
   checkpointIntervalMs?: number | undefined;
+  /** With a checkpointer: WAL frames from which the WAL is made to start over (tests). */
+  walRestartPages?: number | undefined;
 }
 
 type Row = Record<string, unknown>;
@@ -108,7 +110,11 @@ export class SqliteStore implements Store {
     this.checkpointer =
       intervalMs === undefined || path === ':memory:'
         ? undefined
-        : new Checkpointer(this.db, { path, intervalMs });
+        : new Checkpointer(this.db, {
+            path,
+            intervalMs,
+            restartPages: options.walRestartPages ?? WAL_RESTART_PAGES,
+          });
     this.accepts = new TurnBatch({
       db: this.db,
       tx: (fn) => this.tx(fn),
