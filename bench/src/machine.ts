@@ -56,7 +56,7 @@ export async function redisInfo(redis: {
   }
 }
 
-/** The version of the Postgres server at `serverUrl` (its `postgres` database), or null when unreachable. */
+/** The version of the Postgres server at `serverUrl` (its `postgres` database) and whether autovacuum is off, or null when unreachable. */
 export async function postgresInfo(serverUrl: string): Promise<string | null> {
   const url = new URL(serverUrl);
   url.pathname = '/postgres';
@@ -64,9 +64,12 @@ export async function postgresInfo(serverUrl: string): Promise<string | null> {
   client.on('error', () => {});
   try {
     await client.connect();
-    return (
-      (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?'
-    );
+    const version =
+      (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
+    // The hot tables are updated twice a delivery: without autovacuum their dead rows stay,
+    // and a long run is slower than it would be on a server with its defaults.
+    const autovacuum = (await client.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum;
+    return autovacuum === 'off' ? `${version}, autovacuum off` : version;
   } catch {
     return null;
   } finally {
