@@ -7,9 +7,10 @@
  *
  * Copying is not enough to keep the WAL small: SQLite starts the WAL over only when a write
  * begins and finds every frame copied, and the main thread commits while this thread copies.
- * When the WAL holds `restartPages` frames or more and this round copied them all, the
- * thread tells the main thread (`{ log, checkpointed }`), which copies the few frames it
- * committed since on its own connection: its next write then starts the WAL over.
+ * When the WAL holds `restartPages` frames or more, the thread tells the main thread
+ * (`{ log, checkpointed }`), which copies what is left — the few frames it committed since,
+ * or more when this round could not copy them all — on its own connection: its next write
+ * then starts the WAL over.
  */
 
 import { DatabaseSync } from 'node:sqlite';
@@ -22,7 +23,7 @@ export interface CheckpointSettings {
   restartPages: number;
 }
 
-/** A round that copied a WAL of `restartPages` frames or more. */
+/** A round that found `restartPages` frames or more in the WAL. */
 export interface CheckpointReport {
   log: number;
   checkpointed: number;
@@ -42,8 +43,7 @@ const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const round = (): void => {
   try {
     const { log, checkpointed } = checkpoint.get() as { busy: number; log: number; checkpointed: number };
-    if (log >= restartPages && checkpointed === log)
-      port.postMessage({ log, checkpointed } satisfies CheckpointReport);
+    if (log >= restartPages) port.postMessage({ log, checkpointed } satisfies CheckpointReport);
   } catch {
     // SQLITE_BUSY or a transient error: the next round tries again.
   }

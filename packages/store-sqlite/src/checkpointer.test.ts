@@ -70,14 +70,20 @@ describe('Checkpointer', () => {
       t.fill(300);
       assert.ok(await until(() => statSync(t.path).size > before, 5_000), 'the thread checkpoints');
       let largest = 0;
-      const rows = 12_000; // ~48 MB of pages, each row on a page of its own, over ~3 s
+      const rows = 16_000; // ~64 MB of pages, each row on a page of its own, over ~4 s
       for (let i = 0; i < rows; i += 20) {
         t.fill(20);
         largest = Math.max(largest, statSync(wal).size);
         await new Promise((r) => setTimeout(r, 5));
       }
       largest = Math.max(largest, statSync(wal).size);
-      assert.ok(largest < 16_000_000, `the WAL stayed small: ${largest} bytes at most, for ~48 MB written`);
+      // Without the main thread's part the WAL holds all of it (44 MB of 48 MB in a run); with
+      // it, the longest stretch between two restarts: ~1 MB alone, 21 MB under CI's load.
+      const written = rows * 4_096;
+      assert.ok(
+        largest < written / 2,
+        `the WAL started over: ${largest} bytes at most, for ${written} written`,
+      );
       const n = (t.store.db.prepare('SELECT count(*) AS n FROM scratch').get() as { n: number }).n;
       assert.equal(n, rows + 300);
     } finally {

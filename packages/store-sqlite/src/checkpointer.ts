@@ -8,9 +8,10 @@
  * every `intervalMs` (`checkpoint-thread.ts`).
  *
  * The thread's checkpoints alone would let the WAL grow without bound under steady writes
- * (`checkpoint-thread.ts`): when it reports a large WAL wholly copied, the main connection
- * copies the frames it committed since — a few, between two of its own transactions — so
- * its next write starts the WAL over, and `journal_size_limit` cuts the file back then.
+ * (`checkpoint-thread.ts`): when it reports a large WAL, the main connection copies what is
+ * left — mostly the few frames it committed since the thread's round, between two of its own
+ * transactions — so its next write starts the WAL over, and `journal_size_limit` cuts the
+ * file back then.
  *
  * Should the thread end, the main connection checkpoints automatically again, as before:
  * the WAL never grows without bound.
