@@ -8,25 +8,20 @@
  * Copying is not enough to keep the WAL small: SQLite starts the WAL over only when a write
  * begins and finds every frame copied, and the main thread commits while this thread copies.
  * When the WAL holds `restartPages` frames or more, the thread tells the main thread
- * (`{ log, checkpointed }`), which copies what is left — the few frames it committed since,
+ * (`WAL_LARGE`), which copies what is left — the few frames it committed since,
  * or more when this round could not copy them all — on its own connection: its next write
  * then starts the WAL over.
  */
 
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
+import { WAL_LARGE } from './checkpointer.ts';
 
 export interface CheckpointSettings {
   path: string;
   intervalMs: number;
   /** Frames in the WAL from which the main thread is asked to let it start over. */
   restartPages: number;
-}
-
-/** A round that found `restartPages` frames or more in the WAL. */
-export interface CheckpointReport {
-  log: number;
-  checkpointed: number;
 }
 
 const port = parentPort;
@@ -42,8 +37,8 @@ const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 // that rest, not against a round of ours (two checkpoints at once: one is refused, busy).
 const round = (): void => {
   try {
-    const { log, checkpointed } = checkpoint.get() as { busy: number; log: number; checkpointed: number };
-    if (log >= restartPages) port.postMessage({ log, checkpointed } satisfies CheckpointReport);
+    const { log } = checkpoint.get() as { log: number };
+    if (log >= restartPages) port.postMessage(WAL_LARGE);
   } catch {
     // SQLITE_BUSY or a transient error: the next round tries again.
   }

@@ -19,13 +19,15 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import type { CheckpointReport, CheckpointSettings } from './checkpoint-thread.ts';
+import type { CheckpointSettings } from './checkpoint-thread.ts';
 
 const ENTRY = new URL('./checkpoint-thread.ts', import.meta.url);
 /** SQLite's default: an automatic checkpoint past 1,000 WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1_000;
 /** Frames (pages) in the WAL from which it is made to start over, unless configured. */
 export const WAL_RESTART_PAGES = 8_192;
+/** The thread's message: a round found `restartPages` frames or more in the WAL. */
+export const WAL_LARGE = 'wal-large';
 /** The size the WAL file is cut back to when it starts over (bytes). */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
@@ -40,8 +42,8 @@ export class Checkpointer {
     const tail = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
     this.worker = new Worker(ENTRY, { workerData: settings });
     // Runs between two of the main connection's transactions (each is synchronous).
-    this.worker.on('message', (_report: CheckpointReport) => {
-      if (this.closing || !db.isOpen) return;
+    this.worker.on('message', (message: unknown) => {
+      if (message !== WAL_LARGE || this.closing || !db.isOpen) return;
       try {
         tail.get();
       } catch {
