@@ -25,7 +25,7 @@ const ENTRY = new URL('./checkpoint-thread.ts', import.meta.url);
 /** SQLite's default: an automatic checkpoint past 1,000 WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1_000;
 /** Frames (pages) in the WAL from which it is made to start over, unless configured. */
-export const WAL_RESTART_PAGES = 8_192;
+const WAL_RESTART_PAGES = 8_192;
 /** The thread's message: a round found `restartPages` frames or more in the WAL. */
 export const WAL_LARGE = 'wal-large';
 /** The size the WAL file is cut back to when it starts over (bytes). */
@@ -36,11 +36,21 @@ export class Checkpointer {
   private readonly exited: Promise<void>;
   private closing = false;
 
-  constructor(db: DatabaseSync, settings: CheckpointSettings) {
+  constructor(
+    db: DatabaseSync,
+    {
+      restartPages = WAL_RESTART_PAGES,
+      ...settings
+    }: Omit<CheckpointSettings, 'restartPages'> & {
+      restartPages?: number | undefined;
+    },
+  ) {
     db.exec('PRAGMA wal_autocheckpoint = 0');
     db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     const tail = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-    this.worker = new Worker(ENTRY, { workerData: settings });
+    this.worker = new Worker(ENTRY, {
+      workerData: { ...settings, restartPages } satisfies CheckpointSettings,
+    });
     // Runs between two of the main connection's transactions (each is synchronous).
     this.worker.on('message', (message: unknown) => {
       if (message !== WAL_LARGE || this.closing || !db.isOpen) return;

@@ -45,7 +45,7 @@ import type {
   Tenant,
 } from '@sluice/engine';
 import * as alerts from './alerts.ts';
-import { Checkpointer, WAL_RESTART_PAGES } from './checkpointer.ts';
+import { Checkpointer } from './checkpointer.ts';
 import * as claim from './claim.ts';
 import { countsForMany } from './counts.ts';
 import * as health from './health.ts';
@@ -110,11 +110,7 @@ export class SqliteStore implements Store {
     this.checkpointer =
       intervalMs === undefined || path === ':memory:'
         ? undefined
-        : new Checkpointer(this.db, {
-            path,
-            intervalMs,
-            restartPages: options.walRestartPages ?? WAL_RESTART_PAGES,
-          });
+        : new Checkpointer(this.db, { path, intervalMs, restartPages: options.walRestartPages });
     this.accepts = new TurnBatch({
       db: this.db,
       tx: (fn) => this.tx(fn),
