@@ -32,11 +32,14 @@ await withPostgres('PostgresStore batches', () => {
       tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
       await store.createTenant(tenant, 'hash');
       statements = [];
-      const query = store.db.query.bind(store.db);
-      store.db.query = (text, values) => {
-        statements.push(text);
-        return query(text, values);
-      };
+      // Both ways the store runs a statement: its pool, and the generic-plan pool of claims.
+      for (const db of [store.db, store.db.generic]) {
+        const query = db.query.bind(db);
+        db.query = (text, values) => {
+          statements.push(text);
+          return query(text, values);
+        };
+      }
     });
     afterEach(async () => {
       await store.close();

@@ -81,6 +81,30 @@ await withPostgres('PostgresStore', () => {
       assert.equal(store.db.pool.options.min, 2, 'pg closes idle connections above min only');
     });
 
+    it('claims on connections that run their generic plan, never planning a claim anew', async () => {
+      const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5, genericPoolMin: 1 });
+      opened.push(store);
+      assert.equal(store.db.genericPool.totalCount, 1, 'the kept connection, opened at start');
+      const destination = await store.createDestination(newDestination(tenant.id), T0);
+      await store.acceptEvents(
+        tenant.id,
+        Array.from({ length: 8 }, (_, i) => newEvent([destination.id], null, i)),
+        T0,
+      );
+      // One at a time, so every claim runs on the one kept connection; more than the five
+      // custom plans Postgres makes before it would weigh a generic one.
+      for (let i = 0; i < 8; i++)
+        assert.equal((await store.claimDue(destination.id, 1, T0 + 1)).deliveries.length, 1);
+      assert.equal(store.db.genericPool.totalCount, 1);
+      const rows = await store.db.generic.query(
+        `SELECT generic_plans, custom_plans, current_setting('plan_cache_mode') AS mode
+         FROM pg_prepared_statements WHERE statement LIKE '%FOR UPDATE SKIP LOCKED%'`,
+      );
+      assert.deepEqual(rows, [{ generic_plans: 8, custom_plans: 0, mode: 'force_generic_plan' }]);
+      const [main] = await store.db.query(`SELECT current_setting('plan_cache_mode') AS mode`);
+      assert.equal(main?.mode, 'auto', 'every other statement is planned as Postgres sees fit');
+    });
+
     it('puts every table in its schema', async () => {
       const { rows } = await adminQuery(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,

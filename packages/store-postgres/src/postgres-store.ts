@@ -96,7 +96,7 @@ export class PostgresStore implements Store {
   /** A store on an already migrated database; see `open`. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.db = new Db(url, options);
-    this.claims = new ClaimBatcher(this.db);
+    this.claims = new ClaimBatcher(this.db.generic);
     this.accepts = new AcceptBatcher(this.db);
   }
 

@@ -38,6 +38,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
     const store = await PostgresStore.open(config.DATABASE_URL, {
       poolSize: config.SLUICE_PG_POOL_SIZE,
       poolMin: config.SLUICE_PG_POOL_MIN,
+      genericPoolMin: config.SLUICE_PG_POOL_MIN, // the claims' connections (Db.generic)
       applicationName: 'sluice-single',
     });
     const box = await startDistributedBox({
