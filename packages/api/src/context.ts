@@ -23,6 +23,13 @@ export interface RuntimeStats {
 export interface Dispatcher {
   /** New work was committed for this destination. */
   wake(destinationId: string): void;
+  /**
+   * A destination was created: every process caches it now, so its first events read
+   * nothing (a first event whose tick, request and ingest each read the destination paid
+   * those reads when every destination of a platform starts at once). Never fails: a
+   * process that missed it reads the destination on first use.
+   */
+  destinationCreated(destinationId: string): Promise<void>;
   /** The destination changed (limit, state, …) or was deleted. */
   destinationChanged(destinationId: string): Promise<void>;
   runtimeStats(destinationId: string): Promise<RuntimeStats>;

@@ -299,6 +299,12 @@ export class Engine {
     return pace.roomAt(now, plan, effective.holdUntil);
   }
 
+  /** A destination was created: the cache holds it (as the store reads it) before its first event. */
+  async destinationCreated(destinationId: string): Promise<void> {
+    // Never fails the create: a destination not cached is read on first use.
+    await this.destinations.refresh(destinationId).catch(() => undefined);
+  }
+
   /** A destination was changed: the next tick reads the new settings, and runs at once. */
   async destinationChanged(destinationId: string): Promise<void> {
     const destination = await this.destinations.refresh(destinationId);

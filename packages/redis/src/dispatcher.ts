@@ -38,6 +38,22 @@ export class RedisDispatcher {
     });
   }
 
+  /**
+   * A new destination: every process, this one included, reads it now through the change
+   * feed, before its first event. Nothing to wake: it has no work yet.
+   */
+  async destinationCreated(destinationId: string): Promise<void> {
+    const { redis, keys, logger } = this.d;
+    try {
+      await publishChange(redis, keys, destinationId);
+    } catch (err) {
+      logger.warn(
+        { err, destinationId },
+        'could not announce a new destination; each process reads it on first use',
+      );
+    }
+  }
+
   async destinationChanged(destinationId: string): Promise<void> {
     const { redis, keys, destinations, schedule, clock } = this.d;
     const destination = await destinations.refresh(destinationId);

@@ -76,6 +76,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         },
         clock(),
       );
+      await dispatcher.destinationCreated(destination.id);
       return reply.status(201).send(presentDestinationWithSecret(destination));
     },
   );

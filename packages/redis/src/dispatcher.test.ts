@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Destination, Store } from '@sluice/engine';
+import { pino } from 'pino';
+import { RedisDispatcher } from './dispatcher.ts';
+import { openSharedState, type SharedState } from './shared-state.ts';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from './test-redis.ts';
+
+const skip = !(await redisAvailable());
+
+/** The one store read the destination cache makes, counted per process. */
+function countingStore(): { store: Store; reads: string[] } {
+  const reads: string[] = [];
+  const store = {
+    async getDestination(id: string) {
+      reads.push(id);
+      return { id, state: 'active' } as unknown as Destination;
+    },
+  } as unknown as Store;
+  return { store, reads };
+}
+
+describe('RedisDispatcher', { skip }, () => {
+  const prefix = uniquePrefix();
+  const opened: SharedState[] = [];
+  after(async () => {
+    for (const s of opened) await s.close();
+    const redis = connect();
+    await cleanup(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('a created destination is cached by every process before its first event', async () => {
+    const api = countingStore();
+    const worker = countingStore();
+    const [apiState, workerState] = await Promise.all(
+      [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix })),
+    );
+    opened.push(apiState as SharedState, workerState as SharedState);
+    const { redis, keys, schedule, pacing, destinations } = apiState as SharedState;
+    const dispatcher = new RedisDispatcher({
+      redis,
+      keys,
+      schedule,
+      pacing,
+      destinations,
+      logger: pino({ level: 'silent' }),
+      clock: Date.now,
+    });
+    await dispatcher.destinationCreated('dst_new');
+    const cached = () => [destinations, workerState?.destinations].every((c) => c?.peek('dst_new'));
+    const deadline = Date.now() + 5_000;
+    while (!cached() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(cached(), 'the API and another process cache it, told by the change feed');
+    assert.deepEqual([api.reads, worker.reads], [['dst_new'], ['dst_new']], 'one read each');
+    assert.equal(await redis.zcard(keys.schedule(0)), 0, 'nothing to run: no tick is scheduled');
+  });
+});
