@@ -4,16 +4,27 @@
  * by Redis pub/sub in the distributed shape), never trusted past a change.
  */
 
+import { LRUCache } from 'lru-cache';
 import type { Destination, Store } from './store.ts';
 
+/**
+ * Most destinations one process caches. Every process learns each destination at its
+ * creation (so its first events read nothing), and a platform may have far more
+ * destinations than ever send at once: the least recently used leave the cache, and are
+ * read again on their next use.
+ */
+export const DESTINATION_CACHE_SIZE = 100_000;
+
 export class DestinationCache {
-  private readonly map = new Map<string, Destination>();
+  private readonly map: LRUCache<string, Destination>;
   /** The read in flight per destination: a `get` meanwhile waits for it, never the old copy. */
   private readonly loading = new Map<string, Promise<Destination | undefined>>();
   private readonly store: Store;
 
-  constructor(store: Store) {
+  constructor(store: Store, size = DESTINATION_CACHE_SIZE) {
     this.store = store;
+    // lru-cache (isaacs): a Map with a bound and recency order, no timers.
+    this.map = new LRUCache({ max: size });
   }
 
   async get(id: string): Promise<Destination | undefined> {
