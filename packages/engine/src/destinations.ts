@@ -13,7 +13,7 @@ import type { Destination, Store } from './store.ts';
  * destinations than ever send at once: the least recently used leave the cache, and are
  * read again on their next use.
  */
-export const DESTINATION_CACHE_SIZE = 100_000;
+const DESTINATION_CACHE_SIZE = 100_000;
 
 export class DestinationCache {
   private readonly map: LRUCache<string, Destination>;

@@ -84,6 +84,11 @@ function statement(text: string, values: unknown[] | undefined): pg.QueryConfig 
   return { name, text, values };
 }
 
+/** A statement's rows, run on any connection of `pool`. */
+async function queryOn(pool: pg.Pool, text: string, values: unknown[] | undefined): Promise<Row[]> {
+  return (await pool.query<Row>(statement(text, values))).rows;
+}
+
 export class Db implements Queryable {
   readonly pool: pg.Pool;
   /**
@@ -128,13 +133,11 @@ export class Db implements Queryable {
     this.pool.on('error', () => {});
     this.genericPool.on('error', () => {});
     const generic = this.genericPool;
-    this.generic = {
-      query: async (text, values) => (await generic.query<Row>(statement(text, values))).rows,
-    };
+    this.generic = { query: (text, values) => queryOn(generic, text, values) };
   }
 
-  async query(text: string, values?: unknown[]): Promise<Row[]> {
-    return (await this.pool.query<Row>(statement(text, values))).rows;
+  query(text: string, values?: unknown[]): Promise<Row[]> {
+    return queryOn(this.pool, text, values);
   }
 
   /**
@@ -164,10 +167,10 @@ export class Db implements Queryable {
 
   /**
    * Opens the pools' kept connections (`poolMin`, `genericPoolMin`) at once and runs `sql`
-   * on each. A new connection
-   * is a new server process: its first statements load the catalog (tables, indexes, types)
-   * and each connection prepares its own statements. Done before a service says it is
-   * ready, that cost is not paid by the first requests, when every process is cold at once;
+   * on each. A new connection is a new server process: its first statements load the
+   * catalog (tables, indexes, types) and each connection prepares its own statements. Done
+   * before a service says it is ready, that cost is not paid by the first requests, when
+   * every process is cold at once;
    * with `min`, pg keeps these connections through any lull.
    */
   async warm(sql: string): Promise<void> {
