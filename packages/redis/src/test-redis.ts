@@ -40,11 +40,11 @@ export function connect(): Redis {
   return new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
 }
 
-/** Deletes every key under `prefix`. */
+/** Deletes every key under `prefix` and under the prefixes made from it (`<prefix>-<name>`). */
 export async function cleanup(redis: Redis, prefix: string): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
     if (keys.length > 0) await redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');
