@@ -170,8 +170,7 @@ export class Db implements Queryable {
    * on each. A new connection is a new server process: its first statements load the
    * catalog (tables, indexes, types) and each connection prepares its own statements. Done
    * before a service says it is ready, that cost is not paid by the first requests, when
-   * every process is cold at once;
-   * with `min`, pg keeps these connections through any lull.
+   * every process is cold at once; with `min`, pg keeps these connections through any lull.
    */
   async warm(sql: string): Promise<void> {
     const opened = await Promise.allSettled(
