@@ -178,6 +178,29 @@ describe('service settings', () => {
     }
   });
 
+  it('the destination cache: 100,000 by default in every process, a positive integer', () => {
+    const env = {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      SLUICE_ADMIN_TOKEN: 'a'.repeat(16),
+    };
+    for (const schema of [
+      singleConfigSchema,
+      apiConfigSchema,
+      rateLimiterConfigSchema,
+      deliveryWorkerConfigSchema,
+    ]) {
+      assert.equal(parseEnv(schema, env).SLUICE_DESTINATION_CACHE_SIZE, 100_000);
+      const set = { ...env, SLUICE_DESTINATION_CACHE_SIZE: '5000' };
+      assert.equal(parseEnv(schema, set).SLUICE_DESTINATION_CACHE_SIZE, 5_000);
+      for (const bad of ['0', 'many', '2.5'])
+        assert.throws(
+          () => parseEnv(schema, { ...env, SLUICE_DESTINATION_CACHE_SIZE: bad }),
+          new RegExp(`SLUICE_DESTINATION_CACHE_SIZE: .*\\(got "${bad.replace('.', '\\.')}"\\)`),
+        );
+    }
+  });
+
   it('PORT and HOST default per service: 3000 (the API, the single box), 3001, 3002; 127.0.0.1', () => {
     const urls = {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',

@@ -34,6 +34,11 @@ export const common = {
   HOST: z.string().min(1).default('127.0.0.1'),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SLUICE_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(25_000),
+  /**
+   * Most destinations one process keeps in its cache; the least recently used leave it and
+   * are read from the store again on their next use.
+   */
+  SLUICE_DESTINATION_CACHE_SIZE: int(1, 10_000_000).default(100_000),
 };
 
 /** What every service of the distributed shape reads. */

@@ -11,7 +11,7 @@ import type { Destination, Store } from './store.ts';
  * Most destinations one process caches. Every process learns each destination at its
  * creation (so its first events read nothing), and a platform may have far more
  * destinations than ever send at once: the least recently used leave the cache, and are
- * read again on their next use.
+ * read again on their next use. `SLUICE_DESTINATION_CACHE_SIZE` sets it.
  */
 const DESTINATION_CACHE_SIZE = 100_000;
 

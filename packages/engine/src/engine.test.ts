@@ -6,7 +6,10 @@ import { Engine } from './engine.ts';
 import type { Destination, Store } from './store.ts';
 
 /** The one store read the engine makes before it starts: a destination, counted. */
-function engine(read: (id: string) => Promise<Destination | undefined>): { engine: Engine; reads: string[] } {
+function engine(
+  read: (id: string) => Promise<Destination | undefined>,
+  destinationCacheSize?: number,
+): { engine: Engine; reads: string[] } {
   const reads: string[] = [];
   const store = {
     getDestination(id: string) {
@@ -26,6 +29,7 @@ function engine(read: (id: string) => Promise<Destination | undefined>): { engin
     leaseMs: 60_000,
     completionFlushMs: 5,
     retentionMs: 86_400_000,
+    destinationCacheSize,
   });
   return { engine: e, reads };
 }
@@ -51,5 +55,13 @@ describe('Engine', () => {
     fail = false;
     assert.equal((await e.destination('dst_new'))?.id, 'dst_new');
     assert.deepEqual(reads, ['dst_new', 'dst_new']);
+  });
+
+  it('caches at most destinationCacheSize destinations', async () => {
+    const { engine: e, reads } = engine(async (id) => ({ id, state: 'active' }) as unknown as Destination, 2);
+    for (const id of ['a', 'b', 'c']) await e.destinationCreated(id);
+    assert.equal(e.destinations.peek('a'), undefined, 'the least recently used left');
+    await e.destination('a');
+    assert.deepEqual(reads, ['a', 'b', 'c', 'a'], 'and is read again on its next use');
   });
 });

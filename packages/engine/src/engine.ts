@@ -57,6 +57,8 @@ export interface EngineOptions {
   retentionMs: number;
   /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
   health?: HealthPolicy | undefined;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
   clock?: () => number;
   random?: () => number;
 }
@@ -90,7 +92,7 @@ export class Engine {
     this.store = store;
     this.logger = logger;
     this.clock = clock;
-    this.destinations = new DestinationCache(store);
+    this.destinations = new DestinationCache(store, options.destinationCacheSize);
     this.pacer = new Pacer({ marginMs: options.windowMarginMs, arrivalBoundMs: options.arrivalBoundMs });
     this.metrics = new EngineMetrics(
       options.registry,

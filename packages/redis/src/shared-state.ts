@@ -19,6 +19,8 @@ export interface SharedStateOptions {
   arrivalBoundMs?: number | undefined;
   /** A published delivery whose request has not started after this no longer counts. */
   claimLeaseMs?: number | undefined;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
 }
 
 export interface SharedState {
@@ -39,7 +41,7 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
   // small commands, and on this kind of machine each write is a costly syscall.
   const redis = new Redis(o.redisUrl, { enableAutoPipelining: true });
   const subscriber = new Redis(o.redisUrl);
-  const destinations = new DestinationCache(o.store);
+  const destinations = new DestinationCache(o.store, o.destinationCacheSize);
   const pacing = new RedisPacing({
     redis,
     keys,

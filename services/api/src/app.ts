@@ -29,6 +29,8 @@ export interface ApiServiceOptions {
   windowMarginMs?: number;
   arrivalBoundMs?: number;
   claimLeaseMs?: number;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
   clock?: () => number;
 }
 

@@ -27,6 +27,7 @@ const api = await startApiService({
   host: config.HOST,
   port: config.PORT,
   windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
   config: {
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,

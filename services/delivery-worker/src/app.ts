@@ -45,6 +45,8 @@ export interface DeliveryWorkerServiceOptions {
   claimLeaseMs?: number;
   /** The circuit breaker's settings (docs/adr/0007). */
   health?: EngineOptions['health'];
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
   clock?: () => number;
   random?: () => number;
 }

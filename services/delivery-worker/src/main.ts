@@ -29,6 +29,7 @@ const worker = await startDeliveryWorkerService({
   concurrency: config.SLUICE_DELIVERY_CONCURRENCY,
   allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
   windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
   health: healthPolicy(config),
 });

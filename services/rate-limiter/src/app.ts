@@ -50,6 +50,8 @@ export interface RateLimiterOptions {
   retentionMs?: number;
   /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
   alerts?: AlertSettings;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
   clock?: () => number;
 }
 

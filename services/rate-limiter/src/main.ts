@@ -28,6 +28,7 @@ const limiter = await startRateLimiter({
   host: config.HOST,
   port: config.PORT,
   windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
   sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
   leaseMs: config.SLUICE_LEASE_MS,

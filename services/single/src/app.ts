@@ -44,6 +44,8 @@ export interface SingleBoxOptions {
   alerts?: AlertSettings;
   /** The circuit breaker's settings (docs/adr/0007). */
   health?: EngineOptions['health'];
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
 }
 
 export interface SingleBox {
@@ -97,6 +99,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     completionFlushMs: 5,
     retentionMs: (options.retentionDays ?? 14) * 86_400_000,
     health: options.health,
+    destinationCacheSize: options.destinationCacheSize,
   });
   const api = await buildApi({
     store,

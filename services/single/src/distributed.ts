@@ -34,6 +34,8 @@ export interface DistributedBoxOptions {
   alerts?: AlertSettings | undefined;
   /** The circuit breaker's settings (docs/adr/0007), for the delivery worker. */
   health?: EngineOptions['health'];
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
 }
 
 export interface DistributedBox {
@@ -51,6 +53,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     host: o.host ?? '127.0.0.1',
     windowMarginMs: o.windowMarginMs ?? 5,
     arrivalBoundMs: o.arrivalBoundMs ?? 250,
+    destinationCacheSize: o.destinationCacheSize,
   };
   const limiter = await startRateLimiter({
     ...common,
