@@ -44,7 +44,11 @@ describe('no loss across kill -9', () => {
       await state.close();
       await assertNoLeaks();
     });
-    const start = () => spawnBox({ env: state.env, port, adminToken });
+    // A claim nothing holds any more returns to pending after the lease: in the distributed
+    // shape, a run whose tick died before publishing it, or a job that completed before its
+    // outcome was written (the single box returns its claims at start). The default, 2
+    // minutes, would outlast the waits below.
+    const start = () => spawnBox({ env: { ...state.env, SLUICE_LEASE_MS: '10000' }, port, adminToken });
 
     box = await start();
     const tenant = await createTenant(box, adminToken);

@@ -67,6 +67,7 @@ export type {
   ProbeClaim,
   RetentionResult,
   RetryResult,
+  StaleClaim,
   Store,
   StoredEvent,
   Tenant,

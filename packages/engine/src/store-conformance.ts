@@ -767,7 +767,13 @@ export function storeConformance(name: string, open: OpenStore): void {
 
         assert.deepEqual(
           (await store.staleClaims(T0 + 30)).sort((x, y) => (x.id < y.id ? -1 : 1)),
-          [a1, a2, b1].sort().map((id) => ({ id, attempts: 0 })),
+          [
+            [a1, a.id],
+            [a2, a.id],
+            [b1, b.id],
+          ]
+            .sort(([x], [y]) => ((x as string) < (y as string) ? -1 : 1))
+            .map(([id, destinationId]) => ({ id, destinationId, attempts: 0 })),
           'the candidates: claimed before the cutoff, in id order',
         );
         const requeued = await store.requeue(T0 + 30, new Set([a1 as string]), T0 + 100);
@@ -817,7 +823,7 @@ export function storeConformance(name: string, open: OpenStore): void {
         );
         assert.deepEqual(
           await store.staleClaims(Number.POSITIVE_INFINITY),
-          [{ id: queued, attempts: 0 }],
+          [{ id: queued, destinationId: a.id, attempts: 0 }],
           'settled, pending and cancelled deliveries are no candidates',
         );
         const requeued = await store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 50);

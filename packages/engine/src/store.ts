@@ -24,6 +24,14 @@ import type {
   RetryPolicy,
 } from '@sluice/core';
 
+/** A delivery claimed before a cutoff (`Store.staleClaims`). */
+export interface StaleClaim {
+  id: string;
+  destinationId: string;
+  /** Attempts made before the claimed one. */
+  attempts: number;
+}
+
 export interface Tenant {
   id: string;
   name: string;
@@ -349,7 +357,7 @@ export interface Store {
    * delivery queue about these few jobs only (never lists the whole queue). Bounded by the
    * delivery queue's bound (DESIGN I3).
    */
-  staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]>;
+  staleClaims(claimedBefore: number): Promise<StaleClaim[]>;
   /**
    * Cancels deliveries left `pending` on a deleted destination: an event accepted while its
    * destination was being deleted (the API's check and the delete raced) would otherwise

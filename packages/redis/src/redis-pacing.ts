@@ -216,6 +216,17 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   async drop(destinationId: string, deliveryId: string): Promise<void> {
     await this.o.redis.zrem(this.o.keys.queued(destinationId), deliveryId);
   }
+
+  /**
+   * The sweeper returned these deliveries of a destination to pending: they no longer count
+   * as queued, unless a tick counted one again since (an entry published at or after
+   * `publishedBefore`, the sweep's cutoff). Returns how many entries went.
+   */
+  async forget(destinationId: string, deliveryIds: string[], publishedBefore: number): Promise<number> {
+    if (deliveryIds.length === 0) return 0;
+    const cutoff = Math.min(publishedBefore, Number.MAX_SAFE_INTEGER);
+    return Number(await this.script('paceForget')(this.o.keys.queued(destinationId), cutoff, ...deliveryIds));
+  }
 }
 
 /** paceFinish's ARGV[4..]: the outcome and adaptive pacing's parameters, or only 0. */

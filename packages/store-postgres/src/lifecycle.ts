@@ -9,7 +9,7 @@
  * The claim itself is claim.ts (many destinations in one statement).
  */
 
-import type { DestinationCounts, DestinationWork } from '@sluice/engine';
+import type { DestinationCounts, DestinationWork, StaleClaim } from '@sluice/engine';
 import type { Queryable } from './db.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 
@@ -40,16 +40,17 @@ export async function requeue(
   return new Map(rows.map((r) => [r.destination_id as string, r.n as number]));
 }
 
-export async function staleClaims(
-  db: Queryable,
-  claimedBefore: number,
-): Promise<{ id: string; attempts: number }[]> {
+export async function staleClaims(db: Queryable, claimedBefore: number): Promise<StaleClaim[]> {
   const rows = await db.query(
-    `SELECT id, attempts FROM deliveries
+    `SELECT id, destination_id, attempts FROM deliveries
      WHERE status IN ('queued', 'delivering') AND claimed_at < $1 ORDER BY id`,
     [clampMs(claimedBefore)],
   );
-  return rows.map((r) => ({ id: r.id as string, attempts: r.attempts as number }));
+  return rows.map((r) => ({
+    id: r.id as string,
+    destinationId: r.destination_id as string,
+    attempts: r.attempts as number,
+  }));
 }
 
 function clampMs(ms: number): number {

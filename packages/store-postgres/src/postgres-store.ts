@@ -42,6 +42,7 @@ import type {
   ProbeClaim,
   RetentionResult,
   RetryResult,
+  StaleClaim,
   Store,
   StoredEvent,
   Tenant,
@@ -299,7 +300,7 @@ export class PostgresStore implements Store {
     return lifecycle.requeue(this.db, claimedBefore, keep, now);
   }
 
-  async staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]> {
+  async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {
     return lifecycle.staleClaims(this.db, claimedBefore);
   }
 

@@ -40,6 +40,7 @@ import type {
   ProbeClaim,
   RetentionResult,
   RetryResult,
+  StaleClaim,
   Store,
   StoredEvent,
   Tenant,
@@ -433,13 +434,17 @@ export class SqliteStore implements Store {
     });
   }
 
-  async staleClaims(claimedBefore: number): Promise<{ id: string; attempts: number }[]> {
+  async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {
     return this.sql(
-      `SELECT id, attempts FROM deliveries
+      `SELECT id, destination_id, attempts FROM deliveries
        WHERE status IN ('queued', 'delivering') AND claimed_at < ? ORDER BY id`,
     )
       .all(claimedBefore)
-      .map((r) => ({ id: r.id as string, attempts: r.attempts as number }));
+      .map((r) => ({
+        id: r.id as string,
+        destinationId: r.destination_id as string,
+        attempts: r.attempts as number,
+      }));
   }
 
   async recentAttempts(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { newId, ratePlan } from '@sluice/core';
 import type { NewDestination, Store } from '@sluice/engine';
 import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
@@ -32,7 +32,10 @@ afterEach(async () => {
  * The sweeper over a real store (SQLite, in memory) and real Redis. `store` wraps the one the
  * sweeper reads, to make a tick run at a chosen moment of its sweep.
  */
-async function rig(wrap: (store: SqliteStore, r: Omit<Rig, 'sweeper'>) => Store = (s) => s): Promise<Rig> {
+async function rig(
+  wrap: (store: SqliteStore, r: Omit<Rig, 'sweeper'>) => Store = (s) => s,
+  now = T0 + 1_000,
+): Promise<Rig> {
   const prefix = uniquePrefix();
   const store = new SqliteStore(':memory:');
   const tenantId = newId('ten');
@@ -60,7 +63,7 @@ async function rig(wrap: (store: SqliteStore, r: Omit<Rig, 'sweeper'>) => Store 
     publisher,
     destinations: shared.destinations,
     logger,
-    clock: () => T0 + 1_000,
+    clock: () => now,
     leaseMs: 300_000,
   });
   closing.push(async () => {
@@ -111,6 +114,44 @@ describe('DistributedSweeper', { skip }, () => {
     await r.sweeper.sweep();
     assert.deepEqual(r.warnings, [], 'nothing was repaired');
     assert.equal(await r.shared.schedule.isScheduled(r.destinationId), false, 'idle is free (I4)');
+  });
+
+  it('returns a run whose tick died before publishing it, and forgets it was queued', async () => {
+    // A tick claimed three deliveries and counted them as queued; its replica died before
+    // the publish. Past the lease they go back to pending, and must no longer count as
+    // queued: a full run counted forever would stop its destination. Between the sweep's
+    // requeue and its next step a tick claims one of them again and counts it: that stays.
+    const now = T0 + 400_000;
+    const plan = ratePlan({ limit: 10, period: 'second' });
+    let tickMeanwhile = async (): Promise<void> => {};
+    const r = await rig((store) => {
+      const racing: Store = Object.create(store);
+      racing.requeue = async (claimedBefore, keep, at) => {
+        const requeued = await store.requeue(claimedBefore, keep, at);
+        await tickMeanwhile();
+        return requeued;
+      };
+      return racing;
+    }, now);
+    for (let i = 0; i < 3; i++) await r.accept(T0);
+    const run = (await r.store.claimDue(r.destinationId, 10, T0 + 10)).deliveries.map((d) => d.id);
+    await r.shared.pacing.published(r.destinationId, run, plan, T0 + 10);
+    tickMeanwhile = async () => {
+      const again = (await r.store.claimDue(r.destinationId, 1, now)).deliveries.map((d) => d.id);
+      assert.equal(again.length, 1);
+      await r.shared.pacing.published(r.destinationId, again, plan, now);
+    };
+    assert.equal((await r.shared.pacing.read(r.destinationId, 1_000, now)).queued, 3, 'the dead run counts');
+    await r.sweeper.sweep();
+    assert.deepEqual(
+      r.warnings.map((w) => [w.msg, w.requeued]),
+      [['sweeper repaired the schedule', 3]],
+    );
+    assert.equal(
+      (await r.shared.pacing.read(r.destinationId, 1_000, now)).queued,
+      1,
+      'only the delivery a tick counted again after the requeue',
+    );
   });
 
   it('wakes work that became pending after the listing, without counting it as a repair', async () => {

@@ -64,12 +64,29 @@ export class DistributedSweeper {
   /**
    * Returns the deliveries claimed before `claimedBefore` whose job is no longer in the
    * delivery queue to pending. Only those claims' jobs are looked up.
+   *
+   * Each was counted as queued when its tick published it, and that entry would keep
+   * counting — holding its destination back by one, for as long as the entry lives (an
+   * hour) — since nothing will start the delivery now. A tick that died after counting a
+   * full run and before publishing it would stop its destination for that hour: its
+   * deliveries, returned here, could not be claimed again while they still counted. So
+   * their entries go too, except where a tick has counted one again since.
    */
   private async requeueLost(claimedBefore: number, now: number): Promise<Map<string, number>> {
-    const { store, publisher } = this.d;
+    const { store, publisher, pacing } = this.d;
     const stale = await store.staleClaims(claimedBefore);
     if (stale.length === 0) return new Map();
-    return store.requeue(claimedBefore, await publisher.liveOf(stale), now);
+    const live = await publisher.liveOf(stale);
+    const requeued = await store.requeue(claimedBefore, live, now);
+    const returned = new Map<string, string[]>();
+    for (const { id, destinationId } of stale) {
+      if (live.has(id)) continue;
+      const ids = returned.get(destinationId) ?? [];
+      ids.push(id);
+      returned.set(destinationId, ids);
+    }
+    for (const [destinationId, ids] of returned) await pacing.forget(destinationId, ids, claimedBefore);
+    return requeued;
   }
 
   /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
