@@ -51,8 +51,14 @@ const OUTCOME_LABEL: Record<AttemptOutcome['transition'], string> = {
   exhaust: 'dead',
 };
 
+/** A buffered completion, and what its batch's commit resolves. */
+interface Buffered {
+  completion: Completion;
+  committed: () => void;
+}
+
 export class CompletionWriter {
-  private buffer: Completion[] = [];
+  private buffer: Buffered[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly deps: CompletionWriterDeps;
@@ -61,13 +67,20 @@ export class CompletionWriter {
     this.deps = deps;
   }
 
-  add(completion: Completion): void {
-    this.buffer.push(completion);
+  /**
+   * Buffers a completion for the next batch. The promise resolves once that batch committed
+   * (a failed write is tried again; it never rejects): the delivery worker completes a job
+   * only then, so a worker that dies in between leaves a stalled job, run again, not a
+   * claim that waits for the sweeper's lease.
+   */
+  add(completion: Completion): Promise<void> {
+    const written = new Promise<void>((committed) => this.buffer.push({ completion, committed }));
     this.deps.onFinished?.(completion);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();
     }, this.deps.flushMs);
+    return written;
   }
 
   /** Writes buffered completions in one transaction, then runs what follows them. */
@@ -81,7 +94,7 @@ export class CompletionWriter {
       let changes: HealthChange[];
       try {
         changes = await this.deps.store.completeAttempts(
-          batch.map((c) => c.completed),
+          batch.map((b) => b.completion.completed),
           this.deps.clock(),
           this.deps.health ?? DEFAULT_HEALTH_POLICY,
         );
@@ -105,7 +118,8 @@ export class CompletionWriter {
         this.deps.onHealth?.(change);
       }
       const stateAfter = new Map(changes.map((c) => [c.destinationId, c.health.state]));
-      for (const completion of batch) {
+      for (const { completion, committed } of batch) {
+        committed();
         const { attempt } = completion.completed;
         // Held by the breaker (as the store decided, from this batch's changes or the cached
         // health): not a retry spent, and never dead.

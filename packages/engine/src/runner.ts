@@ -34,15 +34,18 @@ export class DeliveryRunner {
     this.deps = deps;
   }
 
-  /** Runs one attempt; resolves once its completion is buffered (not yet written). */
-  async run(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Runs one attempt; resolves once its completion is buffered, with `written`, which
+   * resolves once the completion's batch committed. Nothing to write: `written` is undefined.
+   */
+  async run(delivery: ClaimedDelivery): Promise<{ written?: Promise<void> }> {
     const { pacing, deliverer, clock, random, metrics, destinations, completions } = this.deps;
     // Live settings (url, secrets, timeout) as of the start of the request. A destination
     // deleted since the publish is gone: its deliveries are already cancelled.
     const destination = await destinations.get(delivery.destinationId);
     if (destination === undefined) {
       await pacing.drop(delivery.destinationId, delivery.id);
-      return;
+      return {};
     }
     const periodMs = PERIOD_MS[destination.rateLimit.period];
     const startedAt = clock();
@@ -95,7 +98,7 @@ export class DeliveryRunner {
     );
     if (outcome.transition === 'succeed')
       metrics.deliveryLatency.observe((finishedAt - delivery.eventCreatedAt) / 1_000);
-    completions.add({
+    const written = completions.add({
       destination,
       outcome,
       completed: {
@@ -125,5 +128,6 @@ export class DeliveryRunner {
         holdAt: outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random),
       },
     });
+    return { written };
   }
 }

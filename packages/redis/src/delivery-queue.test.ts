@@ -125,6 +125,42 @@ describe('the BullMQ delivery queue', { skip }, () => {
     });
   });
 
+  it("a job completes once its deliveries' outcomes are written; their request slots are free before", async () => {
+    await withQueue(5, async (publisher, prefix) => {
+      await publisher.publish('dst_a', [delivery(1), delivery(2)]);
+      const ran: string[] = [];
+      let write = (): void => {};
+      const written = new Promise<void>((resolve) => {
+        write = resolve;
+      });
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 1,
+        run: async (d) => {
+          ran.push(d.id);
+          return { written };
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      let completed = 0;
+      worker.on('completed', () => completed++);
+      // One slot: the second request starts only because the first freed it, unwritten.
+      await until(() => ran.length === 2, 'both requests');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(completed, 0, 'not complete while an outcome is unwritten');
+      assert.equal(
+        (await publisher.queue.getJobCounts('active')).active,
+        1,
+        'a worker that dies now leaves it stalled',
+      );
+      write();
+      await until(() => completed === 1, 'the job to complete');
+      await worker.close();
+      assert.deepEqual(ran, ['dlv_1', 'dlv_2'], 'each request once');
+    });
+  });
+
   it('a job none of whose deliveries could start is tried again by BullMQ', async () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish('dst_a', [delivery(1)]);

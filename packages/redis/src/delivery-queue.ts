@@ -15,8 +15,8 @@
  * through the rate limiter again. BullMQ retries a job only when the worker failed before
  * its request started (an unreachable store or Redis), a few times with backoff; a job it
  * gives up on returns to pending through the sweeper's lease. A worker that
- * dies mid-job leaves a stalled job that BullMQ hands to another worker: a repeat after a
- * crash, with the same `webhook-id` (DESIGN I6).
+ * dies mid-job — until the job's outcomes are written — leaves a stalled job that BullMQ
+ * hands to another worker: a repeat after a crash, with the same `webhook-id` (DESIGN I6).
  */
 
 import { type ClaimedDelivery, type Publisher, perTurn } from '@sluice/engine';
@@ -127,7 +127,11 @@ export class BullPublisher implements Publisher {
 export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
   /** Most requests in flight at once (and jobs active at once). */
   concurrency: number;
-  run(delivery: ClaimedDelivery): Promise<void>;
+  /**
+   * Runs one delivery's request; `written`, when given, resolves once its outcome is in the
+   * store. The request's slot is free before that; the job completes only after it.
+   */
+  run(delivery: ClaimedDelivery): Promise<{ written?: Promise<void> } | undefined>;
   /** Some deliveries of a job could not start (the others did): the sweeper returns them. */
   onPartialFailure(job: Job<JobData>, failed: { delivery: ClaimedDelivery; err: unknown }[]): void;
 }
@@ -141,11 +145,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
       const results = await Promise.allSettled(
         deliveries.map(async (delivery) => {
           await slots.take();
+          let ran: { written?: Promise<void> } | undefined;
           try {
-            await options.run(delivery);
+            ran = await options.run(delivery);
           } finally {
             slots.give();
           }
+          // Done only once its outcome is written: a worker that dies before that leaves the
+          // job stalled, and BullMQ hands it to another worker (a repeat with the same
+          // webhook-id, DESIGN I6) instead of the claim waiting for the sweeper's lease.
+          await ran?.written;
         }),
       );
       const failed = deliveries.flatMap((delivery, i) => {

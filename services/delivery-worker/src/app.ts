@@ -143,7 +143,7 @@ export async function startDeliveryWorkerService(
     run: async (delivery) => {
       active++;
       try {
-        await runner.run(delivery);
+        return await runner.run(delivery);
       } finally {
         active--;
       }
