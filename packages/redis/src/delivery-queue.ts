@@ -24,6 +24,9 @@ import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 
 export const DELIVERY_QUEUE = 'deliveries';
 
+/** A job whose worker has not renewed its lock for this long is given to another worker. */
+const STALLED_AFTER_MS = 10_000;
+
 /** Deliveries per job unless configured (`SLUICE_JOB_DELIVERIES`). */
 export const JOB_DELIVERIES = 10;
 
@@ -167,7 +170,17 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
       if (failed.length === deliveries.length && failed[0]) throw failed[0].err;
       if (failed.length > 0) options.onPartialFailure(job, failed);
     },
-    { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      // The jobs of a worker that died come back after its locks expire and a stalled check
+      // finds them: within 10-20 s instead of BullMQ's 30-60 s. Meanwhile their deliveries
+      // still count as queued and hold their destinations back. A live worker renews its
+      // locks every 5 s, one call for all its jobs.
+      lockDuration: STALLED_AFTER_MS,
+      stalledInterval: STALLED_AFTER_MS,
+    },
   );
 }
 
