@@ -28,6 +28,15 @@ export type TickFn = (
   fence: () => Promise<string>,
 ) => Promise<number | null>;
 
+/**
+ * A claimed tick's lease: a replica that stops for this long (killed, or frozen) loses its
+ * ticks to the others, which then run them. A live one extends the lease every third of it,
+ * so only a tick whose replica stopped is taken over; one that is merely slow is fenced
+ * (`paceRoom`) if it ever comes back. 10 s, as the delivery workers' BullMQ locks
+ * (delivery-queue.ts): a killed replica's destinations wait 10 s, not 30.
+ */
+const TICK_LEASE_MS = 10_000;
+
 export interface RedisScheduleOptions {
   redis: Redis;
   /** A connection for SUBSCRIBE (it cannot run other commands); without it, only polling. */
@@ -41,7 +50,7 @@ export interface RedisScheduleOptions {
    * `startedAt` to `finishedAt`, before its settle let any replica claim the next one.
    */
   onTick?: (tick: { destinationId: string; due: number; startedAt: number; finishedAt: number }) => void;
-  /** How long a claimed tick may run before another replica may take it over. */
+  /** How long a claimed tick may run before another replica may take it over (TICK_LEASE_MS). */
   leaseMs?: number;
   /** Longest sleep between two claims of a shard. */
   maxIdleMs?: number;
@@ -74,7 +83,7 @@ export class RedisSchedule {
   };
 
   constructor(options: RedisScheduleOptions) {
-    this.options = { leaseMs: 30_000, maxIdleMs: 100, batch: 200, errorBackoffMs: 1_000, ...options };
+    this.options = { leaseMs: TICK_LEASE_MS, maxIdleMs: 100, batch: 200, errorBackoffMs: 1_000, ...options };
     this.scripts = new Scripts(options.redis, options.keys);
   }
 
