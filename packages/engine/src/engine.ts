@@ -162,6 +162,7 @@ export class Engine {
         pacer: this.pacer,
         live: this.queue.live,
         logger,
+        metrics: this.metrics,
         clock,
         leaseMs: options.leaseMs,
       },

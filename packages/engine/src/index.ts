@@ -72,4 +72,5 @@ export type {
   StoredEvent,
   Tenant,
 } from './store.ts';
+export { reportRepairs } from './sweeper.ts';
 export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';

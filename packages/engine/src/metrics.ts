@@ -34,6 +34,8 @@ export class EngineMetrics {
   readonly oldestPendingAge: Gauge;
   readonly healthTransitions: Counter<'to'>;
   readonly probes: Counter;
+  readonly repairs: Counter<'kind'>;
+  readonly tickTakeovers: Counter;
 
   constructor(
     registry: Registry,
@@ -125,6 +127,20 @@ export class EngineMetrics {
     this.probes = new Counter({
       name: 'sluice_destination_probes_total',
       help: 'Probes sent to suspended destinations (one real delivery each).',
+      registers,
+    });
+    this.repairs = new Counter({
+      name: 'sluice_sweeper_repairs_total',
+      help:
+        'What the sweeper repaired, by kind: rewoken (pending work with no tick), requeued (claims ' +
+        'past their lease with no job, returned to pending), orphans (deliveries of a deleted ' +
+        'destination, cancelled). Each follows a crash, a lost wake or a lost Redis.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.tickTakeovers = new Counter({
+      name: 'sluice_tick_takeovers_total',
+      help: 'Ticks run after their lease expired: their rate limiter died or froze mid-tick.',
       registers,
     });
     // prom-client samples the event loop's delay every 10 ms by default: 100 wake-ups a

@@ -11,6 +11,7 @@
 
 import type { Logger } from 'pino';
 import type { MemorySchedule } from './memory-schedule.ts';
+import type { EngineMetrics } from './metrics.ts';
 import type { Pacer } from './pacer.ts';
 import type { Store } from './store.ts';
 
@@ -20,8 +21,31 @@ export interface SweeperDeps {
   pacer: Pacer;
   live: ReadonlySet<string>;
   logger: Logger;
+  metrics: EngineMetrics;
   clock: () => number;
   leaseMs: number;
+}
+
+/** What one sweep repaired (each kind is a count of destinations or deliveries). */
+export interface Repairs {
+  /** Destinations with pending work and no schedule entry, woken. */
+  rewoken: number;
+  /** Deliveries claimed past their lease and in no job, returned to pending. */
+  requeued: number;
+  /** Deliveries of a deleted destination, cancelled. */
+  orphans: number;
+}
+
+/**
+ * Counts a sweep's repairs (`sluice_sweeper_repairs_total`) and warns of them: each one
+ * follows a crash, a lost wake or a loss of Redis, so a sweep that repaired nothing says
+ * nothing. Both shapes' sweepers report this way.
+ */
+export function reportRepairs(logger: Logger, metrics: EngineMetrics, repairs: Repairs): void {
+  const { rewoken, requeued, orphans } = repairs;
+  if (rewoken + requeued + orphans === 0) return;
+  for (const [kind, n] of Object.entries(repairs)) if (n > 0) metrics.repairs.inc({ kind }, n);
+  logger.warn({ rewoken, requeued, orphans }, 'sweeper repaired the schedule');
 }
 
 export async function sweep(deps: SweeperDeps): Promise<{ rewoken: number; requeued: number }> {
@@ -41,8 +65,7 @@ export async function sweep(deps: SweeperDeps): Promise<{ rewoken: number; reque
   }
   pacer.collect(now, (id) => schedule.isScheduled(id));
   const orphans = await store.cancelOrphans(now);
-  if (rewoken > 0 || count > 0 || orphans > 0)
-    deps.logger.warn({ rewoken, requeued: count, orphans }, 'sweeper repaired the schedule');
+  reportRepairs(deps.logger, deps.metrics, { rewoken, requeued: count, orphans });
   return { rewoken, requeued: count };
 }
 

@@ -90,9 +90,11 @@ describe('the Redis schedule scripts', { skip }, () => {
     const first = await scripts.claimTicks(0, 1_000, 100, 1_000);
     const old = first.ticks.find((t) => t.destinationId === 'x');
     assert.ok(old);
+    assert.equal(old.takenOver, false, 'a due tick is not a takeover');
     const second = await scripts.claimTicks(0, 1_200, 100, 1_000);
     const taken = second.ticks.find((t) => t.destinationId === 'x');
     assert.ok(taken, 'the expired lease was claimed again');
+    assert.equal(taken.takenOver, true, 'and said so');
     assert.deepEqual(await scripts.settle('x', old.lease, 5_000), { state: 'lost' });
     assert.deepEqual(await scripts.settle('x', taken.lease, null), { state: 'removed' });
   });
@@ -223,6 +225,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
       successorDone = resolve;
     });
     const outcomes: string[] = [];
+    const takenOver: string[][] = [];
     let runs = 0;
     const tick: TickFn = async (id, _due, fence) => {
       const run = ++runs;
@@ -249,6 +252,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
           tick,
           clock: Date.now,
           onTickError: (_id, err) => assert.fail(String(err)),
+          onTakeover: (ids) => takenOver.push(ids),
           leaseMs: 300,
           maxIdleMs: 20,
         }),
@@ -266,6 +270,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
         ['dlv_2'],
         'only the lease holder counted',
       );
+      assert.deepEqual(takenOver, [['d']], 'the successor was told it took the tick over');
     } finally {
       for (const r of replicas) await r.stop();
       for (const c of connections) c.disconnect();

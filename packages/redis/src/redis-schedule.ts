@@ -50,6 +50,11 @@ export interface RedisScheduleOptions {
    * `startedAt` to `finishedAt`, before its settle let any replica claim the next one.
    */
   onTick?: (tick: { destinationId: string; due: number; startedAt: number; finishedAt: number }) => void;
+  /**
+   * Told, once per claim, of the ticks it took over from expired leases: the replica running
+   * them died or froze mid-tick (a metric, a warning).
+   */
+  onTakeover?: (destinationIds: string[]) => void;
   /** How long a claimed tick may run before another replica may take it over (TICK_LEASE_MS). */
   leaseMs?: number;
   /** Longest sleep between two claims of a shard. */
@@ -62,8 +67,8 @@ export interface RedisScheduleOptions {
 
 export class RedisSchedule {
   readonly scripts: Scripts;
-  private readonly options: Required<Omit<RedisScheduleOptions, 'subscriber' | 'onTick'>> &
-    Pick<RedisScheduleOptions, 'subscriber' | 'onTick'>;
+  private readonly options: Required<Omit<RedisScheduleOptions, 'subscriber' | 'onTick' | 'onTakeover'>> &
+    Pick<RedisScheduleOptions, 'subscriber' | 'onTick' | 'onTakeover'>;
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
@@ -136,6 +141,8 @@ export class RedisSchedule {
           await this.sleep(maxIdleMs);
           continue;
         }
+        const takenOver = claimed.ticks.filter((t) => t.takenOver).map((t) => t.destinationId);
+        if (takenOver.length > 0) this.options.onTakeover?.(takenOver);
         for (const tick of claimed.ticks) this.run(tick);
         if (claimed.ticks.length === batch) continue;
         nextAt = claimed.nextAt;

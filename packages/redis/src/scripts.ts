@@ -17,6 +17,8 @@ export interface ClaimedTick {
   due: number;
   /** The lease token `settle` must show. */
   lease: string;
+  /** Its lease had expired: the replica that ran it died or froze mid-tick. */
+  takenOver: boolean;
 }
 
 /**
@@ -73,8 +75,13 @@ export class Scripts {
       max,
     )) as string[];
     const ticks: ClaimedTick[] = [];
-    for (let i = 0; i + 2 < out.length; i += 3) {
-      ticks.push({ destinationId: out[i] as string, due: Number(out[i + 1]), lease: out[i + 2] as string });
+    for (let i = 0; i + 3 < out.length; i += 4) {
+      ticks.push({
+        destinationId: out[i] as string,
+        due: Number(out[i + 1]),
+        lease: out[i + 2] as string,
+        takenOver: out[i + 3] === '1',
+      });
     }
     return { ticks, nextAt: Number(out[out.length - 1]) };
   }

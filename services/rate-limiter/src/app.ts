@@ -98,6 +98,13 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
           )
         : o.logger.error({ err, destinationId }, 'tick failed'),
     ...(o.logger.isLevelEnabled('debug') ? { onTick: (tick) => o.logger.debug(tick, 'tick') } : {}),
+    onTakeover: (destinationIds) => {
+      metrics.tickTakeovers.inc(destinationIds.length);
+      o.logger.warn(
+        { count: destinationIds.length, destinationIds: destinationIds.slice(0, 10) },
+        'took over ticks whose lease expired: the rate limiter running them died or froze mid-tick',
+      );
+    },
   });
   const sweeper = new DistributedSweeper({
     store: o.store,
@@ -108,6 +115,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     publisher,
     destinations,
     logger: o.logger,
+    metrics,
     clock,
     leaseMs: o.leaseMs ?? 300_000,
   });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, ratePlan } from '@sluice/core';
-import type { NewDestination, Store } from '@sluice/engine';
+import { EngineMetrics, type NewDestination, type Store } from '@sluice/engine';
 import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
 import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
 import { DistributedSweeper } from './sweeper.ts';
@@ -19,6 +20,8 @@ interface Rig {
   destinationId: string;
   /** What the sweeper warned. */
   warnings: Record<string, unknown>[];
+  /** `sluice_sweeper_repairs_total` by kind, as the sweeper counted them. */
+  repairs(): Promise<Record<string, number>>;
   /** Accepts one event for the destination at `at`: one pending delivery due then. */
   accept(at: number): Promise<void>;
 }
@@ -53,7 +56,14 @@ async function rig(
       at,
     );
   };
-  const r = { store, shared, destinationId: destination.id, warnings, accept };
+  const metrics = new EngineMetrics(
+    new Registry(),
+    () => ({ queued: 0, inFlight: 0, scheduled: 0 }),
+    async () => null,
+  );
+  const repairs = async () =>
+    Object.fromEntries((await metrics.repairs.get()).values.map((v) => [String(v.labels.kind), v.value]));
+  const r = { store, shared, destinationId: destination.id, warnings, repairs, accept };
   const sweeper = new DistributedSweeper({
     store: wrap(store, r),
     redis: shared.redis,
@@ -63,6 +73,7 @@ async function rig(
     publisher,
     destinations: shared.destinations,
     logger,
+    metrics,
     clock: () => now,
     leaseMs: 300_000,
   });
@@ -100,6 +111,7 @@ describe('DistributedSweeper', { skip }, () => {
       r.warnings.map((w) => [w.msg, w.rewoken]),
       [['sweeper repaired the schedule', 1]],
     );
+    assert.deepEqual(await r.repairs(), { rewoken: 1 });
   });
 
   it('leaves alone, and does not warn of, a destination whose tick took its work after the listing', async () => {
@@ -113,6 +125,7 @@ describe('DistributedSweeper', { skip }, () => {
     await r.accept(T0);
     await r.sweeper.sweep();
     assert.deepEqual(r.warnings, [], 'nothing was repaired');
+    assert.deepEqual(await r.repairs(), {});
     assert.equal(await r.shared.schedule.isScheduled(r.destinationId), false, 'idle is free (I4)');
   });
 
@@ -147,6 +160,7 @@ describe('DistributedSweeper', { skip }, () => {
       r.warnings.map((w) => [w.msg, w.requeued]),
       [['sweeper repaired the schedule', 3]],
     );
+    assert.deepEqual(await r.repairs(), { requeued: 3 }, 'sluice_sweeper_repairs_total');
     assert.equal(
       (await r.shared.pacing.read(r.destinationId, 1_000, now)).queued,
       1,
@@ -167,5 +181,6 @@ describe('DistributedSweeper', { skip }, () => {
     await r.sweeper.sweep();
     assert.equal(await r.shared.schedule.isScheduled(r.destinationId), true, 'never a missed wake');
     assert.deepEqual(r.warnings, []);
+    assert.deepEqual(await r.repairs(), {}, 'not counted as a repair');
   });
 });

@@ -14,7 +14,7 @@
  */
 
 import { PERIOD_MS, ratePlan } from '@sluice/core';
-import type { DestinationCache, Store } from '@sluice/engine';
+import { type DestinationCache, type EngineMetrics, reportRepairs, type Store } from '@sluice/engine';
 import type { BullPublisher, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -28,6 +28,7 @@ export interface DistributedSweeperDeps {
   publisher: BullPublisher;
   destinations: DestinationCache;
   logger: Logger;
+  metrics: EngineMetrics;
   clock: () => number;
   leaseMs: number;
 }
@@ -91,7 +92,7 @@ export class DistributedSweeper {
 
   /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
   async recoverIfLost(): Promise<boolean> {
-    const { redis, keys, store, pacing, schedule, clock, logger, destinations } = this.d;
+    const { redis, keys, store, pacing, schedule, clock, logger, destinations, metrics } = this.d;
     if ((await redis.get(keys.epoch())) === 'ready') return false;
     const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', 60_000, 'NX');
     if (mine !== 'OK') return false; // another replica rebuilds
@@ -118,6 +119,7 @@ export class DistributedSweeper {
     destinations.clear();
     await redis.set(keys.epoch(), 'ready');
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
+    if (count > 0) metrics.repairs.inc({ kind: 'requeued' }, count);
     // On a first start there is nothing to repair; after a loss of Redis there may be.
     const level = count > 0 || pending.length > 0 ? 'warn' : 'info';
     logger[level]({ requeued: count, scheduled: pending.length }, 'built the Redis state from the store');
@@ -125,7 +127,7 @@ export class DistributedSweeper {
   }
 
   async sweep(): Promise<void> {
-    const { store, schedule, clock, leaseMs, logger } = this.d;
+    const { store, schedule, clock, leaseMs, logger, metrics } = this.d;
     await this.recoverIfLost();
     let rewoken = 0;
     const pending = await store.pendingDestinations();
@@ -152,7 +154,6 @@ export class DistributedSweeper {
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
     // An ingest that raced the delete of its destination left deliveries nothing will send.
     const orphans = await store.cancelOrphans(now);
-    if (rewoken > 0 || count > 0 || orphans > 0)
-      logger.warn({ rewoken, requeued: count, orphans }, 'sweeper repaired the schedule');
+    reportRepairs(logger, metrics, { rewoken, requeued: count, orphans });
   }
 }

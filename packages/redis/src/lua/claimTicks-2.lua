@@ -12,8 +12,10 @@
     ARGV[3] most ticks to claim
 
   Output:
-    { id1, due1, lease1, id2, due2, lease2, ..., nextAt }
+    { id1, due1, lease1, takenOver1, id2, due2, lease2, takenOver2, ..., nextAt }
     lease: the lease expiry, the token that `settle` must show;
+    takenOver: 1 when the tick is an expired lease's (its replica died or froze mid-tick;
+      due is then when that lease expired), else 0;
     nextAt: when the shard next has something due (a due tick or an expiring lease), or -1.
 ]]
 local now = tonumber(ARGV[1])
@@ -28,6 +30,7 @@ for i = 1, #expired, 2 do
   out[#out + 1] = expired[i]
   out[#out + 1] = expired[i + 1]
   out[#out + 1] = tostring(leaseUntil)
+  out[#out + 1] = '1'
   claimed = claimed + 1
 end
 
@@ -39,6 +42,7 @@ if claimed < max then
     out[#out + 1] = due[i]
     out[#out + 1] = due[i + 1]
     out[#out + 1] = tostring(leaseUntil)
+    out[#out + 1] = '0'
   end
 end
 
