@@ -37,6 +37,15 @@ export type TickFn = (
  */
 const TICK_LEASE_MS = 10_000;
 
+/**
+ * The longest a shard's loop sleeps without looking at the schedule. It knows when its next
+ * tick is due (it sleeps until then), a wake that moves a tick to the head kicks it (pub/sub),
+ * and its own settles move its sleep sooner: the look after the longest sleep only catches a
+ * kick lost while the subscriber reconnected. 1 s: an idle replica's polling cost 1.6 % of a
+ * core at 100 ms, 0.3 % at 1 s (session 23).
+ */
+const MAX_IDLE_MS = 1_000;
+
 export interface RedisScheduleOptions {
   redis: Redis;
   /** A connection for SUBSCRIBE (it cannot run other commands); without it, only polling. */
@@ -88,7 +97,13 @@ export class RedisSchedule {
   };
 
   constructor(options: RedisScheduleOptions) {
-    this.options = { leaseMs: TICK_LEASE_MS, maxIdleMs: 100, batch: 200, errorBackoffMs: 1_000, ...options };
+    this.options = {
+      leaseMs: TICK_LEASE_MS,
+      maxIdleMs: MAX_IDLE_MS,
+      batch: 200,
+      errorBackoffMs: 1_000,
+      ...options,
+    };
     this.scripts = new Scripts(options.redis, options.keys);
   }
 
