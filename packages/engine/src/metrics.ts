@@ -132,12 +132,15 @@ export class EngineMetrics {
     this.repairs = new Counter({
       name: 'sluice_sweeper_repairs_total',
       help:
-        'What the sweeper repaired, by kind: rewoken (pending work with no tick), requeued (claims ' +
-        'past their lease with no job, returned to pending), orphans (deliveries of a deleted ' +
-        'destination, cancelled). Each follows a crash, a lost wake or a lost Redis.',
+        'What the sweeper repaired, by kind: rewoken (pending work with no tick: a lost wake), ' +
+        'requeued (claims past their lease in no job, returned to pending: a crash or a lost ' +
+        'Redis), orphans (deliveries an ingest left on a destination deleted meanwhile, cancelled).',
       labelNames: ['kind'],
       registers,
     });
+    // Every kind from 0: Prometheus' increase() misses a series' first value, and a repair is
+    // rare enough that its first is often its only one.
+    for (const kind of ['rewoken', 'requeued', 'orphans']) this.repairs.inc({ kind }, 0);
     this.tickTakeovers = new Counter({
       name: 'sluice_tick_takeovers_total',
       help: 'Ticks run after their lease expired: their rate limiter died or froze mid-tick.',

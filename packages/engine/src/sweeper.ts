@@ -27,7 +27,7 @@ export interface SweeperDeps {
 }
 
 /** What one sweep repaired (each kind is a count of destinations or deliveries). */
-export interface Repairs {
+interface Repairs {
   /** Destinations with pending work and no schedule entry, woken. */
   rewoken: number;
   /** Deliveries claimed past their lease and in no job, returned to pending. */

@@ -313,3 +313,100 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     }
   });
 });
+
+describe('RedisSchedule: kicks instead of the longest sleep', { skip }, () => {
+  /** Replicas that poll only once a minute: anything sooner than that came from a kick. */
+  async function sleepyReplicas(n: number, tick: TickFn) {
+    const prefix = uniquePrefix();
+    const keys = new Keys(prefix);
+    const redis = connect();
+    const connections: Redis[] = [];
+    const open = (): Redis => {
+      const c = connect();
+      connections.push(c);
+      return c;
+    };
+    const replicas = Array.from(
+      { length: n },
+      () =>
+        new RedisSchedule({
+          redis: open(),
+          subscriber: open(),
+          keys,
+          tick,
+          clock: Date.now,
+          onTickError: (_id, err) => assert.fail(String(err)),
+          maxIdleMs: 60_000,
+        }),
+    );
+    const close = async (): Promise<void> => {
+      for (const r of replicas) await r.stop();
+      for (const c of connections) c.disconnect();
+      await cleanup(redis, prefix);
+      redis.disconnect();
+    };
+    return { keys, redis, replicas, client: new ScheduleClient(redis, keys), close };
+  }
+
+  const until = async (done: () => boolean, ms: number): Promise<void> => {
+    const deadline = Date.now() + ms;
+    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
+  it('a replica that stops kicks the others for the ticks it settled last', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ranBy: string[] = [];
+    let first = true;
+    const tick: TickFn = async () => {
+      if (first) {
+        first = false;
+        ranBy.push('first');
+        await held; // running while its replica stops
+        return Date.now() + 50;
+      }
+      ranBy.push('next');
+      return null;
+    };
+    const s = await sleepyReplicas(2, tick);
+    try {
+      await s.redis.set(s.keys.epoch(), 'ready');
+      const [a, b] = s.replicas as [RedisSchedule, RedisSchedule];
+      await a.start();
+      await a.wake('d', Date.now());
+      await until(() => ranBy.length === 1, 5_000);
+      await b.start(); // looks once, finds nothing due, sleeps for a minute
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stopping = a.stop();
+      release();
+      await stopping;
+      await until(() => ranBy.length === 2, 5_000);
+      assert.deepEqual(ranBy, ['first', 'next'], 'the other replica ran the settled tick within 5 s');
+    } finally {
+      release();
+      await s.close();
+    }
+  });
+
+  it('a kick ends the sleep of a loop that found the state not ready', async () => {
+    const ran: string[] = [];
+    const s = await sleepyReplicas(1, async (id) => {
+      ran.push(id);
+      return null;
+    });
+    try {
+      await s.client.wake('d', Date.now());
+      await (s.replicas[0] as RedisSchedule).start(); // no epoch: puts the tick back, sleeps
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(ran, [], 'nothing runs before the state is ready');
+      await s.redis.set(s.keys.epoch(), 'ready');
+      await s.client.kick();
+      await until(() => ran.length === 1, 5_000);
+      assert.deepEqual(ran, ['d']);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -31,6 +31,11 @@ export class ScheduleClient {
     }
   }
 
+  /** Tells every rate limiter to look at the schedule now (their loops may sleep up to 1 s). */
+  async kick(): Promise<void> {
+    await this.redis.publish(this.keys.kickChannel(), '*');
+  }
+
   /**
    * Schedules a tick at the earliest moment the destination may have room, in one round
    * trip (`wakeForWork-6.lua`).

@@ -6,7 +6,13 @@ import { BullPublisher, bullConnection, openSharedState, type SharedState } from
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
+import {
+  cleanup,
+  connect,
+  REDIS_URL,
+  redisAvailable,
+  uniquePrefix,
+} from '../../../packages/redis/src/test-redis.ts';
 import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
@@ -20,7 +26,7 @@ interface Rig {
   destinationId: string;
   /** What the sweeper warned. */
   warnings: Record<string, unknown>[];
-  /** `sluice_sweeper_repairs_total` by kind, as the sweeper counted them. */
+  /** `sluice_sweeper_repairs_total` by kind, the kinds it counted (each is exported from 0). */
   repairs(): Promise<Record<string, number>>;
   /** Accepts one event for the destination at `at`: one pending delivery due then. */
   accept(at: number): Promise<void>;
@@ -62,7 +68,11 @@ async function rig(
     async () => null,
   );
   const repairs = async () =>
-    Object.fromEntries((await metrics.repairs.get()).values.map((v) => [String(v.labels.kind), v.value]));
+    Object.fromEntries(
+      (await metrics.repairs.get()).values
+        .filter((v) => v.value > 0)
+        .map((v) => [String(v.labels.kind), v.value]),
+    );
   const r = { store, shared, destinationId: destination.id, warnings, repairs, accept };
   const sweeper = new DistributedSweeper({
     store: wrap(store, r),
@@ -166,6 +176,30 @@ describe('DistributedSweeper', { skip }, () => {
       1,
       'only the delivery a tick counted again after the requeue',
     );
+  });
+
+  it('after a loss of Redis: returns the claims that have no job, counts them, and kicks the limiters', async () => {
+    const r = await rig();
+    await r.accept(T0);
+    await r.accept(T0);
+    await r.store.claimDue(r.destinationId, 10, T0 + 10); // published in a Redis now lost
+    const listener = connect();
+    const kicks: string[] = [];
+    closing.push(async () => listener.disconnect());
+    await listener.subscribe(r.shared.keys.kickChannel());
+    listener.on('message', (_channel, message) => kicks.push(message));
+    await r.shared.redis.del(r.shared.keys.epoch());
+    assert.equal(await r.sweeper.recoverIfLost(), true, 'rebuilt');
+    assert.deepEqual(await r.repairs(), { requeued: 2 });
+    assert.equal(
+      (await r.store.destinationWork(r.destinationId)).nextPendingAt,
+      T0 + 1_000,
+      'pending, due now',
+    );
+    // The wakes kick too, but while the state is not ready: the loops that saw that sleep on.
+    for (let i = 0; i < 50 && !kicks.includes('*'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(kicks.includes('*'), `the limiters were told the state is ready (kicks: ${kicks.join()})`);
   });
 
   it('wakes work that became pending after the listing, without counting it as a repair', async () => {

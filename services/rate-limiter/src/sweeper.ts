@@ -118,6 +118,8 @@ export class DistributedSweeper {
     for (const { destinationId, nextPendingAt } of pending) await schedule.wake(destinationId, nextPendingAt);
     destinations.clear();
     await redis.set(keys.epoch(), 'ready');
+    // The loops that found the state not ready sleep; the ticks woken above are due now.
+    await schedule.kick();
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
     if (count > 0) metrics.repairs.inc({ kind: 'requeued' }, count);
     // On a first start there is nothing to repair; after a loss of Redis there may be.
