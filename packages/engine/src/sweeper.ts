@@ -37,9 +37,9 @@ interface Repairs {
 }
 
 /**
- * Counts a sweep's repairs (`sluice_sweeper_repairs_total`) and warns of them: each one
- * follows a crash, a lost wake or a loss of Redis, so a sweep that repaired nothing says
- * nothing. Both shapes' sweepers report this way.
+ * Counts a sweep's repairs (`sluice_sweeper_repairs_total`) and warns of them: a rewoken or
+ * requeued delivery follows a lost wake, a crash or a loss of Redis; an orphan, an ingest that
+ * raced a delete. A sweep that repaired nothing says nothing. Both shapes' sweepers report so.
  */
 export function reportRepairs(logger: Logger, metrics: EngineMetrics, repairs: Repairs): void {
   const { rewoken, requeued, orphans } = repairs;

@@ -31,25 +31,27 @@ export type TickFn = (
 /**
  * A claimed tick's lease: a replica that stops for this long (killed, or frozen) loses its
  * ticks to the others, which then run them. A live one extends the lease every third of it,
- * so only a tick whose replica stopped is taken over; one that is merely slow is fenced
- * (`paceRoom`) if it ever comes back. 10 s, as the delivery workers' BullMQ locks
- * (delivery-queue.ts): a killed replica's destinations wait 10 s, not 30.
+ * so a slow tick keeps its lease; only a tick whose replica stopped renewing (killed, or
+ * frozen for 7-10 s) is taken over, and a frozen one is fenced (`paceRoom`) if it comes back:
+ * it publishes nothing, and what it claimed waits for the sweeper's lease. 10 s, as the
+ * delivery workers' BullMQ locks (delivery-queue.ts): a killed replica's destinations wait
+ * 10 s, not 30 (docs/adr/0002).
  */
 const TICK_LEASE_MS = 10_000;
 
 /**
  * The longest a shard's loop sleeps without looking at the schedule. It knows when its next
  * tick is due (it sleeps until then), a wake that moves a tick to the head kicks it (pub/sub),
- * and its own settles move its sleep sooner; a replica that stops kicks the others for the ticks
- * it settled last, and the rebuild after a loss of Redis kicks when the state is ready. The
- * look after the longest sleep catches a kick lost while the subscriber reconnected. 1 s: an idle replica's polling cost 1.6 % of a
- * core at 100 ms, 0.3 % at 1 s (session 23).
+ * and its own settles move its sleep sooner; a replica that stops kicks the others for the
+ * ticks it settled last, and the rebuild after a loss of Redis kicks when the state is ready.
+ * The look after the longest sleep catches a kick lost while the subscriber reconnected.
+ * 1 s: an idle replica's polling cost 1.6 % of a core at 100 ms, 0.3 % at 1 s (session 23).
  */
 const MAX_IDLE_MS = 1_000;
 
 export interface RedisScheduleOptions {
   redis: Redis;
-  /** A connection for SUBSCRIBE (it cannot run other commands); without it, only polling (MAX_IDLE_MS). */
+  /** A connection for SUBSCRIBE (no other commands on it); without it, only polling (MAX_IDLE_MS). */
   subscriber?: Redis | undefined;
   keys: Keys;
   tick: TickFn;
