@@ -100,6 +100,33 @@ describe('the Redis schedule scripts', { skip }, () => {
   });
 });
 
+/** `n` replicas of one schedule, each on connections of its own (`disconnect` closes them). */
+function replicasOf(keys: Keys, n: number, tick: TickFn, maxIdleMs: number) {
+  const connections: Redis[] = [];
+  const open = (): Redis => {
+    const c = connect();
+    connections.push(c);
+    return c;
+  };
+  const replicas = Array.from(
+    { length: n },
+    () =>
+      new RedisSchedule({
+        redis: open(),
+        subscriber: open(),
+        keys,
+        tick,
+        clock: Date.now,
+        onTickError: (_id, err) => assert.fail(String(err)),
+        maxIdleMs,
+      }),
+  );
+  const disconnect = (): void => {
+    for (const c of connections) c.disconnect();
+  };
+  return { replicas, disconnect };
+}
+
 describe('RedisSchedule with two replicas', { skip }, () => {
   it('runs every tick once at a time, reschedules, and empties the schedule', async () => {
     const prefix = uniquePrefix();
@@ -117,24 +144,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
       runs.set(id, n);
       return n < 3 ? Date.now() + 5 : null;
     };
-    const connections: Redis[] = [];
-    const open = (): Redis => {
-      const c = connect();
-      connections.push(c);
-      return c;
-    };
-    const replicas = [0, 1].map(
-      () =>
-        new RedisSchedule({
-          redis: open(),
-          subscriber: open(),
-          keys,
-          tick,
-          clock: Date.now,
-          onTickError: (_id, err) => assert.fail(String(err)),
-          maxIdleMs: 20,
-        }),
-    );
+    const { replicas, disconnect } = replicasOf(keys, 2, tick, 20);
     try {
       await redis.set(keys.epoch(), 'ready'); // the state is built (no Redis loss to repair)
       for (const r of replicas) await r.start();
@@ -154,7 +164,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
       assert.equal(await new ScheduleClient(redis, keys).isScheduled('d0'), false);
     } finally {
       for (const r of replicas) await r.stop();
-      for (const c of connections) c.disconnect();
+      disconnect();
       await cleanup(redis, prefix);
       redis.disconnect();
     }
@@ -320,28 +330,10 @@ describe('RedisSchedule: kicks instead of the longest sleep', { skip }, () => {
     const prefix = uniquePrefix();
     const keys = new Keys(prefix);
     const redis = connect();
-    const connections: Redis[] = [];
-    const open = (): Redis => {
-      const c = connect();
-      connections.push(c);
-      return c;
-    };
-    const replicas = Array.from(
-      { length: n },
-      () =>
-        new RedisSchedule({
-          redis: open(),
-          subscriber: open(),
-          keys,
-          tick,
-          clock: Date.now,
-          onTickError: (_id, err) => assert.fail(String(err)),
-          maxIdleMs: 60_000,
-        }),
-    );
+    const { replicas, disconnect } = replicasOf(keys, n, tick, 60_000);
     const close = async (): Promise<void> => {
       for (const r of replicas) await r.stop();
-      for (const c of connections) c.disconnect();
+      disconnect();
       await cleanup(redis, prefix);
       redis.disconnect();
     };
