@@ -91,10 +91,13 @@ export {
 export { type SendHandle, SendWindow, type SendWindowOptions } from './send-window.ts';
 export { generateSecret, isValidSecret, type SignInput, signatureHeader, signOne } from './signature.ts';
 export {
+  type AheadDecision,
   decideTick,
   MIN_TICK_GAP_MS,
   nextTickAt,
+  publishAhead,
   roomBatch,
+  TICK_LEAD_MS,
   type TickDecision,
   type TickInput,
   type TickLimit,

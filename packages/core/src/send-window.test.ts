@@ -179,6 +179,54 @@ describe('SendWindow.roomAt', () => {
   });
 });
 
+describe('SendWindow.leaving', () => {
+  it('lists when each counting send leaves, of those that leave by `until`, ascending', () => {
+    const random = mulberry32(44);
+    for (let round = 0; round < 300; round++) {
+      const w = new SendWindow(OPTIONS);
+      const all: SendHandle[] = [];
+      let t = 0;
+      for (let i = Math.floor(random() * 12); i > 0; i--) {
+        t += Math.floor(random() * 200);
+        const h = w.start(t);
+        if (random() < 0.5) w.written(h, t + Math.floor(random() * 10));
+        if (random() < 0.6) w.finish(h, t + Math.floor(random() * 800));
+        all.push(h);
+      }
+      const now = t + Math.floor(random() * 1_500);
+      const until = now + Math.floor(random() * 200);
+      const before = w.count(now);
+      const ends = all.map((s) => occupiedUntil(s, OPTIONS)).filter((e) => e > now && e <= until);
+      assert.deepEqual(
+        w.leaving(now, until),
+        ends.sort((a, b) => a - b),
+        `round ${round}`,
+      );
+      assert.equal(w.count(now), before, `round ${round}: what still counts now is kept`);
+    }
+  });
+
+  it('frees no slot for a send whose arrival is not bounded yet', () => {
+    const w = new SendWindow(OPTIONS);
+    w.start(0);
+    w.finish(w.start(10), 20);
+    assert.deepEqual(w.leaving(1_000, 1_100), [20 + 1_025]);
+  });
+});
+
+describe('SendWindow.roomAt from a later moment', () => {
+  it('counts from `from`: queued requests start then, sends gone by then do not count', () => {
+    const w = new SendWindow(OPTIONS);
+    w.finish(w.start(0), 10); // leaves at 1_035
+    w.finish(w.start(50), 60); // leaves at 1_085
+    assert.equal(w.roomAt(1_000, 1, 0), 1_035);
+    assert.equal(w.roomAt(1_000, 1, 0, 1_050), 1_050, 'the first is gone by 1_050');
+    // Two published to start at 1_090: room for one more when the second of those leaves.
+    assert.equal(w.roomAt(1_000, 1, 2, 1_090), 1_090 + 1_025);
+    assert.equal(w.count(1_000), 2, 'nothing that counts now was dropped');
+  });
+});
+
 describe('SendWindow.surelyRoom', () => {
   it('is true only when count + queued < limit for sure', () => {
     const random = mulberry32(44);

@@ -79,26 +79,42 @@ export class SendWindow {
   }
 
   /**
-   * The earliest moment ≥ now at which at most `maxCount` requests count against the
-   * window, so that a tick then may start `limit − maxCount` more. A scheduling hint, not a
-   * guard: requests in flight are assumed to finish now and `queued` requests (published, not
-   * started) to start now, the soonest either can leave the window. When they take longer,
-   * the tick then finds no room and asks again; `count` is what keeps the limit.
+   * When each request that counts at `now` stops counting, of those that stop by `until`,
+   * ascending: the slots the window frees in that time (a tick publishing ahead of its room,
+   * core tick.ts `publishAhead`). A request whose arrival is not bounded yet frees none.
    */
-  roomAt(now: number, maxCount: number, queued = 0): number {
+  leaving(now: number, until: number): number[] {
+    this.prune(now);
+    const ends: number[] = [];
+    for (let i = this.head; i < this.sends.length; i++) {
+      const end = this.occupiedUntil(this.sends[i] as SendHandle);
+      if (end > now && end <= until) ends.push(end);
+    }
+    return ends.sort((a, b) => a - b);
+  }
+
+  /**
+   * The earliest moment ≥ `from` (default now) at which at most `maxCount` requests count
+   * against the window, so that a tick then may start `limit − maxCount` more. A scheduling
+   * hint, not a guard: requests in flight are assumed to finish at `from` and `queued`
+   * requests (published, not started) to start then, the soonest either can leave the window
+   * (`from` is later than now when those were published to start no sooner). When they take
+   * longer, the tick then finds no room and asks again; `count` is what keeps the limit.
+   */
+  roomAt(now: number, maxCount: number, queued = 0, from = now): number {
     this.prune(now);
     const { periodMs, marginMs, arrivalBoundMs } = this.options;
     const ends: number[] = [];
     for (let i = this.head; i < this.sends.length; i++) {
       const send = this.sends[i] as SendHandle;
       const bound = send.writtenAt === undefined ? Number.POSITIVE_INFINITY : send.writtenAt + arrivalBoundMs;
-      const arrivedBy = Math.min(send.finishedAt ?? now, bound);
+      const arrivedBy = Math.min(send.finishedAt ?? from, bound);
       const end = arrivedBy + periodMs + marginMs;
-      if (end > now) ends.push(end);
+      if (end > from) ends.push(end);
     }
-    for (let i = 0; i < queued; i++) ends.push(now + periodMs + marginMs);
+    for (let i = 0; i < queued; i++) ends.push(from + periodMs + marginMs);
     const excess = ends.length - Math.max(0, maxCount);
-    if (excess <= 0) return now;
+    if (excess <= 0) return from;
     ends.sort((a, b) => a - b);
     return ends[excess - 1] as number;
   }

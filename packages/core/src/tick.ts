@@ -75,6 +75,44 @@ export function decideTick({
 }
 
 /**
+ * How long before its window has room a tick held back by the window runs
+ * (docs/adr/0012-publish-ahead.md): what the window will have room for within the lead is
+ * published then, each request to start when its slot frees (`publishAhead`). The tick, the
+ * claim, the publish and a worker's pick-up take place inside the lead instead of after the
+ * slot frees — on a busy machine ~100 ms of every window cycle of a backlogged destination.
+ */
+export const TICK_LEAD_MS = 100;
+
+export interface AheadDecision extends TickDecision {
+  /** When each of the `allow` requests may start, ascending: the moment its slot frees. */
+  startsAt: number[];
+}
+
+/**
+ * A tick that its window held back now (`decision`: allow 0, limited by the window) publishes
+ * what the window will have room for by the end of the lead: `leaving` holds the moments the
+ * sends that count now stop counting, ascending, of those that stop within the lead
+ * (`SendWindow.leaving`). Its i-th request may start when the window has freed a slot for it
+ * — then, with the i before it, no more count than the cap — so the limit holds in every
+ * sliding window exactly as if the tick had run at each of those moments. The other terms
+ * keep their values of now (in-flight requests may finish and the bucket may fill meanwhile:
+ * an under-estimate only slows). Null: nothing frees within the lead, or another term binds.
+ */
+export function publishAhead(
+  input: TickInput,
+  decision: TickDecision,
+  leaving: readonly number[],
+): AheadDecision | null {
+  if (decision.allow > 0 || decision.limitedBy !== 'window' || leaving.length === 0) return null;
+  const ahead = decideTick({ ...input, sentInWindow: input.sentInWindow - leaving.length });
+  if (ahead.allow <= 0) return null;
+  // The window's room now, ≤ 0 here: the i-th request waits for the (i − roomNow)-th slot to free.
+  const roomNow = windowCap(input.plan) - input.sentInWindow - input.stillInQueue;
+  const startsAt = Array.from({ length: ahead.allow }, (_, i) => leaving[i - roomNow] as number);
+  return { ...ahead, startsAt };
+}
+
+/**
  * The least time between two ticks of one destination held back by its window: a backlog
  * then follows the window out in small batches instead of one tick per freed slot.
  */

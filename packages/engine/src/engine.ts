@@ -52,6 +52,8 @@ export interface EngineOptions {
   sweepIntervalMs: number;
   /** A claimed delivery that nothing in the process holds returns to pending after this. */
   leaseMs: number;
+  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
+  tickLeadMs?: number | undefined;
   completionFlushMs: number;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
@@ -152,6 +154,7 @@ export class Engine {
         publisher: this.queue,
         metrics: this.metrics,
         clock,
+        leadMs: options.tickLeadMs,
       }),
       onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
     });

@@ -17,6 +17,7 @@ export {
   MemoryPacing,
   type PaceCounts,
   type PublishedPlan,
+  type PublishOptions,
   type TickPacing,
 } from './pacing.ts';
 export { type PerTurn, perTurn } from './per-turn.ts';

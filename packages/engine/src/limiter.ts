@@ -3,7 +3,9 @@
  *
  *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket
- *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008);
+ *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008); held back
+ *      by its window alone, what the window frees within the lead, each request to start
+ *      when its slot frees (publishAhead, docs/adr/0012);
  *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence), which
  *      numbers the first-time ones (docs/adr/0006), learning when the next one left is due;
  *      count them against the window and publish them;
@@ -22,9 +24,11 @@ import {
   effectiveLimit,
   nextTickAt,
   PERIOD_MS,
+  publishAhead,
   ratePlan,
   roomBatch,
   scaledRateLimit,
+  TICK_LEAD_MS,
 } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
@@ -60,10 +64,13 @@ export interface LimiterDeps {
   publisher: Publisher;
   metrics: EngineMetrics;
   clock: () => number;
+  /** How long before its window has room a tick runs (default TICK_LEAD_MS; 0: never ahead). */
+  leadMs?: number | undefined;
 }
 
 export function createTick(deps: LimiterDeps) {
   const { store, destinations, pacing, publisher, metrics, clock } = deps;
+  const lead = deps.leadMs ?? TICK_LEAD_MS;
   /**
    * `fence`, where the schedule leases ticks (distributed): the tick's current lease token,
    * checked where its deliveries are counted (`TickPacing.published`).
@@ -83,11 +90,11 @@ export function createTick(deps: LimiterDeps) {
     }
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
     if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
-    const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now);
+    const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now, now + lead);
     const effective = paceLimit(destination, counts.adaptive, now);
     const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
     const margin = pacing.windowMarginMs;
-    const { allow, limitedBy } = decideTick({
+    const input = {
       plan,
       stillInQueue: counts.queued,
       sentInWindow: counts.sentInWindow,
@@ -96,10 +103,14 @@ export function createTick(deps: LimiterDeps) {
       maxConcurrency: concurrencyCap(destination.ordering, destination.maxConcurrency),
       bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
       held: effective.holdUntil > now,
-    });
+    };
+    const decision = decideTick(input);
+    const ahead = publishAhead(input, decision, counts.leaving);
+    const { allow, limitedBy } = ahead ?? decision;
     const claim =
       allow > 0 ? await store.claimDue(destinationId, allow, now, claimOrder(destination.ordering)) : null;
     const claimed = claim?.deliveries ?? [];
+    if (ahead !== null) for (const [i, d] of claimed.entries()) d.notBefore = ahead.startsAt[i] as number;
     // Counted before publishing (an over-count only slows the destination), and in the same
     // step: when the window next has room, with these counted.
     // Held back by its window, a backlog waits for a batch of free slots (core/tick.ts).
@@ -111,12 +122,16 @@ export function createTick(deps: LimiterDeps) {
       claimed.map((d) => d.id),
       plan,
       now,
-      limitedBy === 'window' ? roomBatch(plan) : 1,
-      token,
+      {
+        room: limitedBy === 'window' ? roomBatch(plan) : 1,
+        fence: token,
+        startsAt: claimed.at(-1)?.notBefore,
+      },
     );
     const queuedNow = counts.queued + claimed.length;
+    // The window's room is where the next tick publishes ahead of (lead ms before it).
     const roomAt = Math.max(
-      windowRoomAt,
+      windowRoomAt - lead,
       bucketRoomAt(plan, counts.bucketTat, queuedNow, now, margin),
       effective.holdUntil,
     );

@@ -29,6 +29,12 @@ export interface PaceCounts {
   queued: number;
   inFlight: number;
   sentInWindow: number;
+  /**
+   * When each send counted in `sentInWindow` stops counting, ascending, of those that stop
+   * by the horizon `read` was given (none without one): what a tick held back by its window
+   * may publish ahead of (core tick.ts `publishAhead`).
+   */
+  leaving: number[];
   /** The bucket's theoretical arrival time (ms; 0 when never used). */
   bucketTat: number;
   /** Adaptive pacing's state; null when it has seen no outcome (or was lost with Redis). */
@@ -38,30 +44,39 @@ export interface PaceCounts {
 /** The plan a tick published under, as the pace state records it. */
 export type PublishedPlan = Pick<RatePlan, 'limit' | 'periodMs' | 'burst'>;
 
+export interface PublishOptions {
+  /** Free slots the room hint waits for (default one). */
+  room?: number | undefined;
+  /**
+   * Where ticks hold leases (the distributed schedule): the tick's lease token. A tick whose
+   * lease is no longer its own counts nothing and gets `LeaseLostError`: it must not publish
+   * (its successor may already have read the counts without it).
+   */
+  fence?: string | undefined;
+  /** The published requests start no sooner than this (published ahead; default now). */
+  startsAt?: number | undefined;
+}
+
 /** The rate limiter's side. */
 export interface TickPacing {
   /** Clock rounding kept by the window and the bucket (ms). */
   readonly windowMarginMs: number;
-  read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts>;
+  /** `horizon`: list the sends that stop counting by then (`PaceCounts.leaving`). */
+  read(destinationId: string, periodMs: number, now: number, horizon?: number): Promise<PaceCounts>;
   /**
    * Records deliveries as published, before they are handed to the delivery queue (none: a
    * tick that publishes nothing), and returns the earliest moment the window may then have
-   * room for `room` more (default one; a scheduling hint: requests in flight are assumed to
-   * finish now, queued ones to start now). One step, so one round trip where the state is
+   * room for `room` more (a scheduling hint: requests in flight are assumed to finish by
+   * `startsAt`, queued ones to start then). One step, so one round trip where the state is
    * remote. With a burst it also records the bucket's emission interval (the requests'
    * starts take tokens).
-   *
-   * `fence`, where ticks hold leases (the distributed schedule): the tick's lease token. A
-   * tick whose lease is no longer its own counts nothing and gets `LeaseLostError`: it must
-   * not publish (its successor may already have read the counts without it).
    */
   published(
     destinationId: string,
     deliveryIds: readonly string[],
     plan: PublishedPlan,
     now: number,
-    room?: number,
-    fence?: string,
+    options?: PublishOptions,
   ): Promise<number>;
   /** The tick was allowed more than was due (new work may go out before the next tick). */
   noteRoom(destinationId: string, roomForMore: boolean): void;
@@ -110,12 +125,13 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     this.windowMarginMs = pacer.options.marginMs;
   }
 
-  async read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts> {
+  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
     const pace = this.pacer.of(destinationId, periodMs);
     return {
       queued: pace.queued,
       inFlight: pace.inFlight,
       sentInWindow: pace.window.count(now),
+      leaving: horizon > now ? pace.window.leaving(now, horizon) : [],
       bucketTat: pace.bucket.tat,
       adaptive: pace.adaptive,
     };
@@ -126,12 +142,13 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     deliveryIds: readonly string[],
     plan: PublishedPlan,
     now: number,
-    room = 1,
+    { room = 1, startsAt = now }: PublishOptions = {},
   ): Promise<number> {
     const pace = this.pacer.of(destinationId, plan.periodMs);
     pace.queued += deliveryIds.length;
     pace.bucket.emissionMs = plan.burst === null ? 0 : emissionMs(plan);
-    return pace.window.roomAt(now, windowCap(plan) - Math.max(1, room), pace.queued);
+    const cap = windowCap(plan) - Math.max(1, room);
+    return pace.window.roomAt(now, cap, pace.queued, Math.max(now, startsAt));
   }
 
   noteRoom(destinationId: string, roomForMore: boolean): void {

@@ -64,8 +64,7 @@ export async function probeTick(
       probe.map((d) => d.id),
       plan,
       now,
-      1,
-      fence === undefined ? undefined : await fence(),
+      { fence: fence === undefined ? undefined : await fence() },
     );
     await publisher.publish(id, probe);
     metrics.probes.inc();

@@ -2,10 +2,12 @@
  * One published delivery, from the start of its request to its completion: the same code
  * in the single box's in-process queue and in the distributed delivery worker.
  *
- *   start (queued → in flight, into the window) → signed POST → outcome (decideOutcome)
+ *   [wait for notBefore] → start (queued → in flight, into the window) → signed POST
+ *   → outcome (decideOutcome)
  *   → completion buffered for the batched write
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { decideOutcome, newId, PERIOD_MS, retryDelayMs } from '@sluice/core';
 import { adaptiveFeedback } from './adaptive-feedback.ts';
 import type { CompletionWriter } from './completion-writer.ts';
@@ -48,6 +50,11 @@ export class DeliveryRunner {
       return {};
     }
     const periodMs = PERIOD_MS[destination.rateLimit.period];
+    // Published ahead of its window's room (core tick.ts publishAhead): its slot frees then.
+    // Nothing counted it as started before; starting sooner would break the limit.
+    if (delivery.notBefore !== undefined)
+      for (let wait = delivery.notBefore - clock(); wait > 0; wait = delivery.notBefore - clock())
+        await sleep(Math.ceil(wait));
     const startedAt = clock();
     /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
     const onClock = (wall: number) => wall + (clock() - Date.now());

@@ -160,6 +160,11 @@ export interface ClaimedDelivery {
   eventCreatedAt: number;
   /** The one request a suspended destination gets: does the endpoint answer again? */
   probe?: boolean;
+  /**
+   * Published ahead of its window's room (core tick.ts `publishAhead`): its request must not
+   * start before this moment (ms); the runner waits for it.
+   */
+  notBefore?: number;
 }
 
 /** What a claim took, and what it left for later. */

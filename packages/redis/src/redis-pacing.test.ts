@@ -11,7 +11,7 @@ import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts'
 
 const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
-const NONE = { bucketTat: 0, adaptive: null };
+const NONE = { bucketTat: 0, adaptive: null, leaving: [] };
 
 const atOnce = (fn: () => void) => {
   fn();
@@ -62,6 +62,7 @@ describe('RedisPacing', { skip }, () => {
       let n = 0;
       let sawBucket = false;
       let sawBackoff = false;
+      let sawLeaving = false;
       for (let step = 0; step < 300; step++) {
         now += Math.floor(random() * 60);
         const roll = random();
@@ -97,7 +98,13 @@ describe('RedisPacing', { skip }, () => {
           }
         }
         await redis.ping(); // let the fire-and-forget `written` land
-        const [r, l] = [await remote.read(d, periodMs, now), await local.read(d, periodMs, now)];
+        // With a horizon (a tick's lead): the sends that stop counting by then, the same on both.
+        const horizon = now + Math.floor(roomRandom() * 300);
+        const [r, l] = [
+          await remote.read(d, periodMs, now, horizon),
+          await local.read(d, periodMs, now, horizon),
+        ];
+        sawLeaving ||= r.leaving.length > 0;
         // An attempt in flight not yet written counts until it finishes locally, until its
         // timeout remotely: the same while no timeout passes, as here.
         const { adaptive: ra, ...rest } = r;
@@ -113,13 +120,22 @@ describe('RedisPacing', { skip }, () => {
         // Room for a batch of free slots (a window-bound backlog's next tick): the same on both.
         const room = 1 + Math.floor(roomRandom() * limit);
         const [rk, lk] = [
-          await remote.published(d, [], plan, now, room),
-          await local.published(d, [], plan, now, room),
+          await remote.published(d, [], plan, now, { room }),
+          await local.published(d, [], plan, now, { room }),
         ];
         assert.equal(rk, lk, `roomAt for ${room}, seed ${seed} step ${step}`);
         assert.ok(rk >= rr, 'room for more is never sooner than room for one');
+        // Published ahead: the queued ones start no sooner than `startsAt`.
+        const startsAt = now + Math.floor(roomRandom() * 300);
+        const [ra2, la2] = [
+          await remote.published(d, [], plan, now, { room, startsAt }),
+          await local.published(d, [], plan, now, { room, startsAt }),
+        ];
+        assert.equal(ra2, la2, `roomAt for ${room} from ${startsAt}, seed ${seed} step ${step}`);
+        assert.ok(ra2 >= startsAt);
       }
       assert.equal(sawBucket, burst !== null, `the bucket was exercised, seed ${seed}`);
+      assert.ok(sawLeaving, `sends left within a horizon, seed ${seed}`);
       if (limit > 1) assert.equal(sawBackoff, adaptive, `adaptive pacing was exercised, seed ${seed}`);
     }
   });
@@ -268,6 +284,16 @@ describe('RedisPacing', { skip }, () => {
       inFlight: 0,
       sentInWindow: 1,
     });
+    // Ahead of the window's room (a tick's lead): the send stops counting at 3_100 + 1_005,
+    // and a read with a horizon past that drops it no sooner.
+    assert.deepEqual(await pacing.read('d', 1_000, 4_000, 4_105), {
+      ...NONE,
+      queued: 1,
+      inFlight: 0,
+      sentInWindow: 1,
+      leaving: [4_105],
+    });
+    assert.deepEqual((await pacing.read('d', 1_000, 4_000, 4_104)).leaving, []);
     assert.deepEqual(await pacing.read('d', 1_000, 4_106), {
       ...NONE,
       queued: 1,
@@ -297,18 +323,21 @@ describe('RedisPacing', { skip }, () => {
     assert.ok(second && second.lease !== first.lease, 'the expired lease is claimed again');
 
     await assert.rejects(
-      pacing.published(d, ['dlv_late'], plan, now + 1_002, 1, first.lease),
+      pacing.published(d, ['dlv_late'], plan, now + 1_002, { fence: first.lease }),
       LeaseLostError,
       'the stalled tick is refused',
     );
     assert.equal(await redis.zcard(keys.queued(d)), 0, 'and counted nothing');
-    await pacing.published(d, ['dlv_1'], plan, now + 1_002, 1, second.lease);
+    await pacing.published(d, ['dlv_1'], plan, now + 1_002, { fence: second.lease });
     assert.deepEqual(await redis.zrange(keys.queued(d), '0', '-1'), ['dlv_1'], 'the lease holder counts');
     // Not fenced (a caller without leases): counted as before.
     await pacing.published(d, ['dlv_2'], plan, now + 1_003);
     assert.equal(await redis.zcard(keys.queued(d)), 2);
     // A settled tick holds no lease: a late count with its token is refused too.
     await scripts.settle(d, second.lease, null);
-    await assert.rejects(pacing.published(d, ['dlv_3'], plan, now + 1_004, 1, second.lease), LeaseLostError);
+    await assert.rejects(
+      pacing.published(d, ['dlv_3'], plan, now + 1_004, { fence: second.lease }),
+      LeaseLostError,
+    );
   });
 });

@@ -19,6 +19,7 @@ import {
   LeaseLostError,
   type PaceCounts,
   type PublishedPlan,
+  type PublishOptions,
   type TickPacing,
 } from '@sluice/engine';
 import type { Redis } from 'ioredis';
@@ -26,6 +27,10 @@ import type { Keys } from './keys.ts';
 import { defineScripts } from './scripts.ts';
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+
+type Field = string | null;
+/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
+type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[]];
 
 export interface RedisPacingOptions {
   redis: Redis;
@@ -69,9 +74,11 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     return (...args) => fn.apply(this.o.redis, args);
   }
 
-  async read(destinationId: string, periodMs: number, now: number): Promise<PaceCounts> {
+  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold] = (await this.script('paceRead')(
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving] = (await this.script(
+      'paceRead',
+    )(
       keys.queued(destinationId),
       keys.inflight(destinationId),
       keys.sends(destinationId),
@@ -80,7 +87,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       periodMs,
       windowMarginMs,
       claimLeaseMs,
-    )) as [number, number, number, ...(string | null)[]];
+      Math.floor(horizon),
+    )) as PaceReply;
     const adaptive =
       lim && per && effective
         ? {
@@ -90,7 +98,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
             holdUntil: Number(hold ?? 0),
           }
         : null;
-    return { queued, inFlight, sentInWindow, bucketTat: Number(tat ?? 0), adaptive };
+    return { queued, inFlight, sentInWindow, leaving, bucketTat: Number(tat ?? 0), adaptive };
   }
 
   async published(
@@ -98,8 +106,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     deliveryIds: readonly string[],
     plan: PublishedPlan,
     now: number,
-    room = 1,
-    fence?: string,
+    { room = 1, fence, startsAt = now }: PublishOptions = {},
   ): Promise<number> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
     const [, leases] = keys.scheduleKeys(destinationId);
@@ -118,6 +125,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         plan.burst === null ? 0 : emissionMs(plan),
         destinationId,
         fence ?? '',
+        Math.max(Math.floor(now), Math.ceil(startsAt)),
         ...deliveryIds,
       ),
     );

@@ -246,7 +246,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
         await successor;
       }
       try {
-        await pacing.published(id, [`dlv_${run}`], plan, Date.now(), 1, await fence());
+        await pacing.published(id, [`dlv_${run}`], plan, Date.now(), { fence: await fence() });
         outcomes.push(`${run}: counted`);
       } catch (err) {
         outcomes.push(`${run}: ${(err as Error).name}`);

@@ -43,6 +43,8 @@ export interface RateLimiterOptions {
   claimLeaseMs?: number;
   /** A claimed delivery with no job left returns to pending after this. */
   leaseMs?: number;
+  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
+  tickLeadMs?: number | undefined;
   /** Most deliveries in one delivery-queue job. */
   jobDeliveries?: number | undefined;
   sweepIntervalMs?: number;
@@ -88,7 +90,15 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     subscriber,
     keys,
     clock,
-    tick: createTick({ store: o.store, destinations, pacing, publisher, metrics, clock }),
+    tick: createTick({
+      store: o.store,
+      destinations,
+      pacing,
+      publisher,
+      metrics,
+      clock,
+      leadMs: o.tickLeadMs,
+    }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError
         ? o.logger.warn(

@@ -32,6 +32,7 @@ const limiter = await startRateLimiter({
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
   sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
   leaseMs: config.SLUICE_LEASE_MS,
+  tickLeadMs: config.SLUICE_TICK_LEAD_MS,
   jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
   alerts: alertSettings(config),

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { newId, TICK_LEAD_MS } from '@sluice/core';
 import { createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection, openSharedState } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
@@ -83,6 +83,11 @@ async function rig(limit: number) {
     },
     /** Jobs in the delivery queue: one per tick that published here. */
     jobs: () => publisher.queue.count(),
+    /** The deliveries in the delivery queue's jobs. */
+    published: async () => {
+      const jobs = await publisher.queue.getJobs(['wait']);
+      return jobs.flatMap((job) => ('deliveries' in job.data ? job.data.deliveries : [job.data]));
+    },
   };
 }
 
@@ -99,15 +104,24 @@ describe('a tick plans the next run', { skip }, () => {
     assert.equal(await r.jobs(), 2);
   });
 
-  it('when the window has room when the window held work back', async () => {
+  it('a lead before the window has room when the window held work back, and publishes ahead of it', async () => {
     const r = await rig(2);
     await r.accept(3, T0);
-    // A full run: an interval on, and not before the two leave the window (+ the 25 ms margin).
-    assert.equal(await r.tick(T0), T0 + 1_025);
+    // A full run: an interval on (the lead before the two can leave the window is sooner).
+    assert.equal(await r.tick(T0), T0 + 1_000);
     assert.equal(await r.sendQueued(T0), 2);
     // Two sends answered at T0 + 5 fill the window until T0 + 5 + 1_000 + 25.
     const next = await r.tick(T0 + 500);
     assert.equal(await r.jobs(), 1, 'the third waits for the window: no second job');
-    assert.equal(next, T0 + 1_030);
+    assert.equal(next, T0 + 1_030 - TICK_LEAD_MS);
+    // Then both slots free within the lead: the third is published now, to start as they free.
+    await r.tick(next);
+    assert.equal(await r.jobs(), 2);
+    const ahead = (await r.published()).filter((d) => d.notBefore !== undefined);
+    assert.deepEqual(
+      ahead.map((d) => d.notBefore),
+      [T0 + 1_030],
+      'the third alone, its request waiting for its slot',
+    );
   });
 });

@@ -29,6 +29,8 @@ export interface SingleBoxOptions {
   lookup?: LookupFunction | undefined;
   sweepIntervalMs?: number;
   leaseMs?: number;
+  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
+  tickLeadMs?: number | undefined;
   logLevel?: string;
   logger?: Logger;
   maxPayloadBytes?: number;
@@ -96,6 +98,7 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     arrivalBoundMs: options.arrivalBoundMs ?? 250,
     sweepIntervalMs: options.sweepIntervalMs ?? 5_000,
     leaseMs: options.leaseMs ?? 120_000,
+    tickLeadMs: options.tickLeadMs,
     completionFlushMs: 5,
     retentionMs: (options.retentionDays ?? 14) * 86_400_000,
     health: options.health,

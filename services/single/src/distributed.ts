@@ -29,6 +29,7 @@ export interface DistributedBoxOptions {
   arrivalBoundMs?: number;
   sweepIntervalMs?: number;
   leaseMs?: number;
+  tickLeadMs?: number | undefined;
   jobDeliveries?: number | undefined;
   retentionMs?: number;
   alerts?: AlertSettings | undefined;
@@ -60,6 +61,7 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     port: 0,
     sweepIntervalMs: o.sweepIntervalMs ?? 5_000,
     leaseMs: o.leaseMs ?? 120_000,
+    tickLeadMs: o.tickLeadMs,
     jobDeliveries: o.jobDeliveries,
     ...(o.retentionMs === undefined ? {} : { retentionMs: o.retentionMs }),
     ...(o.alerts === undefined ? {} : { alerts: o.alerts }),

@@ -26,11 +26,13 @@
     ARGV[6] the bucket's emission interval T (ms; 0: no burst)
     ARGV[7] destination id
     ARGV[8] the tick's lease token ('': not fenced)
-    ARGV[9..] ids of the deliveries being published (none: only the hint)
+    ARGV[9] when the published requests start at the soonest (ms; published ahead of the
+            window's room, core tick.ts publishAhead; else now)
+    ARGV[10..] ids of the deliveries being published (none: only the hint)
 
   Output:
-    the earliest moment (ms) at which at most cap - 1 requests count, or -1 when the lease
-    is not the tick's (nothing counted)
+    the earliest moment (ms) from ARGV[9] at which at most cap - 1 requests count, or -1 when
+    the lease is not the tick's (nothing counted)
 ]]
 -- @include roomAt
 if ARGV[8] ~= '' then
@@ -43,7 +45,7 @@ if emission > 0 or redis.call('HEXISTS', KEYS[3], 'T') == 1 then
   redis.call('HSET', KEYS[3], 'T', emission)
   redis.call('PEXPIRE', KEYS[3], 86400000)
 end
-for i = 9, #ARGV, 500 do
+for i = 10, #ARGV, 500 do
   local members = {}
   for j = i, math.min(i + 499, #ARGV) do
     members[#members + 1] = now
@@ -52,4 +54,4 @@ for i = 9, #ARGV, 500 do
   redis.call('ZADD', KEYS[1], unpack(members))
 end
 local span = tonumber(ARGV[3]) + tonumber(ARGV[4])
-return tostring(roomAt(KEYS[1], KEYS[2], now, tonumber(ARGV[2]), span, tonumber(ARGV[5])))
+return tostring(roomAt(KEYS[1], KEYS[2], now, tonumber(ARGV[2]), span, tonumber(ARGV[5]), tonumber(ARGV[9])))
