@@ -340,4 +340,96 @@ describe('RedisPacing', { skip }, () => {
       LeaseLostError,
     );
   });
+
+  it('the reads and counts of one turn are one script call per shard, each answered as if alone', async () => {
+    // Four shards, twelve destinations: the ticks of one claim read and count side by side.
+    const keys = new Keys(`${prefix}-batch`, 4);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const scripts = new Scripts(redis, keys);
+    const calls: Record<string, number> = { paceReadBatch: 0, paceRoomBatch: 0 };
+    const conn = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const originals = Object.fromEntries(Object.keys(calls).map((name) => [name, conn[name]]));
+    for (const name of Object.keys(calls)) {
+      const original = originals[name] as (...args: unknown[]) => Promise<unknown>;
+      conn[name] = function (this: unknown, ...args: unknown[]) {
+        calls[name] = (calls[name] ?? 0) + 1;
+        return original.apply(this, args);
+      };
+    }
+    try {
+      const plan = { limit: 3, periodMs: 1_000, burst: null };
+      const ids = Array.from({ length: 12 }, (_, i) => `dst_b${i}`);
+      const shards = new Set(ids.map((id) => keys.shardOf(id)));
+      assert.ok(shards.size > 1, 'the destinations span shards');
+      const now = 1_000_000;
+      // Destination i has i % 4 sends in its window, one of them leaving within 100 ms.
+      for (const [i, id] of ids.entries()) {
+        for (let k = 0; k < i % 4; k++) {
+          const pace = await pacing.start(id, `dlv_${i}_${k}`, 1_000, 10_000, now - 1_000 + 40 * k);
+          await pace.finished(now - 1_000 + 40 * k + 10);
+        }
+      }
+      const alone = [];
+      for (const id of ids) alone.push(await pacing.read(id, 1_000, now, now + 100));
+      calls.paceReadBatch = 0;
+      const together = await Promise.all(ids.map((id) => pacing.read(id, 1_000, now, now + 100)));
+      assert.deepEqual(together, alone);
+      assert.equal(calls.paceReadBatch, shards.size, 'one read per shard');
+      assert.ok(together.some((c) => c.leaving.length > 0));
+
+      // Counts: each destination fenced by its own lease; one lease is stale.
+      for (const id of ids) await scripts.wake(id, now);
+      const leases = new Map<string, string>();
+      for (const shard of shards)
+        for (const t of (await scripts.claimTicks(shard, now, 60_000, 100)).ticks)
+          leases.set(t.destinationId, t.lease);
+      const stale = ids[5] as string;
+      const counted = await Promise.allSettled(
+        ids.map((id, i) =>
+          pacing.published(id, [`dlv_new_${i}`, `dlv_new2_${i}`], plan, now, {
+            fence: id === stale ? '1' : leases.get(id),
+            startsAt: now + 50,
+          }),
+        ),
+      );
+      assert.equal(calls.paceRoomBatch, shards.size, 'one count per shard');
+      for (const [i, id] of ids.entries()) {
+        const r = counted[i];
+        if (id === stale) {
+          assert.ok(
+            r?.status === 'rejected' && r.reason instanceof LeaseLostError,
+            'only the stale tick is refused',
+          );
+          assert.equal(await redis.zcard(keys.queued(id)), 0);
+        } else {
+          assert.equal(r?.status, 'fulfilled');
+          assert.deepEqual(await redis.zrange(keys.queued(id), '0', '-1'), [`dlv_new2_${i}`, `dlv_new_${i}`]);
+          // What it answers is the room hint from startsAt, as the memory pace answers it.
+          const local = new MemoryPacing(
+            new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs }),
+          );
+          for (let k = 0; k < i % 4; k++) {
+            await local.published(id, [`dlv_${i}_${k}`], plan, now - 1_000 + 40 * k);
+            const pace = await local.start(id, `dlv_${i}_${k}`, 1_000, 10_000, now - 1_000 + 40 * k);
+            await pace.finished(now - 1_000 + 40 * k + 10);
+          }
+          const expected = await local.published(id, ['a', 'b'], plan, now, { startsAt: now + 50 });
+          assert.equal(r?.status === 'fulfilled' && r.value, expected, `room of ${id}`);
+        }
+      }
+      // The settles of one turn: one call per shard, a lost lease refused alone.
+      const settled = await Promise.all(
+        ids.map((id) => scripts.settle(id, id === stale ? '1' : (leases.get(id) as string), now + 1_000)),
+      );
+      for (const [i, id] of ids.entries())
+        assert.deepEqual(
+          settled[i],
+          id === stale ? { state: 'lost' } : { state: 'scheduled', at: now + 1_000 },
+        );
+    } finally {
+      for (const name of Object.keys(calls))
+        conn[name] = originals[name] as (...args: unknown[]) => Promise<unknown>;
+      await cleanup(redis, `${prefix}-batch`);
+    }
+  });
 });

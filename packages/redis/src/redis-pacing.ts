@@ -20,17 +20,31 @@ import {
   type PaceCounts,
   type PublishedPlan,
   type PublishOptions,
+  perTurn,
   type TickPacing,
 } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { defineScripts } from './scripts.ts';
+import { byShard, defineScripts, SCRIPT_BATCH } from './scripts.ts';
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
 
 type Field = string | null;
 /** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
 type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[]];
+
+interface ReadCall {
+  destinationId: string;
+  periodMs: number;
+  now: number;
+  horizon: number;
+}
+
+/** A tick's count of what it publishes: its destination and its part of paceRoomBatch's ARGV. */
+interface CountCall {
+  destinationId: string;
+  args: (string | number)[];
+}
 
 export interface RedisPacingOptions {
   redis: Redis;
@@ -63,6 +77,11 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   private readonly nonce = randomBytes(6).toString('hex');
   private sent = 0;
 
+  /** The reads of one turn (the ticks a claim started together), one script call per shard. */
+  private readonly reads = perTurn<ReadCall, PaceReply>((calls) => this.readBatch(calls), SCRIPT_BATCH);
+  /** Their counts of what they publish, likewise. */
+  private readonly counts = perTurn<CountCall, string>((calls) => this.countBatch(calls), SCRIPT_BATCH);
+
   constructor(options: RedisPacingOptions) {
     defineScripts(options.redis);
     this.o = options;
@@ -75,20 +94,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
-    const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving] = (await this.script(
-      'paceRead',
-    )(
-      keys.queued(destinationId),
-      keys.inflight(destinationId),
-      keys.sends(destinationId),
-      keys.pace(destinationId),
-      Math.floor(now),
-      periodMs,
-      windowMarginMs,
-      claimLeaseMs,
-      Math.floor(horizon),
-    )) as PaceReply;
+    const reply = await this.reads.load({ destinationId, periodMs, now, horizon });
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving] = reply;
     const adaptive =
       lim && per && effective
         ? {
@@ -108,29 +115,66 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     now: number,
     { room = 1, fence, startsAt = now }: PublishOptions = {},
   ): Promise<number> {
-    const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    const [, leases] = keys.scheduleKeys(destinationId);
     const roomAt = Number(
-      await this.script('paceRoom')(
-        keys.queued(destinationId),
-        keys.sends(destinationId),
-        keys.pace(destinationId),
-        leases,
-        Math.floor(now),
-        // roomAt answers when at most cap - 1 count: room for `room` is that of a smaller cap.
-        windowCap(plan) - Math.max(1, room) + 1,
-        plan.periodMs,
-        windowMarginMs,
-        claimLeaseMs,
-        plan.burst === null ? 0 : emissionMs(plan),
+      await this.counts.load({
         destinationId,
-        fence ?? '',
-        Math.max(Math.floor(now), Math.ceil(startsAt)),
-        ...deliveryIds,
-      ),
+        args: [
+          Math.floor(now),
+          // roomAt answers when at most cap - 1 count: room for `room` is that of a smaller cap.
+          windowCap(plan) - Math.max(1, room) + 1,
+          plan.periodMs,
+          plan.burst === null ? 0 : emissionMs(plan),
+          destinationId,
+          fence ?? '',
+          Math.max(Math.floor(now), Math.ceil(startsAt)),
+          deliveryIds.length,
+          ...deliveryIds,
+        ],
+      }),
     );
     if (roomAt === -1) throw new LeaseLostError(destinationId);
     return roomAt;
+  }
+
+  /** One paceReadBatch call per shard for the reads of a turn (the ticks run side by side). */
+  private async readBatch(calls: readonly ReadCall[]): Promise<PaceReply[]> {
+    const { keys, windowMarginMs, claimLeaseMs } = this.o;
+    const out: PaceReply[] = new Array(calls.length);
+    await Promise.all(
+      byShard(keys, calls).map(async (group) => {
+        const ids = group.calls.map((c) => c.destinationId);
+        const replies = (await this.script('paceReadBatch')(
+          4 * ids.length,
+          ...ids.flatMap((id) => [keys.queued(id), keys.inflight(id), keys.sends(id), keys.pace(id)]),
+          windowMarginMs,
+          claimLeaseMs,
+          ...group.calls.flatMap((c) => [Math.floor(c.now), c.periodMs, Math.floor(c.horizon)]),
+        )) as PaceReply[];
+        for (const [j, i] of group.at.entries()) out[i] = replies[j] as PaceReply;
+      }),
+    );
+    return out;
+  }
+
+  /** One paceRoomBatch call per shard for the counts of a turn; each is fenced on its own. */
+  private async countBatch(calls: readonly CountCall[]): Promise<string[]> {
+    const { keys, windowMarginMs, claimLeaseMs } = this.o;
+    const out: string[] = new Array(calls.length);
+    await Promise.all(
+      byShard(keys, calls).map(async (group) => {
+        const ids = group.calls.map((c) => c.destinationId);
+        const leases = keys.leases(group.shard);
+        const replies = (await this.script('paceRoomBatch')(
+          4 * ids.length,
+          ...ids.flatMap((id) => [keys.queued(id), keys.sends(id), keys.pace(id), leases]),
+          windowMarginMs,
+          claimLeaseMs,
+          ...group.calls.flatMap((c) => c.args),
+        )) as (string | number)[];
+        for (const [j, i] of group.at.entries()) out[i] = String(replies[j]);
+      }),
+    );
+    return out;
   }
 
   noteRoom(): void {}

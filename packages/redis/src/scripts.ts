@@ -1,10 +1,12 @@
 /**
- * Our Lua scripts, loaded from `lua/<name>-<numberOfKeys>.lua` with ioredis `defineCommand`
- * (EVALSHA, falling back to EVAL), and typed wrappers: the one place that knows each
- * script's argument order (BullMQ's `scripts.ts` does the same).
+ * Our Lua scripts, loaded from `lua/<name>-<numberOfKeys>.lua` (or `lua/<name>.lua` for a
+ * batch over any number of destinations, whose caller passes the number of keys first) with
+ * ioredis `defineCommand` (EVALSHA, falling back to EVAL), and typed wrappers: the one place
+ * that knows each script's argument order (BullMQ's `scripts.ts` does the same).
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { type PerTurn, perTurn } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 
@@ -36,9 +38,13 @@ export function defineScripts(redis: Redis): void {
   const marker = redis as unknown as { sluiceScripts?: boolean };
   if (marker.sluiceScripts) return;
   for (const file of readdirSync(LUA_DIR)) {
-    const match = /^(.+)-(\d+)\.lua$/.exec(file);
+    const match = /^(\w+?)(?:-(\d+))?\.lua$/.exec(file);
     if (!match) continue;
-    redis.defineCommand(match[1] as string, { numberOfKeys: Number(match[2]), lua: scriptText(file) });
+    const lua = scriptText(file);
+    redis.defineCommand(
+      match[1] as string,
+      match[2] === undefined ? { lua } : { numberOfKeys: Number(match[2]), lua },
+    );
   }
   marker.sluiceScripts = true;
 }
@@ -46,14 +52,46 @@ export function defineScripts(redis: Redis): void {
 /** Where a settled tick left its destination. */
 export type Settled = { state: 'scheduled'; at: number } | { state: 'removed' | 'lost' };
 
+/** Calls of one turn grouped by the shard of each one's destination, each group in call order. */
+export function byShard<T extends { destinationId: string }>(
+  keys: Keys,
+  calls: readonly T[],
+): { shard: number; calls: T[]; at: number[] }[] {
+  if (keys.shards === 1) return [{ shard: 0, calls: [...calls], at: calls.map((_, i) => i) }];
+  const groups = new Map<number, { shard: number; calls: T[]; at: number[] }>();
+  for (const [i, call] of calls.entries()) {
+    const shard = keys.shardOf(call.destinationId);
+    let group = groups.get(shard);
+    if (!group) {
+      group = { shard, calls: [], at: [] };
+      groups.set(shard, group);
+    }
+    group.calls.push(call);
+    group.at.push(i);
+  }
+  return [...groups.values()];
+}
+
+/** Most calls in one batch script (its reply and arguments stay small). */
+export const SCRIPT_BATCH = 200;
+
+interface SettleCall {
+  destinationId: string;
+  lease: string;
+  next: number | null;
+}
+
 export class Scripts {
   private readonly redis: Redis;
   private readonly keys: Keys;
+  /** The settles of one turn, one script call per shard (the ticks of one claim end together). */
+  private readonly settles: PerTurn<SettleCall, Settled>;
 
   constructor(redis: Redis, keys: Keys) {
     defineScripts(redis);
     this.redis = redis;
     this.keys = keys;
+    this.settles = perTurn((calls) => this.settleBatch(calls), SCRIPT_BATCH);
   }
 
   private call(name: string): ScriptFn {
@@ -147,17 +185,32 @@ export class Scripts {
    * Ends a tick: `next` null shuts the destination down. Returns where it now stands: its
    * due time when scheduled (a wake during the tick may have made it sooner than `next`).
    */
-  async settle(destinationId: string, lease: string, next: number | null): Promise<Settled> {
-    const result = Number(
-      await this.call('settle').call(
-        this.redis,
-        ...this.keys.scheduleKeys(destinationId),
-        destinationId,
-        lease,
-        next === null ? -1 : Math.ceil(next),
-      ),
+  settle(destinationId: string, lease: string, next: number | null): Promise<Settled> {
+    return this.settles.load({ destinationId, lease, next });
+  }
+
+  private async settleBatch(calls: readonly SettleCall[]): Promise<Settled[]> {
+    const out: Settled[] = new Array(calls.length);
+    await Promise.all(
+      byShard(this.keys, calls).map(async (group) => {
+        const replies = (await this.call('settleBatch').call(
+          this.redis,
+          this.keys.schedule(group.shard),
+          this.keys.leases(group.shard),
+          this.keys.woken(group.shard),
+          ...group.calls.flatMap((c) => [c.destinationId, c.lease, c.next === null ? -1 : Math.ceil(c.next)]),
+        )) as number[];
+        for (const [j, i] of group.at.entries()) {
+          const result = Number(replies[j]);
+          out[i] =
+            result === -2
+              ? { state: 'lost' }
+              : result === -1
+                ? { state: 'removed' }
+                : { state: 'scheduled', at: result };
+        }
+      }),
     );
-    if (result === -2) return { state: 'lost' };
-    return result === -1 ? { state: 'removed' } : { state: 'scheduled', at: result };
+    return out;
   }
 }
