@@ -164,8 +164,39 @@ export interface Analysis {
     p99Warm: number | null;
   };
   doneS: { p50: number | null; max: number | null };
+  /**
+   * Where a backlog's wall goes (destinations with at least two runs of events): each one's
+   * first 2xx after t0, and its window cycle — from the i-th first 2xx of a run to the i-th
+   * of the next (`limit` later; the ideal is one period, 1,000 ms). The wall of such a
+   * destination is about its first arrival plus one cycle per run after the first.
+   */
+  backlog: {
+    firstArrivalMs: { p50: number | null; max: number | null };
+    cycleMs: { p50: number | null; p90: number | null };
+  } | null;
   worst: { id: string; limit: number; maxCount: number }[];
   limitChange: ReturnType<typeof limitChangeStats> | null;
+}
+
+/** Analysis.backlog: first arrivals and window cycles of the destinations given ≥ 2 runs of events. */
+function backlogStats(firstTimes: Map<string, number[]>, w: Workload, t0: number): Analysis['backlog'] {
+  const firsts: number[] = [];
+  const cycles: number[] = [];
+  for (const d of w.destinations) {
+    const list = firstTimes.get(d.id);
+    if (d.events < 2 * d.limit || list === undefined || list.length === 0) continue;
+    list.sort((a, b) => a - b);
+    firsts.push((list[0] as number) - t0);
+    for (let k = d.limit; k < list.length; k++)
+      cycles.push((list[k] as number) - (list[k - d.limit] as number));
+  }
+  if (firsts.length === 0) return null;
+  firsts.sort((a, b) => a - b);
+  cycles.sort((a, b) => a - b);
+  return {
+    firstArrivalMs: { p50: round(percentile(firsts, 50)), max: round(firsts[firsts.length - 1]) },
+    cycleMs: { p50: round(percentile(cycles, 50)), p90: round(percentile(cycles, 90)) },
+  };
 }
 
 /** Seconds after t0 from which an event counts as sent to a warm service (`p99Warm`). */
@@ -237,8 +268,12 @@ export function analyze(
   const warmLatencies: number[] = [];
   const deliveredOf = new Map<string, number>();
   const lastOf = new Map<string, number>();
+  const firstTimes = new Map<string, number[]>();
   let last: number | null = null;
   for (const a of firstOk.values()) {
+    const list = firstTimes.get(a.dest);
+    if (list) list.push(a.t);
+    else firstTimes.set(a.dest, [a.t]);
     if (last === null || a.t > last) last = a.t;
     if (a.created !== null) {
       latencies.push(a.t - a.created);
@@ -322,6 +357,7 @@ export function analyze(
       .sort((a, b) => b.maxRatio - a.maxRatio)
       .slice(0, 5)
       .map(({ id, limit, maxCount }) => ({ id, limit, maxCount })),
+    backlog: t0 === null ? null : backlogStats(firstTimes, w, t0),
     limitChange: changes.length > 0 ? limitChangeStats(times, w, changes) : null,
   };
   return { summary, perDestination, times };

@@ -4,7 +4,7 @@
  * the issues' targets from them).
  */
 
-import { WARM_S } from './analyze.ts';
+import { type Analysis, WARM_S } from './analyze.ts';
 import { median } from './common.ts';
 import type { LimitChangeStats } from './limit-change.ts';
 import type { ProcessCost } from './procstat.ts';
@@ -65,6 +65,8 @@ export interface RunRecord {
     /** Absent in runs recorded before it was measured. */
     p99Warm?: number | null;
   };
+  /** Absent in runs recorded before it was measured (session 24). */
+  backlog?: Analysis['backlog'];
   ingest: { t0: number; doneAt: number } | null;
   setup: { setupS?: number };
   systemCpuS: number | null;
@@ -164,6 +166,21 @@ export const ROWS: Row[] = [
   {
     label: 'time to hand every event over s',
     get: (r) => (r.ingest ? (r.ingest.doneAt - r.ingest.t0) / 1_000 : null),
+  },
+  {
+    label: "a destination's first 2xx, ms after the first event (median)",
+    get: (r) => r.backlog?.firstArrivalMs.p50,
+    scenarios: ['compliance'],
+  },
+  {
+    label: 'window cycle ms: the i-th first 2xx of a run to the i-th of the next (median; ideal 1,000)',
+    get: (r) => r.backlog?.cycleMs.p50,
+    scenarios: ['compliance'],
+  },
+  {
+    label: 'window cycle ms, p90',
+    get: (r) => r.backlog?.cycleMs.p90,
+    scenarios: ['compliance'],
   },
   { label: 'setup s (tenant, destinations)', get: (r) => r.setup.setupS, scenarios: ['scale'] },
   {
