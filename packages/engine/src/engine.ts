@@ -142,8 +142,11 @@ export class Engine {
       clock,
       random: options.random ?? Math.random,
     });
-    this.queue = new LocalQueue(runner, options.deliveryConcurrency, (err) =>
-      logger.error({ err }, 'delivery failed unexpectedly'),
+    this.queue = new LocalQueue(
+      runner,
+      options.deliveryConcurrency,
+      (err) => logger.error({ err }, 'delivery failed unexpectedly'),
+      clock,
     );
     this.schedule = new MemorySchedule({
       clock,

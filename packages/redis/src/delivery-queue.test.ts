@@ -211,4 +211,33 @@ describe('the BullMQ delivery queue', { skip }, () => {
       assert.deepEqual(seen, ['dlv_7']);
     });
   });
+
+  it('a delivery published ahead waits for its notBefore outside the request slots, then goes first', async () => {
+    await withQueue(10, async (publisher, prefix) => {
+      const notBefore = Date.now() + 300;
+      // One job: a delivery published ahead, then two that may start now; one request slot.
+      await publisher.publish('dst_a', [{ ...delivery(1), notBefore }, delivery(2), delivery(3)]);
+      const started: { id: string; at: number }[] = [];
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 1,
+        run: async (d) => {
+          started.push({ id: d.id, at: Date.now() });
+          // dlv_2 holds the only slot past dlv_1's notBefore: dlv_1 must then go before dlv_3.
+          if (d.id === 'dlv_2')
+            await new Promise((r) => setTimeout(r, Math.max(0, notBefore + 100 - Date.now())));
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      await until(() => started.length === 3, 'the three');
+      await worker.close();
+      assert.deepEqual(
+        started.map((s) => s.id),
+        ['dlv_2', 'dlv_1', 'dlv_3'],
+        'the one waiting held no slot, and took the first one free once due',
+      );
+      assert.ok((started[1]?.at ?? 0) >= notBefore);
+    });
+  });
 });

@@ -19,6 +19,7 @@
  * hands to another worker: a repeat after a crash, with the same `webhook-id` (DESIGN I6).
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClaimedDelivery, type Publisher, perTurn } from '@sluice/engine';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 
@@ -147,7 +148,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
       const deliveries = deliveriesOf(job.data);
       const results = await Promise.allSettled(
         deliveries.map(async (delivery) => {
-          await slots.take();
+          // Published ahead of its window's room (docs/adr/0012): it waits for its slot to
+          // free holding none of the worker's requests, then takes the first one free, before
+          // those waiting in order (the runner checks notBefore again).
+          await untilNotBefore(delivery);
+          await slots.take(delivery.notBefore !== undefined);
           let ran: { written?: Promise<void> } | undefined;
           try {
             ran = await options.run(delivery);
@@ -184,6 +189,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
   );
 }
 
+/** Resolves at the delivery's `notBefore` (at once without one, or once it has passed). */
+function untilNotBefore(delivery: ClaimedDelivery): Promise<void> | undefined {
+  const wait = (delivery.notBefore ?? 0) - Date.now();
+  return wait > 0 ? sleep(Math.ceil(wait)) : undefined;
+}
+
 /** A counting semaphore: requests in flight across the jobs a worker holds, started in order. */
 class Slots {
   private free: number;
@@ -193,12 +204,13 @@ class Slots {
     this.free = size;
   }
 
-  take(): Promise<void> | undefined {
+  /** `first`: ahead of those already waiting (a delivery whose window slot just freed). */
+  take(first = false): Promise<void> | undefined {
     if (this.free > 0) {
       this.free--;
       return undefined;
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve) => (first ? this.waiting.unshift(resolve) : this.waiting.push(resolve)));
   }
 
   give(): void {
