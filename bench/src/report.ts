@@ -226,6 +226,12 @@ export function writeReport(resultsDir: string, file: string): void {
   for (const label of labels) {
     const variant = selectCells(runs, label);
     out.push(`## Variant: ${label}`, '');
+    const ran = new Set([...variant.values()].flat().map((r) => r.session));
+    for (const s of sessions.filter((x) => ran.has(x.session)))
+      out.push(
+        `- ${s.date}, Sluice \`${s.sluiceRef}\`${s.sluiceDirty ? ' + uncommitted changes' : ''}, ${s.machine.cores} cores ${s.machine.cpuModel}: \`${s.command}\``,
+      );
+    if (ran.size > 0) out.push('');
     for (const scenario of SCENARIOS) {
       if (!TARGETS.some((t) => variant.has(key(scenario, t)))) continue;
       out.push(`### ${scenario}`, '', ...scenarioTable(variant, scenario), '');
