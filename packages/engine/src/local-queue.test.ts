@@ -4,20 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalQueue } from './local-queue.ts';
 import type { DeliveryRunner } from './runner.ts';
 import type { ClaimedDelivery } from './store.ts';
+import { claimedDelivery } from './store-conformance.ts';
 
 function delivery(id: string, notBefore?: number): ClaimedDelivery {
-  return {
-    id,
-    eventId: `evt_${id}`,
-    destinationId: 'dst_1',
-    eventType: 'order.created',
-    payload: '{}',
-    sequence: 1,
-    attempts: 0,
-    attemptBase: 0,
-    eventCreatedAt: 0,
-    ...(notBefore === undefined ? {} : { notBefore }),
-  };
+  return claimedDelivery(id, notBefore === undefined ? {} : { notBefore });
 }
 
 /** A runner that records when each delivery started and holds it until `release(id)`. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { HEALTHY } from '@sluice/core';
 import { Registry } from 'prom-client';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptTransport } from './delivery-threads.ts';
@@ -8,8 +9,8 @@ import { EngineMetrics } from './metrics.ts';
 import { Pacer } from './pacer.ts';
 import { MemoryPacing } from './pacing.ts';
 import { DeliveryRunner } from './runner.ts';
-import type { ClaimedDelivery, Destination } from './store.ts';
-import { newDestination } from './store-conformance.ts';
+import type { Destination } from './store.ts';
+import { claimedDelivery, newDestination } from './store-conformance.ts';
 
 const destination: Destination = {
   ...newDestination('ten_1', { id: 'dst_1' }),
@@ -17,16 +18,7 @@ const destination: Destination = {
   disabledReason: null,
   createdAt: 0,
   updatedAt: 0,
-  health: {
-    state: 'healthy',
-    since: null,
-    consecutiveFailures: 0,
-    windowStart: 0,
-    windowAttempts: 0,
-    windowFailures: 0,
-    probeFailures: 0,
-    nextProbeAt: null,
-  } as Destination['health'],
+  health: { ...HEALTHY },
 };
 
 describe('DeliveryRunner and a delivery published ahead (notBefore)', () => {
@@ -66,19 +58,7 @@ describe('DeliveryRunner and a delivery published ahead (notBefore)', () => {
     });
     await pacing.published('dst_1', ['dlv_1'], { limit: 10, periodMs: 1_000, burst: null }, Date.now());
     const notBefore = Date.now() + 80;
-    const delivery: ClaimedDelivery = {
-      id: 'dlv_1',
-      eventId: 'evt_1',
-      destinationId: 'dst_1',
-      eventType: 'order.created',
-      payload: '{}',
-      sequence: 1,
-      attempts: 0,
-      attemptBase: 0,
-      eventCreatedAt: 0,
-      notBefore,
-    };
-    await runner.run(delivery);
+    await runner.run(claimedDelivery('dlv_1', { notBefore }));
     assert.ok((starts[0] as number) >= notBefore, 'the start is recorded once the slot has freed');
     assert.equal(pacing.pacer.peek('dst_1')?.window.size, 1, 'the send is in the window');
     assert.ok((sentAt[0] as number) >= notBefore, `sent ${notBefore - (sentAt[0] as number)} ms early`);

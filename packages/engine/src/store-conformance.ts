@@ -69,6 +69,22 @@ export function newDestination(tenantId: string, overrides: Partial<NewDestinati
   };
 }
 
+/** A delivery as a tick hands it to the delivery queue (queue and runner tests). */
+export function claimedDelivery(id: string, overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
+  return {
+    id,
+    eventId: `evt_${id}`,
+    destinationId: 'dst_1',
+    eventType: 'order.created',
+    payload: '{}',
+    sequence: 1,
+    attempts: 0,
+    attemptBase: 0,
+    eventCreatedAt: 0,
+    ...overrides,
+  };
+}
+
 function newEvent(destinationIds: string[], overrides: Partial<NewEvent> = {}): NewEvent {
   return {
     type: 'order.created',

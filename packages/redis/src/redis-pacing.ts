@@ -25,7 +25,7 @@ import {
 } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { byShard, defineScripts, SCRIPT_BATCH } from './scripts.ts';
+import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
 
@@ -137,44 +137,35 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   /** One paceReadBatch call per shard for the reads of a turn (the ticks run side by side). */
-  private async readBatch(calls: readonly ReadCall[]): Promise<PaceReply[]> {
+  private readBatch(calls: readonly ReadCall[]): Promise<PaceReply[]> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    const out: PaceReply[] = new Array(calls.length);
-    await Promise.all(
-      byShard(keys, calls).map(async (group) => {
-        const ids = group.calls.map((c) => c.destinationId);
-        const replies = (await this.script('paceReadBatch')(
-          4 * ids.length,
-          ...ids.flatMap((id) => [keys.queued(id), keys.inflight(id), keys.sends(id), keys.pace(id)]),
-          windowMarginMs,
-          claimLeaseMs,
-          ...group.calls.flatMap((c) => [Math.floor(c.now), c.periodMs, Math.floor(c.horizon)]),
-        )) as PaceReply[];
-        for (const [j, i] of group.at.entries()) out[i] = replies[j] as PaceReply;
-      }),
-    );
-    return out;
+    return perShard(keys, calls, async (_shard, group) => {
+      const ids = group.map((c) => c.destinationId);
+      return (await this.script('paceReadBatch')(
+        4 * ids.length,
+        ...ids.flatMap((id) => [keys.queued(id), keys.inflight(id), keys.sends(id), keys.pace(id)]),
+        windowMarginMs,
+        claimLeaseMs,
+        ...group.flatMap((c) => [Math.floor(c.now), c.periodMs, Math.floor(c.horizon)]),
+      )) as PaceReply[];
+    });
   }
 
   /** One paceRoomBatch call per shard for the counts of a turn; each is fenced on its own. */
-  private async countBatch(calls: readonly CountCall[]): Promise<string[]> {
+  private countBatch(calls: readonly CountCall[]): Promise<string[]> {
     const { keys, windowMarginMs, claimLeaseMs } = this.o;
-    const out: string[] = new Array(calls.length);
-    await Promise.all(
-      byShard(keys, calls).map(async (group) => {
-        const ids = group.calls.map((c) => c.destinationId);
-        const leases = keys.leases(group.shard);
-        const replies = (await this.script('paceRoomBatch')(
-          4 * ids.length,
-          ...ids.flatMap((id) => [keys.queued(id), keys.sends(id), keys.pace(id), leases]),
-          windowMarginMs,
-          claimLeaseMs,
-          ...group.calls.flatMap((c) => c.args),
-        )) as (string | number)[];
-        for (const [j, i] of group.at.entries()) out[i] = String(replies[j]);
-      }),
-    );
-    return out;
+    return perShard(keys, calls, async (shard, group) => {
+      const ids = group.map((c) => c.destinationId);
+      const leases = keys.leases(shard);
+      const replies = (await this.script('paceRoomBatch')(
+        4 * ids.length,
+        ...ids.flatMap((id) => [keys.queued(id), keys.sends(id), keys.pace(id), leases]),
+        windowMarginMs,
+        claimLeaseMs,
+        ...group.flatMap((c) => c.args),
+      )) as (string | number)[];
+      return replies.map(String);
+    });
   }
 
   noteRoom(): void {}

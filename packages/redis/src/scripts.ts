@@ -52,24 +52,32 @@ export function defineScripts(redis: Redis): void {
 /** Where a settled tick left its destination. */
 export type Settled = { state: 'scheduled'; at: number } | { state: 'removed' | 'lost' };
 
-/** Calls of one turn grouped by the shard of each one's destination, each group in call order. */
-export function byShard<T extends { destinationId: string }>(
+/**
+ * Runs the calls of one turn as one script call per schedule shard of their destinations:
+ * `run` gets a shard and its calls in order and answers each; each caller gets its own answer.
+ * (Every key of one script must carry one shard's hash tag: Redis Cluster.)
+ */
+export async function perShard<T extends { destinationId: string }, R>(
   keys: Keys,
   calls: readonly T[],
-): { shard: number; calls: T[]; at: number[] }[] {
-  if (keys.shards === 1) return [{ shard: 0, calls: [...calls], at: calls.map((_, i) => i) }];
-  const groups = new Map<number, { shard: number; calls: T[]; at: number[] }>();
+  run: (shard: number, calls: T[]) => Promise<R[]>,
+): Promise<R[]> {
+  const groups = new Map<number, { calls: T[]; at: number[] }>();
   for (const [i, call] of calls.entries()) {
     const shard = keys.shardOf(call.destinationId);
-    let group = groups.get(shard);
-    if (!group) {
-      group = { shard, calls: [], at: [] };
-      groups.set(shard, group);
-    }
+    const group = groups.get(shard) ?? { calls: [], at: [] };
+    groups.set(shard, group);
     group.calls.push(call);
     group.at.push(i);
   }
-  return [...groups.values()];
+  const out: R[] = new Array(calls.length);
+  await Promise.all(
+    [...groups].map(async ([shard, group]) => {
+      const replies = await run(shard, group.calls);
+      for (const [j, i] of group.at.entries()) out[i] = replies[j] as R;
+    }),
+  );
+  return out;
 }
 
 /** Most calls in one batch script (its reply and arguments stay small). */
@@ -189,28 +197,20 @@ export class Scripts {
     return this.settles.load({ destinationId, lease, next });
   }
 
-  private async settleBatch(calls: readonly SettleCall[]): Promise<Settled[]> {
-    const out: Settled[] = new Array(calls.length);
-    await Promise.all(
-      byShard(this.keys, calls).map(async (group) => {
-        const replies = (await this.call('settleBatch').call(
-          this.redis,
-          this.keys.schedule(group.shard),
-          this.keys.leases(group.shard),
-          this.keys.woken(group.shard),
-          ...group.calls.flatMap((c) => [c.destinationId, c.lease, c.next === null ? -1 : Math.ceil(c.next)]),
-        )) as number[];
-        for (const [j, i] of group.at.entries()) {
-          const result = Number(replies[j]);
-          out[i] =
-            result === -2
-              ? { state: 'lost' }
-              : result === -1
-                ? { state: 'removed' }
-                : { state: 'scheduled', at: result };
-        }
-      }),
-    );
-    return out;
+  private settleBatch(calls: readonly SettleCall[]): Promise<Settled[]> {
+    return perShard(this.keys, calls, async (shard, group): Promise<Settled[]> => {
+      const replies = (await this.call('settleBatch').call(
+        this.redis,
+        this.keys.schedule(shard),
+        this.keys.leases(shard),
+        this.keys.woken(shard),
+        ...group.flatMap((c) => [c.destinationId, c.lease, c.next === null ? -1 : Math.ceil(c.next)]),
+      )) as number[];
+      return replies.map((reply) => {
+        const result = Number(reply);
+        if (result === -2) return { state: 'lost' };
+        return result === -1 ? { state: 'removed' } : { state: 'scheduled', at: result };
+      });
+    });
   }
 }
