@@ -91,7 +91,6 @@ export {
 export { type SendHandle, SendWindow, type SendWindowOptions } from './send-window.ts';
 export { generateSecret, isValidSecret, type SignInput, signatureHeader, signOne } from './signature.ts';
 export {
-  type AheadDecision,
   decideTick,
   MIN_TICK_GAP_MS,
   nextTickAt,
