@@ -42,6 +42,10 @@ async function ingest(target: Target, w: Workload, onT0: (t0: number) => void): 
     const accepted = await target.submit(events, createdAt);
     stats.accepted += accepted;
     stats.submitMs += now() - createdAt;
+    if (w.ingest.mode === 'burst') {
+      stats.chunksDoneMs ??= [];
+      stats.chunksDoneMs.push(Math.round(now() - stats.t0));
+    }
   };
 
   if (w.ingest.mode === 'burst') {

@@ -25,6 +25,8 @@ export interface IngestStats {
   maxLagMs: number;
   /** Time spent inside `submit` (the target taking events). */
   submitMs: number;
+  /** Burst: each chunk's hand-over, from t0 to when the target took it (ms). */
+  chunksDoneMs?: number[];
 }
 
 export interface AppliedChange {
