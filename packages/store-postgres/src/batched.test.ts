@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { Tenant } from '@sluice/engine';
+import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/engine';
 import pg from 'pg';
 import { CLAIM_SQL } from './claim.ts';
+import { completeAttempts } from './complete.ts';
 import { PostgresStore } from './postgres-store.ts';
 import {
+  adminQuery,
   dropSchema,
   findPlanNode,
   freshSchema,
@@ -232,6 +234,84 @@ await withPostgres('PostgresStore batches', () => {
         100,
         'the rest is there',
       );
+    });
+
+    it('a completion finds its deliveries and destinations by key, whatever its generic plan was made on', async () => {
+      const succeeded = (c: ClaimedDelivery, startedAt: number): CompletedAttempt => ({
+        attempt: {
+          id: newId('att'),
+          deliveryId: c.id,
+          destinationId: c.destinationId,
+          attempt: c.attempts + 1,
+          startedAt,
+          finishedAt: startedAt + 5,
+          statusCode: 200,
+          errorCode: null,
+          errorMessage: null,
+          responseExcerpt: 'ok',
+        },
+        status: 'delivered',
+        nextAttemptAt: null,
+        disableDestination: false,
+      });
+      /** The statement and values the store would send for `completed`. */
+      const statementOf = async (completed: CompletedAttempt[]) => {
+        let sent: { text: string; values: unknown[] } | undefined;
+        const capture = async (text: string, values: unknown[] = []) => {
+          sent = { text, values };
+          return [];
+        };
+        await completeAttempts({ query: capture }, completed, T0 + 9);
+        return sent ?? assert.fail('no statement');
+      };
+      const [first] = (await destinationsWith([3])) as [string];
+      const early = (await store.claimDue(first, 3, T0 + 1)).deliveries;
+      // A connection of the pool the store completes on.
+      const client = await store.db.genericPool.connect();
+      try {
+        // The worst case of a cached plan: made on almost empty tables, as a worker's first
+        // completions of a fresh install are, then kept while the tables grow.
+        const firstBatch = await statementOf([succeeded(early[0] as ClaimedDelivery, T0 + 2)]);
+        await client.query({ name: 'complete', text: firstBatch.text, values: firstBatch.values });
+        // Grown: 300 destinations, 3,000 deliveries claimed and completed (their old versions
+        // stay in the claimed index until a vacuum), 2 claimed still.
+        const many = await destinationsWith(Array.from({ length: 300 }, (_, i) => (i === 0 ? 3_000 : 0)));
+        const bulk = (await store.claimDue(many[0] as string, 3_000, T0 + 1)).deliveries;
+        await store.completeAttempts(
+          bulk.map((c) => succeeded(c, T0 + 3)),
+          T0 + 4,
+        );
+        const batch = await statementOf(early.slice(1).map((c) => succeeded(c, T0 + 5)));
+        const literal = (v: unknown): string =>
+          v === null
+            ? 'NULL'
+            : Array.isArray(v)
+              ? client.escapeLiteral(`{${v.map((x) => (x === null ? 'NULL' : JSON.stringify(x))).join(',')}}`)
+              : client.escapeLiteral(String(v));
+        const { rows } = await client.query(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE complete(${batch.values.map(literal).join(', ')})`,
+        );
+        const plan = (rows[0]['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
+        const scans = (node: PlanNode): string[] => [
+          ...(node['Index Name'] === undefined && node['Relation Name'] === undefined
+            ? []
+            : [`${node['Node Type']} ${node['Index Name'] ?? node['Relation Name']}`]),
+          ...(node.Plans ?? []).flatMap(scans),
+        ];
+        // The claimed index holds an entry for every version a claim wrote until a vacuum.
+        const wide = scans(plan).filter((s) => s.startsWith('Seq Scan') || s.includes('deliveries_claimed'));
+        assert.deepEqual(wide, [], `every row read by its key: ${scans(plan).join('; ')}`);
+        assert.ok(
+          Number(plan['Shared Hit Blocks'] ?? 0) < 100,
+          `pages read for 2 deliveries: ${plan['Shared Hit Blocks']}`,
+        );
+      } finally {
+        client.release();
+      }
+      const { rows: settled } = await adminQuery(
+        `SELECT count(*)::int AS n FROM ${schema}.deliveries WHERE status = 'delivered'`,
+      );
+      assert.equal(settled[0]?.n, 3_003, 'the prepared completion moved its deliveries');
     });
 
     for (const [order, index] of [

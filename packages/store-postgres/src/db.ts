@@ -94,9 +94,11 @@ export class Db implements Queryable {
   /**
    * Connections whose prepared statements always run on their generic plan
    * (`plan_cache_mode = force_generic_plan`), for statements shaped so that no estimate
-   * changes their cost (the claim, claim.ts). Postgres otherwise plans such a statement anew
-   * at every run while a plan for the values at hand is estimated cheaper than the generic
-   * one — for the claim, always: 0.4 ms of planning a run, more than running it.
+   * changes their cost (the claim, claim.ts; the completion, complete.ts). Postgres otherwise
+   * plans such a statement anew at every run while a plan for the values at hand is
+   * estimated cheaper than the generic one — for the claim, always: 0.4 ms of planning a
+   * run, more than running it — or settles on a generic plan made on the tables as they were
+   * at its sixth run.
    */
   readonly genericPool: pg.Pool;
   /** Runs statements on `genericPool`. */
@@ -125,7 +127,10 @@ export class Db implements Queryable {
       ...common,
       max: Math.max(GENERIC_POOL_SIZE, genericMin),
       min: genericMin,
-      ...settings(['-c plan_cache_mode=force_generic_plan']),
+      // A generic plan is made once per connection, often while the tables are nearly
+      // empty, where a sequential scan is cheapest, and kept as they grow: these statements
+      // read every row by a key, so a scan is never what they need.
+      ...settings(['-c plan_cache_mode=force_generic_plan', '-c enable_seqscan=off']),
     });
     // An idle client whose connection breaks (a server restart) is already dropped by the
     // pool; without a listener the 'error' event would end the process. The next query

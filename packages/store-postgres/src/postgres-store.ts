@@ -265,7 +265,7 @@ export class PostgresStore implements Store {
     now: number,
     policy?: HealthPolicy,
   ): Promise<HealthChange[]> {
-    return complete.completeAttempts(this.db, completed, now, policy);
+    return complete.completeAttempts(this.db.generic, completed, now, policy);
   }
 
   async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {

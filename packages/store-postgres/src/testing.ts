@@ -44,6 +44,8 @@ export function newEvent(destinationIds: string[], idempotencyKey: string | null
 export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Relation Name'?: string;
+  'Shared Hit Blocks'?: number;
   'Rows Removed by Join Filter'?: number;
   'Actual Loops'?: number;
   Plans?: PlanNode[];

@@ -17,6 +17,7 @@ const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-d
 const store = await PostgresStore.open(config.DATABASE_URL, {
   poolSize: config.SLUICE_PG_POOL_SIZE,
   poolMin: config.SLUICE_PG_POOL_MIN,
+  genericPoolMin: config.SLUICE_PG_POOL_MIN, // the completions' connections (Db.generic)
   applicationName: 'sluice-delivery-worker',
 });
 const worker = await startDeliveryWorkerService({
