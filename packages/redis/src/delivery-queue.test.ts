@@ -161,6 +161,39 @@ describe('the BullMQ delivery queue', { skip }, () => {
     });
   });
 
+  it('a delivery published again while the job that first carried it is active gets a job of its own', async () => {
+    await withQueue(5, async (publisher, prefix) => {
+      await publisher.publish('dst_a', [delivery(1), delivery(2)]);
+      const ran: string[] = [];
+      let write = (): void => {};
+      const written = new Promise<void>((resolve) => {
+        write = resolve;
+      });
+      const worker = startDeliveryWorker({
+        connection,
+        prefix,
+        concurrency: 4,
+        run: async (d) => {
+          ran.push(d.id);
+          // dlv_1 did not start (released: back to pending, claimed again); dlv_2 did and
+          // keeps the first job active until its outcome is written.
+          return d.id === 'dlv_2' ? { written } : {};
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      try {
+        await until(() => ran.length === 2, 'the first job');
+        await new Promise((r) => setTimeout(r, 2)); // a publish in another millisecond
+        await publisher.publish('dst_a', [delivery(1)]);
+        await until(() => ran.length === 3, 'dlv_1 published again');
+      } finally {
+        write();
+        await worker.close();
+      }
+      assert.deepEqual(ran, ['dlv_1', 'dlv_2', 'dlv_1']);
+    });
+  });
+
   it('a job none of whose deliveries could start is tried again by BullMQ', async () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish('dst_a', [delivery(1)]);

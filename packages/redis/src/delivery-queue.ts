@@ -54,9 +54,16 @@ export interface PublisherOptions extends DeliveryQueueOptions {
   jobDeliveries?: number | undefined;
 }
 
-/** One job per attempt: a retry of the same delivery is a new job. */
-function jobIdOf(delivery: { id: string; attempts: number }): string {
-  return `${delivery.id}-${delivery.attempts}`;
+/**
+ * A job's id: its first delivery's attempt and the moment of the publish. BullMQ adds nothing
+ * for an id it holds, so a MULTI sent again (a reconnect) adds no second job; but a delivery
+ * published again — a retry, a delivery released because the window had no room under a
+ * lowered limit, a claim the sweeper returned — must get a new job even while the job that
+ * first carried it is still active (its other deliveries running) or kept as failed: with
+ * the attempt alone as its id, such a job was dropped and its deliveries stayed claimed.
+ */
+function jobIdOf(delivery: { id: string; attempts: number }, publishedAt: number): string {
+  return `${delivery.id}-${delivery.attempts}-${publishedAt.toString(36)}`;
 }
 
 export class BullPublisher implements Publisher {
@@ -95,10 +102,15 @@ export class BullPublisher implements Publisher {
     // a steady trickle over many destinations — one delivery per tick — fills jobs too.
     const deliveries = batches.flat();
     const jobs: { name: string; data: DeliveryJob; opts: { jobId: string } }[] = [];
+    const publishedAt = Date.now();
     for (let i = 0; i < deliveries.length; i += this.jobDeliveries) {
       const chunk = deliveries.slice(i, i + this.jobDeliveries);
-      // Named after its first delivery's attempt: a delivery is claimed into one job only.
-      jobs.push({ name: 'deliver', data: { deliveries: chunk }, opts: { jobId: jobIdOf(chunk[0]!) } });
+      // A delivery is claimed into one job per publish.
+      jobs.push({
+        name: 'deliver',
+        data: { deliveries: chunk },
+        opts: { jobId: jobIdOf(chunk[0]!, publishedAt) },
+      });
     }
     await this.queue.addBulk(jobs);
     return batches.map(() => undefined);
