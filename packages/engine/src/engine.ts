@@ -141,6 +141,8 @@ export class Engine {
       metrics: this.metrics,
       clock,
       random: options.random ?? Math.random,
+      store: this.store,
+      wake: (id) => this.wake(id),
     });
     this.queue = new LocalQueue(
       runner,

@@ -36,6 +36,7 @@ export class EngineMetrics {
   readonly probes: Counter;
   readonly repairs: Counter<'kind'>;
   readonly tickTakeovers: Counter;
+  readonly releasedStarts: Counter;
 
   constructor(
     registry: Registry,
@@ -76,6 +77,11 @@ export class EngineMetrics {
       name: 'sluice_ticks_total',
       help: 'Rate-limiter ticks by result: published, short_circuit, idle, inactive, suspended, probe.',
       labelNames: ['result'],
+      registers,
+    });
+    this.releasedStarts = new Counter({
+      name: 'sluice_deliveries_released_total',
+      help: 'Published deliveries returned to pending unsent: a limit lowered since their tick left the window no room.',
       registers,
     });
     this.tickLag = new Histogram({

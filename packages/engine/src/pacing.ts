@@ -103,7 +103,14 @@ export interface AttemptPace {
 
 /** The workers' side. */
 export interface AttemptPacing {
-  /** A published delivery's request starts: from queued to in flight and into the window. */
+  /**
+   * A published delivery's request starts: from queued to in flight and into the window.
+   * With `cap` (the limit in force now: the burst, else the limit), only while fewer than
+   * `cap` sends count against the window; else nothing changes and the answer is null. A
+   * tick counts the window when it publishes, but a delivery published ahead of its slot, or
+   * one that waited in a queue, starts later, and the limit may have been lowered meanwhile
+   * (DESIGN I2, I5).
+   */
   start(
     destinationId: string,
     deliveryId: string,
@@ -111,6 +118,14 @@ export interface AttemptPacing {
     timeoutMs: number,
     now: number,
   ): Promise<AttemptPace>;
+  start(
+    destinationId: string,
+    deliveryId: string,
+    periodMs: number,
+    timeoutMs: number,
+    now: number,
+    cap: number | undefined,
+  ): Promise<AttemptPace | null>;
   /** A published delivery will not be sent (its destination is gone). */
   drop(destinationId: string, deliveryId: string): Promise<void>;
 }
@@ -156,14 +171,31 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     if (pace) pace.roomForMore = roomForMore;
   }
 
+  start(
+    destinationId: string,
+    deliveryId: string,
+    periodMs: number,
+    timeoutMs: number,
+    now: number,
+  ): Promise<AttemptPace>;
+  start(
+    destinationId: string,
+    deliveryId: string,
+    periodMs: number,
+    timeoutMs: number,
+    now: number,
+    cap: number | undefined,
+  ): Promise<AttemptPace | null>;
   async start(
     destinationId: string,
     _deliveryId: string,
     periodMs: number,
     _timeoutMs: number,
     now: number,
-  ): Promise<AttemptPace> {
+    cap?: number,
+  ): Promise<AttemptPace | null> {
     const pace: DestinationPace = this.pacer.of(destinationId, periodMs);
+    if (cap !== undefined && pace.window.count(now) >= cap) return null;
     pace.queued--;
     pace.inFlight++;
     const handle = pace.window.start(now);

@@ -5,10 +5,13 @@
  *   [wait for notBefore] → start (queued → in flight, into the window) → signed POST
  *   → outcome (decideOutcome)
  *   → completion buffered for the batched write
+ *
+ *   start refused (the window is full under a limit lowered since the publish)
+ *   → back to pending in the store, the destination woken: its next tick publishes it
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decideOutcome, newId, PERIOD_MS, retryDelayMs } from '@sluice/core';
+import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, windowCap } from '@sluice/core';
 import { adaptiveFeedback } from './adaptive-feedback.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport } from './deliver.ts';
@@ -16,7 +19,7 @@ import type { AttemptTransport } from './delivery-threads.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { AttemptPacing } from './pacing.ts';
-import type { ClaimedDelivery } from './store.ts';
+import type { ClaimedDelivery, Store } from './store.ts';
 import { isSystemDestination } from './system.ts';
 
 export interface RunnerDeps {
@@ -27,6 +30,10 @@ export interface RunnerDeps {
   metrics: EngineMetrics;
   clock: () => number;
   random: () => number;
+  /** Where a delivery that may not start goes back to pending. */
+  store: Pick<Store, 'releaseClaims'>;
+  /** The destination has pending work again (a released delivery). */
+  wake(destinationId: string): void;
 }
 
 export class DeliveryRunner {
@@ -58,13 +65,28 @@ export class DeliveryRunner {
     const startedAt = clock();
     /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
     const onClock = (wall: number) => wall + (clock() - Date.now());
+    // The limit in force now, not the one the tick published under: lowered since, the window
+    // may have no room for this request. It then goes back to pending (a claim the tick made,
+    // undone) and the next tick publishes it under the new limit; waiting here instead would
+    // hold a request slot for as long as the new limit makes it wait, and a whole run of the
+    // old limit could be waiting.
+    const cap = windowCap(ratePlan(destination.rateLimit));
     const pace = await pacing.start(
       delivery.destinationId,
       delivery.id,
       periodMs,
       destination.timeoutMs,
       startedAt,
+      cap,
     );
+    if (pace === null) {
+      // Pending before it leaves `queued`: meanwhile it is over-counted, never under-counted.
+      await this.deps.store.releaseClaims([delivery.id], clock());
+      await pacing.drop(delivery.destinationId, delivery.id);
+      metrics.releasedStarts.inc();
+      this.deps.wake(delivery.destinationId);
+      return {};
+    }
     const attemptNo = delivery.attempts + 1;
     let finishedAt = startedAt;
     let report: AttemptReport | undefined;

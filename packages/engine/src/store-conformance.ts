@@ -852,6 +852,38 @@ export function storeConformance(name: string, open: OpenStore): void {
       });
     });
 
+    describe('releaseClaims', () => {
+      it('returns unstarted claims to pending in their place; anything not queued stays', async () => {
+        const a = await destination();
+        const [a1, a2, a3, a4] = await accept(a.id, 4, T0);
+        const claimed = await claim(store, a.id, 4, T0 + 10);
+        await store.completeAttempts(
+          [completion(claimed[3] as ClaimedDelivery, { status: 'delivered', startedAt: T0 + 11 })],
+          T0 + 12,
+        );
+        assert.equal(await store.releaseClaims([a1, a2, a4, 'dlv_missing'] as string[], T0 + 20), 2);
+        assert.equal(await store.releaseClaims([], T0 + 20), 0);
+        for (const id of [a1, a2]) {
+          const back = await store.getDelivery(id as string);
+          assert.equal(back?.delivery.status, 'pending');
+          assert.equal(back?.delivery.nextAttemptAt, T0, 'due as before');
+          assert.equal(back?.delivery.attempts, 0);
+        }
+        assert.equal(await statusOf(a3 as string), 'queued');
+        assert.equal(await statusOf(a4 as string), 'delivered');
+        assert.deepEqual(
+          await store.staleClaims(Number.POSITIVE_INFINITY),
+          [{ id: a3, destinationId: a.id, attempts: 0 }],
+          'a released delivery is no claim for the sweeper',
+        );
+        assert.deepEqual(
+          (await claim(store, a.id, 10, T0 + 30)).map((c) => c.id),
+          [a1, a2],
+          'claimed again, oldest first',
+        );
+      });
+    });
+
     describe('attempt history and counts', () => {
       it('recentAttempts: attempts started since a time, oldest first', async () => {
         const a = await destination();

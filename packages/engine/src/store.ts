@@ -357,6 +357,13 @@ export interface Store {
    */
   requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>>;
   /**
+   * Returns claimed deliveries whose requests never started to `pending`, due as before (so
+   * they keep their place): the limit was lowered after their tick published them, and the
+   * window has no room for them under the new one (docs/adr/0012). A delivery no longer
+   * `queued` is left as it is. Returns how many moved.
+   */
+  releaseClaims(deliveryIds: readonly string[], now: number): Promise<number>;
+  /**
    * Deliveries `queued`/`delivering` claimed before `claimedBefore`, with the attempts made
    * before the claimed one: the candidates of a `requeue`, so the distributed sweeper asks the
    * delivery queue about these few jobs only (never lists the whole queue). Bounded by the

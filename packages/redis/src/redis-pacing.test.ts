@@ -35,6 +35,7 @@ describe('RedisPacing', { skip }, () => {
     for (let seed = 1; seed <= 16; seed++) {
       const random = mulberry32(seed);
       const roomRandom = mulberry32(seed + 100); // its own draws: the trajectory stays the same
+      const capRandom = mulberry32(seed + 200); // likewise
       const keys = new Keys(`${prefix}-${seed}`);
       // On this fake clock a write's lowering goes at once (in real time it waits for the bound).
       const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
@@ -63,6 +64,7 @@ describe('RedisPacing', { skip }, () => {
       let sawBucket = false;
       let sawBackoff = false;
       let sawLeaving = false;
+      let sawRefused = false;
       for (let step = 0; step < 300; step++) {
         now += Math.floor(random() * 60);
         const roll = random();
@@ -76,9 +78,18 @@ describe('RedisPacing', { skip }, () => {
           assert.equal(rr, lr, `roomAt after publishing, seed ${seed} step ${step}`);
         } else if (roll < 0.6 && queued.length > 0) {
           const id = queued.shift() as string;
+          // First under a cap (a limit lowered since the publish): both refuse, changing
+          // nothing, or both start, as a start without one would.
+          const cap = 1 + Math.floor(capRandom() * (burst ?? limit));
+          const [rc, lc] = [
+            await remote.start(d, id, periodMs, 60_000, now, cap),
+            await local.start(d, id, periodMs, 60_000, now, cap),
+          ];
+          assert.equal(rc === null, lc === null, `a start under cap ${cap}, seed ${seed} step ${step}`);
+          sawRefused ||= rc === null;
           running.push({
-            r: await remote.start(d, id, periodMs, 60_000, now),
-            l: await local.start(d, id, periodMs, 60_000, now),
+            r: rc ?? (await remote.start(d, id, periodMs, 60_000, now)),
+            l: lc ?? (await local.start(d, id, periodMs, 60_000, now)),
             startedAt: now,
           });
         } else if (roll < 0.75 && running.length > 0) {
@@ -136,6 +147,7 @@ describe('RedisPacing', { skip }, () => {
       }
       assert.equal(sawBucket, burst !== null, `the bucket was exercised, seed ${seed}`);
       assert.ok(sawLeaving, `sends left within a horizon, seed ${seed}`);
+      assert.ok(sawRefused, `a start was refused under a cap, seed ${seed}`);
       if (limit > 1) assert.equal(sawBackoff, adaptive, `adaptive pacing was exercised, seed ${seed}`);
     }
   });

@@ -170,13 +170,29 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   noteRoom(): void {}
 
+  start(
+    destinationId: string,
+    deliveryId: string,
+    periodMs: number,
+    timeoutMs: number,
+    now: number,
+  ): Promise<AttemptPace>;
+  start(
+    destinationId: string,
+    deliveryId: string,
+    periodMs: number,
+    timeoutMs: number,
+    now: number,
+    cap: number | undefined,
+  ): Promise<AttemptPace | null>;
   async start(
     destinationId: string,
     deliveryId: string,
-    _periodMs: number,
+    periodMs: number,
     timeoutMs: number,
     now: number,
-  ): Promise<AttemptPace> {
+    cap?: number,
+  ): Promise<AttemptPace | null> {
     const { redis, keys, arrivalBoundMs } = this.o;
     const token = `${deliveryId}:${this.nonce}.${(this.sent++).toString(36)}`;
     const sends = keys.sends(destinationId);
@@ -191,8 +207,11 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         token,
         Math.ceil(now + timeoutMs),
         now,
+        cap ?? 0,
+        periodMs + this.windowMarginMs,
       ),
     );
+    if (index === -2) return null;
     // The write time lowers the send's occupancy to `written + arrivalBound` only when the
     // response is not in by then (before it, the response is the tighter bound and lowers it
     // itself). So it is sent only then: a fast receiver costs no round trip for it, and a

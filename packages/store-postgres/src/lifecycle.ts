@@ -40,6 +40,22 @@ export async function requeue(
   return new Map(rows.map((r) => [r.destination_id as string, r.n as number]));
 }
 
+/** `Store.releaseClaims`: queued deliveries back to pending, their due time unchanged. */
+export async function releaseClaims(
+  db: Queryable,
+  deliveryIds: readonly string[],
+  now: number,
+): Promise<number> {
+  if (deliveryIds.length === 0) return 0;
+  const rows = await db.query(
+    `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = $2
+     WHERE id = ANY($1::text[]) AND status = 'queued'
+     RETURNING id`,
+    [[...deliveryIds], now],
+  );
+  return rows.length;
+}
+
 export async function staleClaims(db: Queryable, claimedBefore: number): Promise<StaleClaim[]> {
   const rows = await db.query(
     `SELECT id, destination_id, attempts FROM deliveries

@@ -300,6 +300,10 @@ export class PostgresStore implements Store {
     return lifecycle.requeue(this.db, claimedBefore, keep, now);
   }
 
+  async releaseClaims(deliveryIds: readonly string[], now: number): Promise<number> {
+    return lifecycle.releaseClaims(this.db, deliveryIds, now);
+  }
+
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {
     return lifecycle.staleClaims(this.db, claimedBefore);
   }

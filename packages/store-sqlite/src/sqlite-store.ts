@@ -434,6 +434,18 @@ export class SqliteStore implements Store {
     });
   }
 
+  async releaseClaims(deliveryIds: readonly string[], now: number): Promise<number> {
+    if (deliveryIds.length === 0) return 0;
+    return this.tx(() =>
+      Number(
+        this.sql(
+          `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = ?
+             WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'`,
+        ).run(now, JSON.stringify(deliveryIds)).changes,
+      ),
+    );
+  }
+
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {
     return this.sql(
       `SELECT id, destination_id, attempts FROM deliveries

@@ -135,6 +135,11 @@ export async function startDeliveryWorkerService(
     metrics,
     clock,
     random: o.random ?? Math.random,
+    store: o.store,
+    // At the window's room, not now: the window was full when it was released.
+    wake: (id) => {
+      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
+    },
   });
   const worker = startDeliveryWorker({
     connection: bullConnection(o.redisUrl),
