@@ -13,7 +13,7 @@
  * Either way every process is told, and the tick is rescheduled.
  */
 
-import { ratePlan } from '@sluice/core';
+import { ratePlan, windowCap } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { TickPacing } from './pacing.ts';
@@ -47,6 +47,12 @@ export async function probeTick(
   if (counts.queued + counts.inFlight > 0) {
     metrics.ticks.inc({ result: 'suspended' });
     return now + PROBE_RECHECK_MS;
+  }
+  // A probe is a request like any other: not while the failures that opened the circuit still
+  // fill the window (its start would be refused, and the probe put back).
+  if (counts.sentInWindow >= windowCap(plan)) {
+    metrics.ticks.inc({ result: 'suspended' });
+    return Math.max(now + 1, await pacing.published(id, [], plan, now));
   }
   const claim = await store.claimProbe(id, now, now + destination.timeoutMs + PROBE_HOLD_MARGIN_MS);
   if (claim.nextProbeAt === null) {
