@@ -195,7 +195,9 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     cap?: number,
   ): Promise<AttemptPace | null> {
     const pace: DestinationPace = this.pacer.of(destinationId, periodMs);
-    if (cap !== undefined && pace.window.count(now) >= cap) return null;
+    // The scan only when the window may be full: a start is once per request.
+    if (cap !== undefined && !pace.window.surelyRoom(now, cap, 0) && pace.window.count(now) >= cap)
+      return null;
     pace.queued--;
     pace.inFlight++;
     const handle = pace.window.start(now);
