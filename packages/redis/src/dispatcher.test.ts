@@ -55,4 +55,35 @@ describe('RedisDispatcher', { skip }, () => {
     assert.deepEqual([api.reads, worker.reads], [['dst_new'], ['dst_new']], 'one read each');
     assert.equal(await redis.zcard(keys.schedule(0)), 0, 'nothing to run: no tick is scheduled');
   });
+
+  it('a changed limit is where every start checks it before the change is announced', async () => {
+    const store = {
+      async getDestination(id: string) {
+        const rateLimit = { limit: 5, period: 'second' };
+        return { id, state: 'active', rateLimit, updatedAt: 7_000 } as unknown as Destination;
+      },
+    } as unknown as Store;
+    const state = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+    opened.push(state);
+    const { redis, keys, schedule, pacing, destinations } = state;
+    const dispatcher = new RedisDispatcher({
+      redis,
+      keys,
+      schedule,
+      pacing,
+      destinations,
+      logger: pino({ level: 'silent' }),
+      clock: Date.now,
+    });
+    await dispatcher.destinationChanged('dst_lowered');
+    assert.deepEqual(await redis.hgetall(keys.cap('dst_lowered')), { c: '5', v: '7000' });
+    const now = Date.now();
+    const ids = Array.from({ length: 6 }, (_, i) => `dlv_${i}`);
+    await pacing.published('dst_lowered', ids, { limit: 20, periodMs: 1_000, burst: null }, now);
+    let started = 0;
+    // A worker whose copy still says 20 a second.
+    for (const id of ids)
+      if ((await pacing.start('dst_lowered', id, 1_000, 10_000, now, 20)) !== null) started++;
+    assert.equal(started, 5);
+  });
 });

@@ -5,7 +5,7 @@
  * never lost: the rate limiters' sweeper re-wakes every destination with pending work.
  */
 
-import { PERIOD_MS } from '@sluice/core';
+import { PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
 import { type Destination, type DestinationCache, paceLimit } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -54,9 +54,19 @@ export class RedisDispatcher {
     }
   }
 
+  /**
+   * After the commit, before the answer: the committed cap goes where every request's start
+   * checks it (a lowered limit holds from the answer on, even for a worker whose copy has not
+   * heard of it yet), then every process refreshes its copy, and the destination ticks.
+   */
   async destinationChanged(destinationId: string): Promise<void> {
-    const { redis, keys, destinations, schedule, clock } = this.d;
+    const { redis, keys, destinations, schedule, pacing, clock } = this.d;
     const destination = await destinations.refresh(destinationId);
+    await pacing.storeCap(
+      destinationId,
+      destination === undefined ? null : windowCap(ratePlan(destination.rateLimit)),
+      destination?.updatedAt ?? clock(),
+    );
     await publishChange(redis, keys, destinationId);
     // A new limit is in force within one tick: run that tick now.
     if (destination?.state === 'active') await schedule.wake(destinationId, clock());

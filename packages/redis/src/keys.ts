@@ -14,6 +14,9 @@
  *   <prefix>:{s<n>}:d:<id>:pace         HASH the token bucket (tat, n, T) and adaptive pacing
  *                                        (lim, per, E, cut, calm, hold, ewma, base); expires a
  *                                        day after its last write (docs/adr/0008)
+ *   <prefix>:{s<n>}:d:<id>:cap          HASH the window's cap as the API last committed it (c)
+ *                                        and the copy's version (v); for a few minutes after
+ *                                        each change (ADR 0012, amendment of session 26)
  *   <prefix>:epoch                      STRING set once the state was built from the store
  *   <prefix>:kick                       channel: a tick moved to the head of a schedule
  *   <prefix>:changes                    channel: a destination changed (id)
@@ -74,6 +77,10 @@ export class Keys {
 
   pace(destinationId: string): string {
     return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:pace`;
+  }
+
+  cap(destinationId: string): string {
+    return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:cap`;
   }
 
   epoch(): string {

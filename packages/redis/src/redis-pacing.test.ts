@@ -201,6 +201,39 @@ describe('RedisPacing', { skip }, () => {
     assert.equal(await at(1_405), 0, '`a` from 400');
   });
 
+  it('a start checks the cap the API stored with a change, whatever its caller still knows', async () => {
+    const keys = new Keys(`${prefix}-stored-cap`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const ids = Array.from({ length: 8 }, (_, i) => `x${i}`);
+    await pacing.published('d', ids, { limit: 20, periodMs: 1_000, burst: null }, 0);
+    // The limit went from 20 to 5; the worker's copy has not heard yet and still passes 20.
+    await pacing.storeCap('d', 5, 2_000);
+    const started = [];
+    for (const id of ids) started.push(await pacing.start('d', id, 1_000, 60_000, 10, 20));
+    assert.equal(started.filter((p) => p !== null).length, 5, "the stored cap, not the caller's");
+    // A caller that knows the lower limit is not raised by the stored one.
+    await pacing.storeCap('d', 50, 3_000);
+    assert.equal(await pacing.start('d', 'x5', 1_000, 60_000, 10, 5), null);
+    // Without a cap of its own (a start that checks nothing) the stored cap is not applied.
+    assert.notEqual(await pacing.start('d', 'x6', 1_000, 60_000, 10), null);
+  });
+
+  it('an older copy of a destination does not replace the cap a newer one stored', async () => {
+    const keys = new Keys(`${prefix}-cap-versions`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const stored = async () => Number(await redis.hget(keys.cap('d'), 'c'));
+    await pacing.storeCap('d', 5, 2_000);
+    await pacing.storeCap('d', 20, 1_000); // a change committed before, its write late
+    assert.equal(await stored(), 5);
+    await pacing.storeCap('d', 20, 3_000);
+    assert.equal(await stored(), 20);
+    await pacing.storeCap('d', 30, 3_000); // one version twice: the lower cap
+    assert.equal(await stored(), 20);
+    assert.ok((await redis.pttl(keys.cap('d'))) > 0, 'kept only for a while');
+    await pacing.storeCap('d', null, 4_000); // deleted
+    assert.equal(await redis.exists(keys.cap('d')), 0);
+  });
+
   it('a wake waits for the bucket of a burst allowance and an adaptive hold, as the single box', async () => {
     const keys = new Keys(`${prefix}-wake`);
     const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });

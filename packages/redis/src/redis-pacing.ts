@@ -29,6 +29,12 @@ import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
 
+/**
+ * How long a committed change's cap is kept for the starts (`storeCap`): far longer than any
+ * process takes to hear of the change, after which their copies carry it.
+ */
+export const STORED_CAP_MS = 10 * 60_000;
+
 type Field = string | null;
 /** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
 type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[]];
@@ -203,6 +209,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         keys.inflight(destinationId),
         sends,
         pace,
+        keys.cap(destinationId),
         deliveryId,
         token,
         Math.ceil(now + timeoutMs),
@@ -277,6 +284,16 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   async drop(destinationId: string, deliveryId: string): Promise<void> {
     await this.o.redis.zrem(this.o.keys.queued(destinationId), deliveryId);
+  }
+
+  /**
+   * The API committed a change of the destination (or created it): from now on every start
+   * checks the window against `cap` too, as well as against its caller's copy of the limit
+   * (`start`), until the copies have heard of the change (`storeCap-1.lua`). `cap` null: the
+   * destination is gone. `version`: the committed copy's `updatedAt`.
+   */
+  async storeCap(destinationId: string, cap: number | null, version: number): Promise<void> {
+    await this.script('storeCap')(this.o.keys.cap(destinationId), cap ?? 0, version, STORED_CAP_MS);
   }
 
   /**

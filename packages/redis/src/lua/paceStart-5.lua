@@ -4,19 +4,23 @@
   cannot arrive later; an entry left by a worker that died expires by itself). With a burst
   allowance it takes a token: tat = max(tat, now) + T (GCRA, core bucket.ts `bucketStart`).
   With a cap, only while fewer than `cap` sends count against the window (as paceRead counts
-  them): the limit may have been lowered since the tick published this delivery.
+  them): the limit may have been lowered since the tick published this delivery. The cap is
+  the lower of the caller's (its cached copy of the destination) and the one the API stored
+  when it committed the destination's last change (`cap`, set before it answered): a copy
+  that has not heard of a lowered limit yet cannot start a request past it.
 
   Input:
     KEYS[1] queued     ZSET delivery -> publish time (ms)
     KEYS[2] inflight   ZSET attempt  -> start + timeout (ms)
     KEYS[3] sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     KEYS[4] pace       HASH tat, n (starts so far), T (emission interval; 0 or absent: none)
+    KEYS[5] cap        HASH c (the window's cap the API last committed), v (its version)
 
     ARGV[1] delivery id
     ARGV[2] attempt token
     ARGV[3] start + timeout (ms)
     ARGV[4] now (ms)
-    ARGV[5] the window's cap in force now (0: none)
+    ARGV[5] the window's cap in force now, as the caller knows it (0: none, and no stored cap)
     ARGV[6] the window's span: period + margin (ms)
 
   Output:
@@ -25,6 +29,8 @@
 ]]
 local cap = tonumber(ARGV[5] or '0')
 if cap > 0 then
+  local stored = tonumber(redis.call('HGET', KEYS[5], 'c') or '0')
+  if stored > 0 and stored < cap then cap = stored end
   local counted = redis.call('ZCOUNT', KEYS[3], '(' .. (tonumber(ARGV[4]) - tonumber(ARGV[6])), '+inf')
   if counted >= cap then return -2 end
 end
