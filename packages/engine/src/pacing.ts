@@ -109,7 +109,7 @@ export interface AttemptPacing {
    * `cap` sends count against the window; else nothing changes and the answer is null. A
    * tick counts the window when it publishes, but a delivery published ahead of its slot, or
    * one that waited in a queue, starts later, and the limit may have been lowered meanwhile
-   * (DESIGN I2, I5).
+   * (DESIGN I2, I5). Without `cap` it is never refused.
    */
   start(
     destinationId: string,
@@ -117,14 +117,7 @@ export interface AttemptPacing {
     periodMs: number,
     timeoutMs: number,
     now: number,
-  ): Promise<AttemptPace>;
-  start(
-    destinationId: string,
-    deliveryId: string,
-    periodMs: number,
-    timeoutMs: number,
-    now: number,
-    cap: number | undefined,
+    cap?: number,
   ): Promise<AttemptPace | null>;
   /** A published delivery will not be sent (its destination is gone). */
   drop(destinationId: string, deliveryId: string): Promise<void>;
@@ -171,21 +164,6 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     if (pace) pace.roomForMore = roomForMore;
   }
 
-  start(
-    destinationId: string,
-    deliveryId: string,
-    periodMs: number,
-    timeoutMs: number,
-    now: number,
-  ): Promise<AttemptPace>;
-  start(
-    destinationId: string,
-    deliveryId: string,
-    periodMs: number,
-    timeoutMs: number,
-    now: number,
-    cap: number | undefined,
-  ): Promise<AttemptPace | null>;
   async start(
     destinationId: string,
     _deliveryId: string,

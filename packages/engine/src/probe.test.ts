@@ -59,7 +59,7 @@ function setup() {
         at,
       );
       const pace = await pacing.start(suspended.id, `old_${at}_${i}`, PERIOD_MS, 10_000, at);
-      await pace.finished(at);
+      await pace?.finished(at);
     }
   };
   return { deps, claims, published, sent, pacing };

@@ -13,6 +13,13 @@ const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
 const NONE = { bucketTat: 0, adaptive: null, leaving: [] };
 
+/** A start without a cap: never refused. */
+async function started(pace: Promise<AttemptPace | null>): Promise<AttemptPace> {
+  const p = await pace;
+  assert.ok(p, 'a start without a cap is never refused');
+  return p;
+}
+
 const atOnce = (fn: () => void) => {
   fn();
   return () => undefined;
@@ -88,8 +95,8 @@ describe('RedisPacing', { skip }, () => {
           assert.equal(rc === null, lc === null, `a start under cap ${cap}, seed ${seed} step ${step}`);
           sawRefused ||= rc === null;
           running.push({
-            r: rc ?? (await remote.start(d, id, periodMs, 60_000, now)),
-            l: lc ?? (await local.start(d, id, periodMs, 60_000, now)),
+            r: rc ?? (await started(remote.start(d, id, periodMs, 60_000, now))),
+            l: lc ?? (await started(local.start(d, id, periodMs, 60_000, now))),
             startedAt: now,
           });
         } else if (roll < 0.75 && running.length > 0) {
@@ -167,8 +174,8 @@ describe('RedisPacing', { skip }, () => {
     const seen: PaceCounts[][] = [];
     for (const p of [remote, local]) {
       await p.published('d', ['a', 'b'], plan, t0);
-      const a = await p.start('d', 'a', 1_000, 60_000, t0);
-      await p.start('d', 'b', 1_000, 60_000, t0 + 10); // in flight throughout
+      const a = await started(p.start('d', 'a', 1_000, 60_000, t0));
+      await started(p.start('d', 'b', 1_000, 60_000, t0 + 10)); // in flight throughout
       a.written(t0); // it arrived by t0 + bound
       await redis.ping(); // let the fire-and-forget `written` land
       const before = await p.read('d', 1_000, late); // a tick: `a` no longer counts
@@ -188,8 +195,8 @@ describe('RedisPacing', { skip }, () => {
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
     const plan = { limit: 2, periodMs: 1_000, burst: null };
     await pacing.published('d', ['a', 'b'], plan, 0);
-    const a = await pacing.start('d', 'a', 1_000, 60_000, 0);
-    const b = await pacing.start('d', 'b', 1_000, 60_000, 0);
+    const a = await started(pacing.start('d', 'a', 1_000, 60_000, 0));
+    const b = await started(pacing.start('d', 'b', 1_000, 60_000, 0));
     b.written(100);
     await redis.ping();
     await redis.del(keys.sends('d'), keys.inflight('d')); // the loss
@@ -252,7 +259,7 @@ describe('RedisPacing', { skip }, () => {
         const ids = Array.from({ length: n }, (_, i) => `dlv_${at}_${i}`);
         await p.published('d', ids, plan, at);
         for (const id of ids) {
-          const a = await p.start('d', id, 1_000, 10_000, at);
+          const a = await started(p.start('d', id, 1_000, 10_000, at));
           await a.finished(at + 2, { ...refused, at: at + 2 });
         }
       }
@@ -299,8 +306,8 @@ describe('RedisPacing', { skip }, () => {
         m.startsWith(`${id}:`),
       ) as string;
     await pacing.published('d', ['fast', 'slow'], { limit: 10, periodMs: 1_000, burst: null }, 0);
-    const fast = await pacing.start('d', 'fast', 1_000, 3_000, 100);
-    const slow = await pacing.start('d', 'slow', 1_000, 3_000, 100);
+    const fast = await started(pacing.start('d', 'fast', 1_000, 3_000, 100));
+    const slow = await started(pacing.start('d', 'slow', 1_000, 3_000, 100));
     fast.written(110);
     slow.written(110);
     await fast.finished(120); // in before the bound: its write time is never sent
@@ -410,7 +417,7 @@ describe('RedisPacing', { skip }, () => {
       // Destination i has i % 4 sends in its window, one of them leaving within 100 ms.
       for (const [i, id] of ids.entries()) {
         for (let k = 0; k < i % 4; k++) {
-          const pace = await pacing.start(id, `dlv_${i}_${k}`, 1_000, 10_000, now - 1_000 + 40 * k);
+          const pace = await started(pacing.start(id, `dlv_${i}_${k}`, 1_000, 10_000, now - 1_000 + 40 * k));
           await pace.finished(now - 1_000 + 40 * k + 10);
         }
       }
@@ -455,7 +462,7 @@ describe('RedisPacing', { skip }, () => {
           );
           for (let k = 0; k < i % 4; k++) {
             await local.published(id, [`dlv_${i}_${k}`], plan, now - 1_000 + 40 * k);
-            const pace = await local.start(id, `dlv_${i}_${k}`, 1_000, 10_000, now - 1_000 + 40 * k);
+            const pace = await started(local.start(id, `dlv_${i}_${k}`, 1_000, 10_000, now - 1_000 + 40 * k));
             await pace.finished(now - 1_000 + 40 * k + 10);
           }
           const expected = await local.published(id, ['a', 'b'], plan, now, { startsAt: now + 50 });

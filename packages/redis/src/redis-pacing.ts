@@ -176,21 +176,6 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   noteRoom(): void {}
 
-  start(
-    destinationId: string,
-    deliveryId: string,
-    periodMs: number,
-    timeoutMs: number,
-    now: number,
-  ): Promise<AttemptPace>;
-  start(
-    destinationId: string,
-    deliveryId: string,
-    periodMs: number,
-    timeoutMs: number,
-    now: number,
-    cap: number | undefined,
-  ): Promise<AttemptPace | null>;
   async start(
     destinationId: string,
     deliveryId: string,

@@ -77,7 +77,7 @@ async function rig(limit: number) {
       const queued = await shared.redis.zrange(shared.keys.queued(id), '0', '-1');
       for (const deliveryId of queued) {
         const pace = await shared.pacing.start(id, deliveryId, 1_000, 10_000, at);
-        await pace.finished(at + 5);
+        await pace?.finished(at + 5);
       }
       return queued.length;
     },
