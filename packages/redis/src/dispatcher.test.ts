@@ -86,4 +86,50 @@ describe('RedisDispatcher', { skip }, () => {
       if ((await pacing.start('dst_lowered', id, 1_000, 10_000, now, 20)) !== null) started++;
     assert.equal(started, 5);
   });
+
+  it('a lowered limit is answered once the requests started under the old one have arrived', async () => {
+    const store = {
+      async getDestination(id: string) {
+        const rateLimit = { limit: 5, period: 'second' };
+        return { id, state: 'active', rateLimit, updatedAt: 9_000 } as unknown as Destination;
+      },
+    } as unknown as Store;
+    const state = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+    opened.push(state);
+    const { redis, keys, schedule, pacing, destinations } = state;
+    const dispatcherWaiting = (arrivalWaitMs: number) =>
+      new RedisDispatcher({
+        redis,
+        keys,
+        schedule,
+        pacing,
+        destinations,
+        logger: pino({ level: 'silent' }),
+        clock: Date.now,
+        arrivalWaitMs,
+      });
+    const plan = { limit: 20, periodMs: 1_000, burst: null };
+    const now = Date.now();
+    await pacing.published('dst_slow', ['a', 'b'], plan, now);
+    const a = await pacing.start('dst_slow', 'a', 1_000, 10_000, now);
+    const b = await pacing.start('dst_slow', 'b', 1_000, 10_000, now);
+    await a?.finished(Date.now());
+    let answeredAt = 0;
+    const changed = dispatcherWaiting(10_000)
+      .destinationChanged('dst_slow')
+      .then(() => {
+        answeredAt = Date.now();
+      });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(answeredAt, 0, 'not answered while `b` may still arrive');
+    const arrivedAt = Date.now();
+    await b?.finished(arrivedAt);
+    await changed;
+    assert.ok(answeredAt >= arrivedAt, 'answered after the request started under the old limit arrived');
+
+    // A request whose worker died keeps its entry until its timeout: the wait is bounded.
+    await pacing.published('dst_dead', ['c'], plan, Date.now());
+    assert.ok(await pacing.start('dst_dead', 'c', 1_000, 60_000, Date.now()));
+    await dispatcherWaiting(50).destinationChanged('dst_dead');
+  });
 });

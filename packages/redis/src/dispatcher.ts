@@ -22,6 +22,11 @@ export interface RedisDispatcherDeps {
   destinations: DestinationCache;
   logger: Logger;
   clock: () => number;
+  /**
+   * Longest a lowered limit's answer waits for the requests started under the old one to
+   * arrive (default: twice the arrival bound).
+   */
+  arrivalWaitMs?: number;
 }
 
 export class RedisDispatcher {
@@ -57,19 +62,28 @@ export class RedisDispatcher {
   /**
    * After the commit, before the answer: the committed cap goes where every request's start
    * checks it (a lowered limit holds from the answer on, even for a worker whose copy has not
-   * heard of it yet), then every process refreshes its copy, and the destination ticks.
+   * heard of it yet), every process refreshes its copy, and the destination ticks. A lowered
+   * limit's answer also waits for the requests that started under the old limit to arrive, so
+   * every window that begins after the answer holds the new limit (ADR 0012).
    */
   async destinationChanged(destinationId: string): Promise<void> {
-    const { redis, keys, destinations, schedule, pacing, clock } = this.d;
+    const { redis, keys, destinations, schedule, pacing, clock, logger } = this.d;
+    const before = destinations.peek(destinationId);
     const destination = await destinations.refresh(destinationId);
-    await pacing.storeCap(
-      destinationId,
-      destination === undefined ? null : windowCap(ratePlan(destination.rateLimit)),
-      destination?.updatedAt ?? clock(),
-    );
+    const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
+    await pacing.storeCap(destinationId, cap, destination?.updatedAt ?? clock());
     await publishChange(redis, keys, destinationId);
     // A new limit is in force within one tick: run that tick now.
     if (destination?.state === 'active') await schedule.wake(destinationId, clock());
+    const lowered = cap !== null && (before === undefined || cap < windowCap(ratePlan(before.rateLimit)));
+    if (!lowered) return;
+    const maxWaitMs = this.d.arrivalWaitMs ?? 2 * pacing.o.arrivalBoundMs;
+    if (!(await pacing.untilStartedArrived(destinationId, clock, maxWaitMs))) {
+      logger.info(
+        { destinationId, maxWaitMs },
+        'a request started under the old limit may still arrive after the change is answered',
+      );
+    }
   }
 
   destination(destinationId: string): Promise<Destination | undefined> {

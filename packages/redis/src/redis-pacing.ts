@@ -34,6 +34,8 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
  * process takes to hear of the change, after which their copies carry it.
  */
 export const STORED_CAP_MS = 10 * 60_000;
+/** How often a lowered limit's answer looks whether the requests already started have arrived. */
+const ARRIVAL_POLL_MS = 10;
 
 type Field = string | null;
 /** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
@@ -279,6 +281,32 @@ export class RedisPacing implements TickPacing, AttemptPacing {
    */
   async storeCap(destinationId: string, cap: number | null, version: number): Promise<void> {
     await this.script('storeCap')(this.o.keys.cap(destinationId), cap ?? 0, version, STORED_CAP_MS);
+  }
+
+  /**
+   * Waits until every request of the destination that has started by now can no longer
+   * arrive later: its send's entry gone or scored (the latest moment it can arrive) at or
+   * before the clock — its response came, or its write plus the arrival bound passed. At most
+   * `maxWaitMs`; false when that ran out first (a worker that died mid-request leaves its
+   * entry until the timeout). A lowered limit's answer waits for this (ADR 0012), so nothing
+   * started under the old limit reaches the receiver after it.
+   */
+  async untilStartedArrived(destinationId: string, clock: () => number, maxWaitMs: number): Promise<boolean> {
+    const { redis, keys } = this.o;
+    const sends = keys.sends(destinationId);
+    const deadline = clock() + maxWaitMs;
+    let pending = await redis.zrangebyscore(sends, `(${clock()}`, '+inf');
+    while (pending.length > 0) {
+      if (clock() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, ARRIVAL_POLL_MS));
+      const scores = await redis.zmscore(sends, ...pending);
+      const now = clock();
+      pending = pending.filter((_, i) => {
+        const score = scores[i];
+        return score !== null && score !== undefined && Number(score) > now;
+      });
+    }
+    return true;
   }
 
   /**
