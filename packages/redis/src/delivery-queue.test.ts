@@ -129,10 +129,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish('dst_a', [delivery(1), delivery(2)]);
       const ran: string[] = [];
-      let write = (): void => {};
-      const written = new Promise<void>((resolve) => {
-        write = resolve;
-      });
+      const { promise: written, resolve: write } = Promise.withResolvers<void>();
       const worker = startDeliveryWorker({
         connection,
         prefix,
@@ -165,10 +162,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish('dst_a', [delivery(1), delivery(2)]);
       const ran: string[] = [];
-      let write = (): void => {};
-      const written = new Promise<void>((resolve) => {
-        write = resolve;
-      });
+      const { promise: written, resolve: write } = Promise.withResolvers<void>();
       const worker = startDeliveryWorker({
         connection,
         prefix,

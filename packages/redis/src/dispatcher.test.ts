@@ -20,6 +20,35 @@ function countingStore(): { store: Store; reads: string[] } {
   return { store, reads };
 }
 
+/** A store whose every destination is active at `limit` a second, last changed at `updatedAt`. */
+function storeAt(limit: number, updatedAt: number): Store {
+  return {
+    async getDestination(id: string) {
+      return {
+        id,
+        state: 'active',
+        rateLimit: { limit, period: 'second' },
+        updatedAt,
+      } as unknown as Destination;
+    },
+  } as unknown as Store;
+}
+
+/** The API's dispatcher over a process's shared state. */
+function dispatcherOf(state: SharedState, arrivalWaitMs?: number): RedisDispatcher {
+  const { redis, keys, schedule, pacing, destinations } = state;
+  return new RedisDispatcher({
+    redis,
+    keys,
+    schedule,
+    pacing,
+    destinations,
+    logger: pino({ level: 'silent' }),
+    clock: Date.now,
+    arrivalWaitMs,
+  });
+}
+
 describe('RedisDispatcher', { skip }, () => {
   const prefix = uniquePrefix();
   const opened: SharedState[] = [];
@@ -37,17 +66,8 @@ describe('RedisDispatcher', { skip }, () => {
       [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix })),
     );
     opened.push(apiState as SharedState, workerState as SharedState);
-    const { redis, keys, schedule, pacing, destinations } = apiState as SharedState;
-    const dispatcher = new RedisDispatcher({
-      redis,
-      keys,
-      schedule,
-      pacing,
-      destinations,
-      logger: pino({ level: 'silent' }),
-      clock: Date.now,
-    });
-    await dispatcher.destinationCreated('dst_new');
+    const { redis, keys, destinations } = apiState as SharedState;
+    await dispatcherOf(apiState as SharedState).destinationCreated('dst_new');
     const cached = () => [destinations, workerState?.destinations].every((c) => c?.peek('dst_new'));
     const deadline = Date.now() + 5_000;
     while (!cached() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -57,25 +77,10 @@ describe('RedisDispatcher', { skip }, () => {
   });
 
   it('a changed limit is where every start checks it before the change is announced', async () => {
-    const store = {
-      async getDestination(id: string) {
-        const rateLimit = { limit: 5, period: 'second' };
-        return { id, state: 'active', rateLimit, updatedAt: 7_000 } as unknown as Destination;
-      },
-    } as unknown as Store;
-    const state = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+    const state = await openSharedState({ store: storeAt(5, 7_000), redisUrl: REDIS_URL, prefix });
     opened.push(state);
-    const { redis, keys, schedule, pacing, destinations } = state;
-    const dispatcher = new RedisDispatcher({
-      redis,
-      keys,
-      schedule,
-      pacing,
-      destinations,
-      logger: pino({ level: 'silent' }),
-      clock: Date.now,
-    });
-    await dispatcher.destinationChanged('dst_lowered');
+    const { redis, keys, pacing } = state;
+    await dispatcherOf(state).destinationChanged('dst_lowered');
     assert.deepEqual(await redis.hgetall(keys.cap('dst_lowered')), { c: '5', v: '7000' });
     const now = Date.now();
     const ids = Array.from({ length: 6 }, (_, i) => `dlv_${i}`);
@@ -88,26 +93,9 @@ describe('RedisDispatcher', { skip }, () => {
   });
 
   it('a lowered limit is answered once the requests started under the old one have arrived', async () => {
-    const store = {
-      async getDestination(id: string) {
-        const rateLimit = { limit: 5, period: 'second' };
-        return { id, state: 'active', rateLimit, updatedAt: 9_000 } as unknown as Destination;
-      },
-    } as unknown as Store;
-    const state = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+    const state = await openSharedState({ store: storeAt(5, 9_000), redisUrl: REDIS_URL, prefix });
     opened.push(state);
-    const { redis, keys, schedule, pacing, destinations } = state;
-    const dispatcherWaiting = (arrivalWaitMs: number) =>
-      new RedisDispatcher({
-        redis,
-        keys,
-        schedule,
-        pacing,
-        destinations,
-        logger: pino({ level: 'silent' }),
-        clock: Date.now,
-        arrivalWaitMs,
-      });
+    const { pacing } = state;
     const plan = { limit: 20, periodMs: 1_000, burst: null };
     const now = Date.now();
     await pacing.published('dst_slow', ['a', 'b'], plan, now);
@@ -115,7 +103,7 @@ describe('RedisDispatcher', { skip }, () => {
     const b = await pacing.start('dst_slow', 'b', 1_000, 10_000, now);
     await a?.finished(Date.now());
     let answeredAt = 0;
-    const changed = dispatcherWaiting(10_000)
+    const changed = dispatcherOf(state, 10_000)
       .destinationChanged('dst_slow')
       .then(() => {
         answeredAt = Date.now();
@@ -130,6 +118,6 @@ describe('RedisDispatcher', { skip }, () => {
     // A request whose worker died keeps its entry until its timeout: the wait is bounded.
     await pacing.published('dst_dead', ['c'], plan, Date.now());
     assert.ok(await pacing.start('dst_dead', 'c', 1_000, 60_000, Date.now()));
-    await dispatcherWaiting(50).destinationChanged('dst_dead');
+    await dispatcherOf(state, 50).destinationChanged('dst_dead');
   });
 });
