@@ -44,6 +44,26 @@ describe('the BullMQ delivery queue', { skip }, () => {
     }
   }
 
+  /** A worker that records the deliveries it runs, in order; `outcome` is what each run answers. */
+  function recordingWorker(
+    prefix: string,
+    concurrency: number,
+    outcome: (deliveryId: string) => { written?: Promise<void> },
+  ) {
+    const ran: string[] = [];
+    const worker = startDeliveryWorker({
+      connection,
+      prefix,
+      concurrency,
+      run: async (d) => {
+        ran.push(d.id);
+        return outcome(d.id);
+      },
+      onPartialFailure: () => assert.fail('nothing fails'),
+    });
+    return { worker, ran };
+  }
+
   it('hands every published delivery to a worker once, in jobs of at most jobDeliveries; depth counts jobs', async () => {
     await withQueue(10, async (publisher, prefix) => {
       await publisher.publish(
@@ -128,18 +148,8 @@ describe('the BullMQ delivery queue', { skip }, () => {
   it("a job completes once its deliveries' outcomes are written; their request slots are free before", async () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish('dst_a', [delivery(1), delivery(2)]);
-      const ran: string[] = [];
       const { promise: written, resolve: write } = Promise.withResolvers<void>();
-      const worker = startDeliveryWorker({
-        connection,
-        prefix,
-        concurrency: 1,
-        run: async (d) => {
-          ran.push(d.id);
-          return { written };
-        },
-        onPartialFailure: () => assert.fail('nothing fails'),
-      });
+      const { worker, ran } = recordingWorker(prefix, 1, () => ({ written }));
       let completed = 0;
       worker.on('completed', () => completed++);
       // One slot: the second request starts only because the first freed it, unwritten.
@@ -161,20 +171,10 @@ describe('the BullMQ delivery queue', { skip }, () => {
   it('a delivery published again while the job that first carried it is active gets a job of its own', async () => {
     await withQueue(5, async (publisher, prefix) => {
       await publisher.publish('dst_a', [delivery(1), delivery(2)]);
-      const ran: string[] = [];
       const { promise: written, resolve: write } = Promise.withResolvers<void>();
-      const worker = startDeliveryWorker({
-        connection,
-        prefix,
-        concurrency: 4,
-        run: async (d) => {
-          ran.push(d.id);
-          // dlv_1 did not start (released: back to pending, claimed again); dlv_2 did and
-          // keeps the first job active until its outcome is written.
-          return d.id === 'dlv_2' ? { written } : {};
-        },
-        onPartialFailure: () => assert.fail('nothing fails'),
-      });
+      // dlv_1 did not start (released: back to pending, claimed again); dlv_2 did and keeps
+      // the first job active until its outcome is written.
+      const { worker, ran } = recordingWorker(prefix, 4, (id) => (id === 'dlv_2' ? { written } : {}));
       try {
         await until(() => ran.length === 2, 'the first job');
         await new Promise((r) => setTimeout(r, 2)); // a publish in another millisecond
