@@ -33,7 +33,7 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
  * How long a committed change's cap is kept for the starts (`storeCap`): far longer than any
  * process takes to hear of the change, after which their copies carry it.
  */
-export const STORED_CAP_MS = 10 * 60_000;
+const STORED_CAP_MS = 10 * 60_000;
 /** How often a lowered limit's answer looks whether the requests already started have arrived. */
 const ARRIVAL_POLL_MS = 10;
 
@@ -274,7 +274,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   /**
-   * The API committed a change of the destination (or created it): from now on every start
+   * The API committed a change of the destination: from now on every start
    * checks the window against `cap` too, as well as against its caller's copy of the limit
    * (`start`), until the copies have heard of the change (`storeCap-1.lua`). `cap` null: the
    * destination is gone. `version`: the committed copy's `updatedAt`.
