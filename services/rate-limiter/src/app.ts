@@ -98,6 +98,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
       metrics,
       clock,
       leadMs: o.tickLeadMs,
+      claimBesideRead: true,
     }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError
