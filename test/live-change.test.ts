@@ -15,8 +15,43 @@ const HIGH = 50;
 const LOW = 5;
 /** One tick: the time a changed limit may take to be in force. */
 const TICK_MS = 1_000;
+/** `SLUICE_ARRIVAL_BOUND_MS`'s default: a written request is assumed arrived this long after. */
+const ARRIVAL_BOUND_MS = 250;
 
 describe('live change of a rate limit', () => {
+  it('a lowered limit is answered once the requests started under the old one cannot arrive later', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { box, rcv } = await harness(t);
+    const tenant = await createTenant(box, box.adminToken);
+    const path = rcv.path('in-flight');
+    // Answered after 3 s: the request stays in flight well past its arrival.
+    await rcv.setDelay(path, 3_000);
+    const dest = await createDestination(box, tenant.apiKey, {
+      name: 'in-flight',
+      url: rcv.url('in-flight'),
+      rateLimit: { limit: 10, period: 'second' },
+    });
+    await postEvents(box, tenant.apiKey, [{ type: 'live.one', destinationId: dest.id, payload: {} }], 1);
+    await rcv.waitFor(() => rcv.arrivals(path).length >= 1, 30_000, 'the request to arrive');
+    const arrived = rcv.times(path)[0] as number;
+    const res = await box.api<Destination>(
+      'PATCH',
+      `/v1/destinations/${dest.id}`,
+      { rateLimit: { limit: 5, period: 'second' } },
+      tenant.apiKey,
+    );
+    const answered = now();
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    // Sluice knows when it wrote the request, not when it arrived: until its response or the
+    // write plus the arrival bound, it may still arrive, and a window that began after the
+    // answer could hold it beside 5 new ones.
+    assert.ok(
+      answered >= arrived + ARRIVAL_BOUND_MS - 20,
+      `answered ${Math.round(answered - arrived)} ms after the request arrived: it could still have been on its way`,
+    );
+  });
+
   it('a lowered limit holds from one tick after the PATCH; a raised one speeds up within a tick', {
     timeout: 5 * 60_000,
   }, async (t) => {

@@ -71,6 +71,7 @@ export {
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
 export { mulberry32 } from './random.ts';
 export {
+  lowersCap,
   PERIOD_MS,
   PERIODS,
   type Period,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PERIOD_MS, PERIODS, type Period, ratePlan } from './rate-plan.ts';
+import { lowersCap, PERIOD_MS, PERIODS, type Period, ratePlan } from './rate-plan.ts';
 
 describe('ratePlan with a burst', () => {
   it('takes up to the burst in one run; a burst equal to the limit is no burst', () => {
@@ -107,5 +107,20 @@ describe('ratePlan (Hookdeck formula)', () => {
         assert.throws(() => ratePlan({ limit, period }), RangeError, `${limit}/${period}`);
       }
     }
+  });
+});
+
+describe('lowersCap', () => {
+  it('compares the most a window may hold, whatever the period; an unknown old limit counts as lowered', () => {
+    assert.equal(lowersCap({ limit: 20, period: 'second' }, { limit: 5, period: 'second' }), true);
+    assert.equal(lowersCap({ limit: 5, period: 'second' }, { limit: 20, period: 'second' }), false);
+    assert.equal(lowersCap({ limit: 5, period: 'second' }, { limit: 5, period: 'second' }), false);
+    assert.equal(
+      lowersCap({ limit: 10, period: 'second', burst: 20 }, { limit: 10, period: 'second' }),
+      true,
+    );
+    assert.equal(lowersCap({ limit: 10, period: 'second' }, { limit: 20, period: 'minute' }), false);
+    assert.equal(lowersCap({ limit: 100, period: 'minute' }, { limit: 10, period: 'second' }), true);
+    assert.equal(lowersCap(undefined, { limit: 1_000, period: 'second' }), true);
   });
 });

@@ -60,3 +60,13 @@ export function ratePlan({ limit, period, burst }: RateLimit): RatePlan {
 export function windowCap(plan: Pick<RatePlan, 'limit' | 'burst'>): number {
   return plan.burst ?? plan.limit;
 }
+
+/**
+ * Whether a change of a destination's rate limit from `before` (undefined: not known) to
+ * `after` lowers the most a window may hold. Requests started under `before` may then still
+ * arrive after the change: its answer waits for them (docs/adr/0012). At most the old cap of
+ * them are on their way, so a cap as high or higher needs no wait, whatever the period.
+ */
+export function lowersCap(before: RateLimit | undefined, after: RateLimit): boolean {
+  return before === undefined || windowCap(ratePlan(after)) < windowCap(ratePlan(before));
+}

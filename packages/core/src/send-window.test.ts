@@ -251,3 +251,17 @@ describe('SendWindow.surelyRoom', () => {
     assert.equal(w.surelyRoom(1_525, 1, 0), true, 'pruned once it cannot count');
   });
 });
+
+describe('SendWindow.mayStillArrive', () => {
+  it('until its response, or its write plus the arrival bound; never bounded while unwritten', () => {
+    const w = new SendWindow(OPTIONS);
+    assert.equal(w.mayStillArrive(0), false, 'nothing started');
+    const unwritten = w.start(100);
+    assert.equal(w.mayStillArrive(100_000), true, 'started, not written: nothing bounds its arrival');
+    w.finish(unwritten, 100_001);
+    assert.equal(w.mayStillArrive(100_001), false, 'answered: it has arrived');
+    w.written(w.start(200_000), 200_010);
+    assert.equal(w.mayStillArrive(200_010 + 499), true);
+    assert.equal(w.mayStillArrive(200_010 + 500), false, 'written 500 ms ago: assumed arrived');
+  });
+});

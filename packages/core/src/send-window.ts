@@ -119,6 +119,23 @@ export class SendWindow {
     return ends[excess - 1] as number;
   }
 
+  /**
+   * Whether a request started by `now` may still arrive after it: no response yet, and either
+   * not written or written less than `arrivalBoundMs` ago. A lowered limit's answer waits until
+   * none may (docs/adr/0012), so no window that begins after the answer holds a request of the
+   * old limit.
+   */
+  mayStillArrive(now: number): boolean {
+    this.prune(now);
+    const { arrivalBoundMs } = this.options;
+    for (let i = this.head; i < this.sends.length; i++) {
+      const send = this.sends[i] as SendHandle;
+      const bound = send.writtenAt === undefined ? Number.POSITIVE_INFINITY : send.writtenAt + arrivalBoundMs;
+      if (Math.min(send.finishedAt ?? Number.POSITIVE_INFINITY, bound) > now) return true;
+    }
+    return false;
+  }
+
   /** Cheap check: surely room for one more at `now` (no scan). */
   surelyRoom(now: number, limit: number, queued: number): boolean {
     this.prune(now);

@@ -4,10 +4,12 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   concurrencyCap,
   emissionMs,
   type HealthPolicy,
+  lowersCap,
   PERIOD_MS,
   ratePlan,
   scaledRateLimit,
@@ -31,6 +33,9 @@ import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
 import type { Destination, HealthChange, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
+
+/** How often a lowered limit's answer looks whether the requests of the old one have arrived. */
+const ARRIVAL_POLL_MS = 10;
 
 export interface EngineOptions {
   store: Store;
@@ -316,10 +321,30 @@ export class Engine {
     await this.destinations.refresh(destinationId).catch(() => undefined);
   }
 
-  /** A destination was changed: the next tick reads the new settings, and runs at once. */
+  /**
+   * A destination was changed: the next tick reads the new settings, and runs at once. A
+   * lowered limit's answer waits until no request started under the old one may still arrive
+   * (at most twice the arrival bound), as the distributed API's does (docs/adr/0012): every
+   * window that begins after the answer holds the new limit.
+   */
   async destinationChanged(destinationId: string): Promise<void> {
+    const before = this.destinations.peek(destinationId);
     const destination = await this.destinations.refresh(destinationId);
     if (destination?.state === 'active') this.schedule.wake(destinationId, this.clock());
+    if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
+    const window = this.pacer.peek(destinationId)?.window;
+    // Counted in polls, not on `clock`: a test's clock may stand still.
+    const maxWaitMs = 2 * this.pacer.options.arrivalBoundMs;
+    for (let waited = 0; window?.mayStillArrive(this.clock()); waited += ARRIVAL_POLL_MS) {
+      if (waited >= maxWaitMs) {
+        this.logger.info(
+          { destinationId, maxWaitMs },
+          'a request started under the old limit may still arrive after the change is answered',
+        );
+        return;
+      }
+      await sleep(ARRIVAL_POLL_MS);
+    }
   }
 
   isScheduled(destinationId: string): boolean {

@@ -5,7 +5,7 @@
  * never lost: the rate limiters' sweeper re-wakes every destination with pending work.
  */
 
-import { PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
+import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
 import { type Destination, type DestinationCache, paceLimit } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -75,8 +75,7 @@ export class RedisDispatcher {
     await publishChange(redis, keys, destinationId);
     // A new limit is in force within one tick: run that tick now.
     if (destination?.state === 'active') await schedule.wake(destinationId, clock());
-    const lowered = cap !== null && (before === undefined || cap < windowCap(ratePlan(before.rateLimit)));
-    if (!lowered) return;
+    if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
     const maxWaitMs = this.d.arrivalWaitMs ?? 2 * pacing.o.arrivalBoundMs;
     if (!(await pacing.untilStartedArrived(destinationId, clock, maxWaitMs))) {
       logger.info(
