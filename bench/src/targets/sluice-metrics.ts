@@ -13,18 +13,7 @@ export interface SluiceMetrics {
   ticks: Record<string, number>;
   /** `sluice_deliveries_total` by outcome. */
   deliveries: Record<string, number>;
-  /** `sluice_claims_returned_total`: claimed beside a pace read, given back unpublished. */
-  claimsReturned: number;
 }
-
-const EMPTY: SluiceMetrics = {
-  tickLagBuckets: {},
-  tickLagCount: 0,
-  tickLagSum: 0,
-  ticks: {},
-  deliveries: {},
-  claimsReturned: 0,
-};
 
 const LINE = /^([a-z_]+)(?:\{([^}]*)\})? ([0-9.eE+-]+|NaN|\+Inf)$/;
 
@@ -33,7 +22,7 @@ function label(labels: string | undefined, name: string): string | undefined {
 }
 
 export function parseMetrics(text: string): SluiceMetrics {
-  const m: SluiceMetrics = { ...EMPTY, tickLagBuckets: {}, ticks: {}, deliveries: {} };
+  const m: SluiceMetrics = { tickLagBuckets: {}, tickLagCount: 0, tickLagSum: 0, ticks: {}, deliveries: {} };
   for (const line of text.split('\n')) {
     const match = LINE.exec(line);
     if (!match) continue;
@@ -44,7 +33,6 @@ export function parseMetrics(text: string): SluiceMetrics {
     else if (name === 'sluice_tick_lag_seconds_sum') m.tickLagSum = value;
     else if (name === 'sluice_ticks_total') m.ticks[label(labels, 'result') ?? ''] = value;
     else if (name === 'sluice_deliveries_total') m.deliveries[label(labels, 'outcome') ?? ''] = value;
-    else if (name === 'sluice_claims_returned_total') m.claimsReturned = value;
   }
   return m;
 }
@@ -64,14 +52,12 @@ export interface TickLag {
   p99AtMostMs: number | null;
   /** Share of ticks that ran at most 20 ms late (the issue's target asks ≥ 0.99). */
   shareWithin20ms: number | null;
-  /** Deliveries ticks claimed beside their pace read and gave back (distributed). */
-  claimsReturned: number;
 }
 
 /** The tick lag of a phase, between two snapshots. */
 export function tickLagBetween(a: SluiceMetrics | null, b: SluiceMetrics | null): TickLag | null {
   if (!b) return null;
-  const base = a ?? EMPTY;
+  const base = a ?? { tickLagBuckets: {}, tickLagCount: 0, tickLagSum: 0, ticks: {}, deliveries: {} };
   const buckets = diffRecord(base.tickLagBuckets, b.tickLagBuckets);
   const count = b.tickLagCount - base.tickLagCount;
   const bounds = Object.keys(buckets)
@@ -94,6 +80,5 @@ export function tickLagBetween(a: SluiceMetrics | null, b: SluiceMetrics | null)
     meanMs: count > 0 ? ((b.tickLagSum - base.tickLagSum) / count) * 1_000 : null,
     p99AtMostMs: p99,
     shareWithin20ms: count > 0 ? (buckets['0.02'] ?? 0) / count : null,
-    claimsReturned: b.claimsReturned - base.claimsReturned,
   };
 }
