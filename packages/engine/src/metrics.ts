@@ -37,7 +37,6 @@ export class EngineMetrics {
   readonly repairs: Counter<'kind'>;
   readonly tickTakeovers: Counter;
   readonly releasedStarts: Counter;
-  readonly claimsReturned: Counter;
 
   constructor(
     registry: Registry,
@@ -83,11 +82,6 @@ export class EngineMetrics {
     this.releasedStarts = new Counter({
       name: 'sluice_deliveries_released_total',
       help: 'Published deliveries returned to pending unsent: a limit lowered since their tick left the window no room.',
-      registers,
-    });
-    this.claimsReturned = new Counter({
-      name: 'sluice_claims_returned_total',
-      help: 'Deliveries a tick claimed beside its pace read and returned to pending unpublished: the pace allowed fewer.',
       registers,
     });
     this.tickLag = new Histogram({

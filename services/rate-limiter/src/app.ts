@@ -98,7 +98,6 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
       metrics,
       clock,
       leadMs: o.tickLeadMs,
-      claimBesideRead: true,
     }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError

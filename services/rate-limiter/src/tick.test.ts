@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, TICK_LEAD_MS } from '@sluice/core';
 import { createTick, EngineMetrics } from '@sluice/engine';
-import { BullPublisher, bullConnection, openSharedState, type RedisPacing } from '@sluice/redis';
+import { BullPublisher, bullConnection, openSharedState } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
 import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
@@ -23,11 +23,8 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
 
-/**
- * One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`.
- * `steps` records, in order, each claim asked of the store and each pace read's start and end.
- */
-async function rig(limit: number, options: { claimBesideRead?: boolean } = {}) {
+/** One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`. */
+async function rig(limit: number) {
   const prefix = uniquePrefix();
   const store = new SqliteStore(':memory:');
   const tenantId = newId('ten');
@@ -39,32 +36,17 @@ async function rig(limit: number, options: { claimBesideRead?: boolean } = {}) {
   const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, windowMarginMs: 25 });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   let now = T0;
-  const steps: string[] = [];
-  const claimDue = store.claimDue.bind(store);
-  store.claimDue = (destinationId, max, at, order) => {
-    steps.push(`claim ${max}`);
-    return claimDue(destinationId, max, at, order);
-  };
-  const pacing: RedisPacing = Object.create(shared.pacing);
-  pacing.read = async (...args) => {
-    steps.push('read');
-    const counts = await shared.pacing.read(...args);
-    steps.push('read done');
-    return counts;
-  };
-  const metrics = new EngineMetrics(
-    new Registry(),
-    () => ({ queued: 0, inFlight: 0, scheduled: 0 }),
-    async () => null,
-  );
   const tick = createTick({
     store,
     destinations: shared.destinations,
-    pacing,
+    pacing: shared.pacing,
     publisher,
-    metrics,
+    metrics: new EngineMetrics(
+      new Registry(),
+      () => ({ queued: 0, inFlight: 0, scheduled: 0 }),
+      async () => null,
+    ),
     clock: () => now,
-    claimBesideRead: options.claimBesideRead,
   });
   closing.push(async () => {
     await publisher.close();
@@ -75,16 +57,6 @@ async function rig(limit: number, options: { claimBesideRead?: boolean } = {}) {
   });
   const id = destination.id;
   return {
-    steps,
-    /** Deliveries claimed beside a read and given back (`sluice_claims_returned_total`). */
-    returned: async () => (await metrics.claimsReturned.get()).values[0]?.value ?? 0,
-    /** The destination's deliveries by status, in the store. */
-    statuses: async () => {
-      const page = await store.listDeliveries({ destinationId: id }, { limit: 100 });
-      const by: Record<string, number> = {};
-      for (const d of page.items) by[d.status] = (by[d.status] ?? 0) + 1;
-      return by;
-    },
     tick: (at: number) => {
       now = at;
       return tick(id, at);
@@ -151,57 +123,5 @@ describe('a tick plans the next run', { skip }, () => {
       [T0 + 1_030],
       'the third alone, its request waiting for its slot',
     );
-  });
-});
-
-describe('a tick claims beside its pace read (the distributed rate limiter)', { skip }, () => {
-  it('claims while the read is in flight, and publishes what was due', async () => {
-    const r = await rig(10, { claimBesideRead: true });
-    await r.accept(1, T0);
-    await r.tick(T0);
-    assert.deepEqual(
-      r.steps,
-      ['claim 10', 'read', 'read done'],
-      'the claim went out before the read answered',
-    );
-    assert.equal(await r.jobs(), 1);
-    assert.deepEqual(await r.statuses(), { queued: 1 });
-  });
-
-  it('gives back to pending what the window does not allow, and publishes it at the next room', async () => {
-    const r = await rig(10, { claimBesideRead: true });
-    await r.accept(8, T0);
-    await r.tick(T0);
-    assert.equal(await r.sendQueued(T0), 8, 'eight sent: the window has room for two more');
-    await r.accept(5, T0 + 500);
-    r.steps.length = 0;
-    const next = await r.tick(T0 + 500);
-    assert.deepEqual(r.steps, ['claim 10', 'read', 'read done'], 'it had room at its last tick');
-    assert.equal((await r.published()).length, 10, 'the eight and two of the five: the limit');
-    assert.equal(await r.returned(), 3);
-    assert.deepEqual(await r.statuses(), { queued: 10, pending: 3 });
-    assert.ok(next !== null && next > T0 + 500, 'the three wait for the window');
-    // Held back now: its next tick reads first and claims only what is allowed.
-    r.steps.length = 0;
-    await r.sendQueued(T0 + 510);
-    await r.tick(T0 + 1_100);
-    assert.deepEqual(r.steps, ['read', 'read done', 'claim 8'], 'two of ten in the window');
-    assert.deepEqual(await r.statuses(), { queued: 13 });
-  });
-
-  it('claims the rest of a burst after the read', async () => {
-    const r = await rig(50, { claimBesideRead: true });
-    await r.accept(25, T0);
-    await r.tick(T0);
-    assert.deepEqual(r.steps, ['claim 10', 'read', 'read done', 'claim 40']);
-    assert.equal((await r.published()).length, 25);
-    assert.equal(await r.returned(), 0);
-  });
-
-  it('reads first where the pace is not remote (the single box)', async () => {
-    const r = await rig(10);
-    await r.accept(1, T0);
-    await r.tick(T0);
-    assert.deepEqual(r.steps, ['read', 'read done', 'claim 10']);
   });
 });
