@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { now, sleep } from './helpers/receiver.ts';
-import { createDestination, createTenant, type Destination, harness, postEvents } from './helpers/sluice.ts';
+import {
+  createDestination,
+  createTenant,
+  type Destination,
+  harness,
+  postEvents,
+  type TestBox,
+} from './helpers/sluice.ts';
 import { between, busiestWindowStartingIn, describeWindow, worstWindow } from './helpers/window.ts';
 
 const EVENTS = 600;
@@ -17,6 +24,18 @@ const LOW = 5;
 const TICK_MS = 1_000;
 /** `SLUICE_ARRIVAL_BOUND_MS`'s default: a written request is assumed arrived this long after. */
 const ARRIVAL_BOUND_MS = 250;
+
+/** A PATCH of the destination's limit (per second), checked; resolves when it is answered. */
+async function patchLimit(box: TestBox, apiKey: string, destinationId: string, limit: number): Promise<void> {
+  const res = await box.api<Destination>(
+    'PATCH',
+    `/v1/destinations/${destinationId}`,
+    { rateLimit: { limit, period: 'second' } },
+    apiKey,
+  );
+  assert.equal(res.status, 200, `PATCH rateLimit ${limit}/s: ${JSON.stringify(res.body)}`);
+  assert.deepEqual(res.body.rateLimit, { limit, period: 'second' });
+}
 
 describe('live change of a rate limit', () => {
   it('a lowered limit is answered once the requests started under the old one cannot arrive later', {
@@ -35,14 +54,8 @@ describe('live change of a rate limit', () => {
     await postEvents(box, tenant.apiKey, [{ type: 'live.one', destinationId: dest.id, payload: {} }], 1);
     await rcv.waitFor(() => rcv.arrivals(path).length >= 1, 30_000, 'the request to arrive');
     const arrived = rcv.times(path)[0] as number;
-    const res = await box.api<Destination>(
-      'PATCH',
-      `/v1/destinations/${dest.id}`,
-      { rateLimit: { limit: 5, period: 'second' } },
-      tenant.apiKey,
-    );
+    await patchLimit(box, tenant.apiKey, dest.id, 5);
     const answered = now();
-    assert.equal(res.status, 200, JSON.stringify(res.body));
     // Sluice knows when it wrote the request, not when it arrived: until its response or the
     // write plus the arrival bound, it may still arrive, and a window that began after the
     // answer could hold it beside 5 new ones.
@@ -63,17 +76,6 @@ describe('live change of a rate limit', () => {
       url: rcv.url('live'),
       rateLimit: { limit: HIGH, period: 'second' },
     });
-    const patchLimit = async (limit: number) => {
-      const res = await box.api<Destination>(
-        'PATCH',
-        `/v1/destinations/${dest.id}`,
-        { rateLimit: { limit, period: 'second' } },
-        tenant.apiKey,
-      );
-      assert.equal(res.status, 200, `PATCH rateLimit ${limit}/s: ${JSON.stringify(res.body)}`);
-      assert.deepEqual(res.body.rateLimit, { limit, period: 'second' });
-    };
-
     const start = now();
     const accepted = await postEvents(
       box,
@@ -88,11 +90,11 @@ describe('live change of a rate limit', () => {
     await rcv.waitFor(() => rcv.arrivals(path).length >= 100, 60_000, '100 arrivals at 50/s');
 
     const lowSent = now();
-    await patchLimit(LOW);
+    await patchLimit(box, tenant.apiKey, dest.id, LOW);
     const lowAnswered = now();
     await sleep(4_000);
     const raiseSent = now();
-    await patchLimit(HIGH);
+    await patchLimit(box, tenant.apiKey, dest.id, HIGH);
     const raiseAnswered = now();
     const leftAtRaise = EVENTS - rcv.deliveredIds(path).size;
 
