@@ -162,6 +162,11 @@ export interface Analysis {
      * seconds, when every process starts cold (the whole-run p99 is the target's number).
      */
     p99Warm: number | null;
+    /**
+     * The p99 of the events created in the first second after t0, when every process is
+     * coldest: with `p99Warm`, where a run's p99 comes from.
+     */
+    p99FirstSecond: number | null;
   };
   doneS: { p50: number | null; max: number | null };
   /**
@@ -266,6 +271,7 @@ export function analyze(
   const t0 = options.t0 ?? (Number.isFinite(minCreated) ? minCreated : null);
   const latencies: number[] = [];
   const warmLatencies: number[] = [];
+  const firstSecondLatencies: number[] = [];
   const deliveredOf = new Map<string, number>();
   const lastOf = new Map<string, number>();
   const firstTimes = new Map<string, number[]>();
@@ -278,12 +284,14 @@ export function analyze(
     if (a.created !== null) {
       latencies.push(a.t - a.created);
       if (t0 !== null && a.created >= t0 + WARM_S * 1_000) warmLatencies.push(a.t - a.created);
+      if (t0 !== null && a.created < t0 + 1_000) firstSecondLatencies.push(a.t - a.created);
     }
     deliveredOf.set(a.dest, (deliveredOf.get(a.dest) ?? 0) + 1);
     if (a.t > (lastOf.get(a.dest) ?? Number.NEGATIVE_INFINITY)) lastOf.set(a.dest, a.t);
   }
   latencies.sort((a, b) => a - b);
   warmLatencies.sort((a, b) => a - b);
+  firstSecondLatencies.sort((a, b) => a - b);
 
   const perDestination: DestinationResult[] = [];
   let worstRatio = 0;
@@ -351,6 +359,7 @@ export function analyze(
       max: round(latencies[latencies.length - 1]),
       mean: round(latencies.length > 0 ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null),
       p99Warm: round(percentile(warmLatencies, 99)),
+      p99FirstSecond: round(percentile(firstSecondLatencies, 99)),
     },
     doneS: { p50: percentile(done, 50), max: done[done.length - 1] ?? null },
     worst: [...perDestination]

@@ -64,6 +64,8 @@ export interface RunRecord {
     max: number | null;
     /** Absent in runs recorded before it was measured. */
     p99Warm?: number | null;
+    /** Absent in runs recorded before session 27. */
+    p99FirstSecond?: number | null;
   };
   /** Absent in runs recorded before it was measured (session 24). */
   backlog?: Analysis['backlog'];
@@ -161,6 +163,11 @@ export const ROWS: Row[] = [
   {
     label: `latency p99 ms of events created ${WARM_S} s or more after the first (warm)`,
     get: (r) => r.latencyMs.p99Warm,
+    scenarios: ['latency'],
+  },
+  {
+    label: 'latency p99 ms of events created in the first second (cold)',
+    get: (r) => r.latencyMs.p99FirstSecond,
     scenarios: ['latency'],
   },
   {
