@@ -63,9 +63,15 @@ export class SendWindow {
 
   /** When this send stops counting against the window (Infinity: not known yet). */
   occupiedUntil(send: SendHandle): number {
-    const { periodMs, marginMs, arrivalBoundMs } = this.options;
+    const { periodMs, marginMs } = this.options;
+    return this.latestArrival(send) + periodMs + marginMs;
+  }
+
+  /** The latest this send can reach the receiver: its response, else its write plus the bound. */
+  private latestArrival(send: SendHandle): number {
+    const { arrivalBoundMs } = this.options;
     const bound = send.writtenAt === undefined ? Number.POSITIVE_INFINITY : send.writtenAt + arrivalBoundMs;
-    return Math.min(send.finishedAt ?? Number.POSITIVE_INFINITY, bound) + periodMs + marginMs;
+    return Math.min(send.finishedAt ?? Number.POSITIVE_INFINITY, bound);
   }
 
   /** Requests that count against the window at `now`. */
@@ -127,12 +133,8 @@ export class SendWindow {
    */
   mayStillArrive(now: number): boolean {
     this.prune(now);
-    const { arrivalBoundMs } = this.options;
-    for (let i = this.head; i < this.sends.length; i++) {
-      const send = this.sends[i] as SendHandle;
-      const bound = send.writtenAt === undefined ? Number.POSITIVE_INFINITY : send.writtenAt + arrivalBoundMs;
-      if (Math.min(send.finishedAt ?? Number.POSITIVE_INFINITY, bound) > now) return true;
-    }
+    for (let i = this.head; i < this.sends.length; i++)
+      if (this.latestArrival(this.sends[i] as SendHandle) > now) return true;
     return false;
   }
 
