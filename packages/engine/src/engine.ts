@@ -4,7 +4,6 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   concurrencyCap,
   emissionMs,
@@ -17,6 +16,7 @@ import {
 } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { untilOldLimitArrived } from './arrivals.ts';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
 import { type AttemptTransport, DeliveryThreads } from './delivery-threads.ts';
@@ -33,9 +33,6 @@ import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
 import type { Destination, HealthChange, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
-
-/** How often a lowered limit's answer looks whether the requests of the old one have arrived. */
-const ARRIVAL_POLL_MS = 10;
 
 export interface EngineOptions {
   store: Store;
@@ -333,18 +330,12 @@ export class Engine {
     if (destination?.state === 'active') this.schedule.wake(destinationId, this.clock());
     if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
     const window = this.pacer.peek(destinationId)?.window;
-    // Counted in polls, not on `clock`: a test's clock may stand still.
-    const maxWaitMs = 2 * this.pacer.options.arrivalBoundMs;
-    for (let waited = 0; window?.mayStillArrive(this.clock()); waited += ARRIVAL_POLL_MS) {
-      if (waited >= maxWaitMs) {
-        this.logger.info(
-          { destinationId, maxWaitMs },
-          'a request started under the old limit may still arrive after the change is answered',
-        );
-        return;
-      }
-      await sleep(ARRIVAL_POLL_MS);
-    }
+    await untilOldLimitArrived({
+      destinationId,
+      mayStillArrive: () => window?.mayStillArrive(this.clock()) ?? false,
+      maxWaitMs: 2 * this.pacer.options.arrivalBoundMs,
+      logger: this.logger,
+    });
   }
 
   isScheduled(destinationId: string): boolean {

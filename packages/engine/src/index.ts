@@ -1,4 +1,5 @@
 export { Alerter, registerAlertGauge } from './alerter.ts';
+export { untilOldLimitArrived } from './arrivals.ts';
 export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { defaultDeliveryThreads } from './delivery-threads.ts';

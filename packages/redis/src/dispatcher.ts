@@ -6,7 +6,7 @@
  */
 
 import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
-import { type Destination, type DestinationCache, paceLimit } from '@sluice/engine';
+import { type Destination, type DestinationCache, paceLimit, untilOldLimitArrived } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { publishChange } from './change-feed.ts';
@@ -76,13 +76,12 @@ export class RedisDispatcher {
     // A new limit is in force within one tick: run that tick now.
     if (destination?.state === 'active') await schedule.wake(destinationId, clock());
     if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
-    const maxWaitMs = this.d.arrivalWaitMs ?? 2 * pacing.o.arrivalBoundMs;
-    if (!(await pacing.untilStartedArrived(destinationId, clock, maxWaitMs))) {
-      logger.info(
-        { destinationId, maxWaitMs },
-        'a request started under the old limit may still arrive after the change is answered',
-      );
-    }
+    await untilOldLimitArrived({
+      destinationId,
+      mayStillArrive: pacing.startedMayStillArrive(destinationId, clock),
+      maxWaitMs: this.d.arrivalWaitMs ?? 2 * pacing.o.arrivalBoundMs,
+      logger,
+    });
   }
 
   destination(destinationId: string): Promise<Destination | undefined> {

@@ -34,8 +34,6 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
  * process takes to hear of the change, after which their copies carry it.
  */
 const STORED_CAP_MS = 10 * 60_000;
-/** How often a lowered limit's answer looks whether the requests already started have arrived. */
-const ARRIVAL_POLL_MS = 10;
 
 type Field = string | null;
 /** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
@@ -284,29 +282,29 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   /**
-   * Waits until every request of the destination that has started by now can no longer
-   * arrive later: its send's entry gone or scored (the latest moment it can arrive) at or
-   * before the clock — its response came, or its write plus the arrival bound passed. At most
-   * `maxWaitMs`; false when that ran out first (a worker that died mid-request leaves its
-   * entry until the timeout). A lowered limit's answer waits for this (ADR 0012), so nothing
-   * started under the old limit reaches the receiver after it.
+   * Whether a request of the destination that had started when this was made may still
+   * arrive: its send's entry still there and scored (the latest moment it can arrive) after
+   * the clock — no response yet, and its write plus the arrival bound not passed (a worker
+   * that died mid-request leaves its entry until the timeout). A lowered limit's answer waits
+   * while it says so (`untilOldLimitArrived`, ADR 0012). Each call after the first looks only
+   * at the requests the one before found still on their way.
    */
-  async untilStartedArrived(destinationId: string, clock: () => number, maxWaitMs: number): Promise<boolean> {
+  startedMayStillArrive(destinationId: string, clock: () => number): () => Promise<boolean> {
     const { redis, keys } = this.o;
     const sends = keys.sends(destinationId);
-    const deadline = clock() + maxWaitMs;
-    let pending = await redis.zrangebyscore(sends, `(${clock()}`, '+inf');
-    while (pending.length > 0) {
-      if (clock() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, ARRIVAL_POLL_MS));
-      const scores = await redis.zmscore(sends, ...pending);
-      const now = clock();
-      pending = pending.filter((_, i) => {
-        const score = scores[i];
-        return score !== null && score !== undefined && Number(score) > now;
-      });
-    }
-    return true;
+    let pending: string[] | undefined;
+    return async () => {
+      if (pending === undefined) pending = await redis.zrangebyscore(sends, `(${clock()}`, '+inf');
+      else if (pending.length > 0) {
+        const scores = await redis.zmscore(sends, ...pending);
+        const now = clock();
+        pending = pending.filter((_, i) => {
+          const score = scores[i];
+          return score !== null && score !== undefined && Number(score) > now;
+        });
+      }
+      return pending.length > 0;
+    };
   }
 
   /**
