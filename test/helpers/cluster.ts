@@ -1,8 +1,9 @@
 /**
  * The distributed shape as separate processes, as it runs in production: one API, N rate
  * limiters and M delivery workers (`node services/<name>/src/main.ts`), on a fresh database
- * and Redis key prefix (`childState`). Every tick a limiter runs is collected from its debug
- * log, so a test can check that no destination's tick ever ran on two replicas at once.
+ * and Redis key prefix (`childState`). Every tick a limiter or the API (the ticks it wakes,
+ * docs/adr/0013) runs is collected from its debug log, so a test can check that no
+ * destination's tick ever ran in two processes at once.
  */
 
 import { Queue } from 'bullmq';
@@ -18,6 +19,7 @@ import {
 } from './sluice.ts';
 
 export interface TickRun {
+  /** The rate limiter that ran it, in start order; -1: the API. */
   limiter: number;
   destinationId: string;
   due: number;
@@ -61,22 +63,23 @@ export async function startCluster(
   const limiters: ChildProcessHandle[] = [];
   const workers: ChildProcessHandle[] = [];
   let limiterCount = 0;
+  /** Collects the ticks of one process from its debug log. */
+  const tickLog = (n: number) => (line: string) => {
+    if (!line.includes('"msg":"tick"')) return;
+    const t = JSON.parse(line) as Omit<TickRun, 'limiter'>;
+    ticks.push({
+      limiter: n,
+      destinationId: t.destinationId,
+      due: t.due,
+      startedAt: t.startedAt,
+      finishedAt: t.finishedAt,
+    });
+  };
   const addLimiter = async () => {
-    const n = limiterCount++;
     const child = await spawnService(
       'services/rate-limiter/src/main.ts',
       { ...env, PORT: '0', SLUICE_LOG_LEVEL: 'debug' },
-      (line) => {
-        if (!line.includes('"msg":"tick"')) return;
-        const t = JSON.parse(line) as Omit<TickRun, 'limiter'>;
-        ticks.push({
-          limiter: n,
-          destinationId: t.destinationId,
-          due: t.due,
-          startedAt: t.startedAt,
-          finishedAt: t.finishedAt,
-        });
-      },
+      tickLog(limiterCount++),
     );
     limiters.push(child);
     started.push(child);
@@ -91,7 +94,11 @@ export async function startCluster(
   const port = await freePort();
   let api: ChildProcessHandle;
   try {
-    api = await spawnService('services/api/src/main.ts', { ...env, PORT: String(port) });
+    api = await spawnService(
+      'services/api/src/main.ts',
+      { ...env, PORT: String(port), SLUICE_LOG_LEVEL: 'debug' },
+      tickLog(-1),
+    );
     started.push(api);
     await Promise.all([
       ...Array.from({ length: opts.limiters }, addLimiter),

@@ -10,7 +10,8 @@
  * — when Postgres runs on this machine — the Postgres backends serving the run's database,
  * summed as one group (their pids come and go with the pools' connections; the server's
  * shared background processes, which serve everyone's databases, are left out). Tick lag
- * and tick counts come from the rate limiter's /metrics, deliveries from the workers'.
+ * and tick counts come from the rate limiter's and the API's /metrics (the API runs the ticks
+ * it wakes), deliveries from the workers'.
  *
  * At stop: SIGTERM to every service (each drains), `DROP DATABASE … WITH (FORCE)`, the Redis
  * keys of both prefixes deleted, and anything left reported (`databaseLeftover`,
@@ -65,16 +66,25 @@ async function postmasterPid(serverUrl: string): Promise<number | null> {
   });
 }
 
-/** The sum of the workers' delivery counters over the rate limiter's tick metrics. */
-function merged(limiter: SluiceMetrics | null, workers: (SluiceMetrics | null)[]): SluiceMetrics | null {
-  if (!limiter) return null;
-  const deliveries: Record<string, number> = {};
-  for (const m of [limiter, ...workers]) {
-    for (const [outcome, n] of Object.entries(m?.deliveries ?? {})) {
-      deliveries[outcome] = (deliveries[outcome] ?? 0) + n;
-    }
-  }
-  return { ...limiter, deliveries };
+/**
+ * The sum of the services' counters: the ticks of the rate limiter and of the API (it runs
+ * the ticks it wakes, docs/adr/0013), the deliveries of the workers.
+ */
+function merged(services: (SluiceMetrics | null)[]): SluiceMetrics | null {
+  const read = services.filter((m): m is SluiceMetrics => m !== null);
+  if (read.length === 0) return null;
+  const sum = (records: Record<string, number>[]): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const r of records) for (const [k, n] of Object.entries(r)) out[k] = (out[k] ?? 0) + n;
+    return out;
+  };
+  return {
+    tickLagBuckets: sum(read.map((m) => m.tickLagBuckets)),
+    tickLagCount: read.reduce((n, m) => n + m.tickLagCount, 0),
+    tickLagSum: read.reduce((n, m) => n + m.tickLagSum, 0),
+    ticks: sum(read.map((m) => m.ticks)),
+    deliveries: sum(read.map((m) => m.deliveries)),
+  };
 }
 
 export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Target> => {
@@ -134,7 +144,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     await cleanUp().catch(() => redis.disconnect());
     throw err;
   }
-  const [apiProcess, limiter, ...workers] = processes as [SluiceProcess, SluiceProcess, ...SluiceProcess[]];
+  const [apiProcess] = processes as [SluiceProcess, ...SluiceProcess[]];
   const driving = driveSluice(apiProcess.url, setup, adminToken);
 
   return {
@@ -157,8 +167,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     submit: driving.submit,
     setLimit: driving.setLimit,
     snapshot: async () => {
-      const [l, ...w] = await Promise.all([limiter, ...workers].map((p) => readMetrics(p.url)));
-      const metrics = merged(l ?? null, w);
+      const metrics = merged(await Promise.all(processes.map((p) => readMetrics(p.url))));
       return metrics ? { ...metrics } : null;
     },
 

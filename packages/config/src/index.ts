@@ -57,6 +57,23 @@ export const distributed = {
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
 };
 
+/** What every process that runs ticks reads (the rate limiter, the API, the single box). */
+export const ticking = {
+  /** How long before its window has room a held-back tick runs and publishes (docs/adr/0012); 0: never ahead. */
+  SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
+  /** Distributed shape: most deliveries in one delivery-queue job (the ticks of one turn share jobs). */
+  SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
+};
+
+/** What the distributed API reads beyond the HTTP settings. */
+export const api = {
+  /**
+   * The API runs the tick an accepted event wakes when it is due now and none is running,
+   * instead of kicking a rate limiter (docs/adr/0013); false: it only wakes.
+   */
+  SLUICE_API_TICKS: bool.default(true),
+};
+
 /** The pool's kept connections fit in it (a zod `superRefine` over a schema with both). */
 export function checkPool(
   c: { SLUICE_PG_POOL_SIZE: number; SLUICE_PG_POOL_MIN: number },

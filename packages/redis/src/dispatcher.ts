@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { publishChange } from './change-feed.ts';
 import type { Keys } from './keys.ts';
 import type { RedisPacing } from './redis-pacing.ts';
+import type { RedisSchedule } from './redis-schedule.ts';
 import type { ScheduleClient } from './schedule-client.ts';
 
 export interface RedisDispatcherDeps {
@@ -27,20 +28,46 @@ export interface RedisDispatcherDeps {
    * arrive (default: twice the arrival bound).
    */
   arrivalWaitMs?: number;
+  /**
+   * Runs the ticks this process wakes when they are due now and none is running, instead of
+   * kicking a rate limiter to run them (docs/adr/0013). Absent: wakes only.
+   */
+  ticks?: RedisSchedule | undefined;
 }
 
 export class RedisDispatcher {
   private readonly d: RedisDispatcherDeps;
+  private readonly waking = new Set<Promise<void>>();
 
   constructor(deps: RedisDispatcherDeps) {
     this.d = deps;
   }
 
   wake(destinationId: string): void {
-    const { schedule, destinations, pacing, clock, logger } = this.d;
-    schedule.wakeForWork(destinationId, destinations, pacing, clock()).catch((err: unknown) => {
-      logger.warn({ err, destinationId }, 'wake failed; the sweeper will repair it');
-    });
+    const { schedule, destinations, pacing, clock, logger, ticks } = this.d;
+    const woken = (
+      ticks === undefined
+        ? schedule.wakeForWork(destinationId, destinations, pacing, clock())
+        : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
+          Promise.all([
+            ticks.ready(),
+            schedule.wakeForWork(destinationId, destinations, pacing, clock(), ticks.leaseMs),
+          ]).then(([ready, claimed]) => {
+            if (claimed !== null) ticks.runClaimed(claimed, ready);
+            return null;
+          })
+    )
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        logger.warn({ err, destinationId }, 'wake failed; the sweeper will repair it');
+      });
+    this.waking.add(woken);
+    void woken.finally(() => this.waking.delete(woken));
+  }
+
+  /** The wakes in flight are done (their claimed ticks handed to `ticks`, which stop awaits). */
+  async settled(): Promise<void> {
+    while (this.waking.size > 0) await Promise.all(this.waking);
   }
 
   /**

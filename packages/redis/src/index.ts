@@ -18,3 +18,4 @@ export {
   type SharedState,
   type SharedStateOptions,
 } from './shared-state.ts';
+export { type TickingOptions, tickingSchedule } from './ticking.ts';

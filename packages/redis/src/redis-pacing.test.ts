@@ -266,14 +266,16 @@ describe('RedisPacing', { skip }, () => {
     }
     const now = t0 + 1_200;
     const wake = (bucket: boolean, adaptive: boolean) =>
-      scripts.wakeForWork('d', now, {
-        limit: 10,
-        periodMs: 1_000,
-        windowMarginMs: OPTIONS.windowMarginMs,
-        claimLeaseMs: 600_000,
-        bucket: bucket ? { burst: 10, emissionMs: 500 } : undefined,
-        adaptiveLimit: adaptive ? 2 : undefined,
-      });
+      scripts
+        .wakeForWork('d', now, {
+          limit: 10,
+          periodMs: 1_000,
+          windowMarginMs: OPTIONS.windowMarginMs,
+          claimLeaseMs: 600_000,
+          bucket: bucket ? { burst: 10, emissionMs: 500 } : undefined,
+          adaptiveLimit: adaptive ? 2 : undefined,
+        })
+        .then((w) => w.at);
     const pace = pacer.peek('d') as NonNullable<ReturnType<Pacer['peek']>>;
     assert.equal(await wake(false, false), now, 'the window alone has room now');
     // 12 tokens taken by t0 + 1.1 s: the bucket has one again at tat + margin − 9 × 500 ms.

@@ -110,6 +110,11 @@ export class RedisSchedule {
     this.scripts = new Scripts(options.redis, options.keys);
   }
 
+  /** How long a claimed tick may run before another replica may take it over. */
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
   async start(): Promise<void> {
     const { subscriber, keys } = this.options;
     if (subscriber) {
@@ -193,8 +198,27 @@ export class RedisSchedule {
     }
   }
 
+  /**
+   * Runs a tick that this process claimed outside its loops — the API runs the tick it wakes
+   * when it is due now (docs/adr/0013) — as the loops run theirs. No loop here looks for its
+   * next tick, so its settle kicks the limiters when that is the head of the schedule. Stopped,
+   * or `ready` false (read beside the claim): the tick goes back untouched, due as it was.
+   */
+  runClaimed(claimed: ClaimedTick, ready: boolean): void {
+    if (!this.stopped && ready) {
+      this.run(claimed, true);
+      return;
+    }
+    const back = this.scripts
+      .settleKick(claimed.destinationId, claimed.lease, claimed.due)
+      .then(() => undefined)
+      .catch((err: unknown) => this.options.onTickError(claimed.destinationId, err));
+    this.running.add(back);
+    void back.finally(() => this.running.delete(back));
+  }
+
   /** Ticks wait while the state is being rebuilt after a loss of Redis (docs/adr/0002). */
-  private async ready(): Promise<boolean> {
+  async ready(): Promise<boolean> {
     try {
       return (await this.options.redis.get(this.options.keys.epoch())) === 'ready';
     } catch {
@@ -202,7 +226,8 @@ export class RedisSchedule {
     }
   }
 
-  private run(claimed: ClaimedTick): void {
+  /** `kick`: settle with `settleKick` (a tick claimed outside this replica's loops). */
+  private run(claimed: ClaimedTick, kick = false): void {
     const { tick, clock, onTickError, onTick, errorBackoffMs, leaseMs } = this.options;
     const done = (async () => {
       const startedAt = clock();
@@ -237,7 +262,9 @@ export class RedisSchedule {
       await renewing; // the settle shows the latest token
       const finishedAt = clock();
       try {
-        const settled = await this.scripts.settle(claimed.destinationId, lease, next);
+        const settled = kick
+          ? await this.scripts.settleKick(claimed.destinationId, lease, next)
+          : await this.scripts.settle(claimed.destinationId, lease, next);
         // The next tick is due before this replica's loop would look again: look then.
         const shard = this.options.keys.shardOf(claimed.destinationId);
         if (settled.state === 'scheduled' && settled.at < (this.wakeAt[shard] ?? 0))

@@ -11,7 +11,7 @@ import type { DestinationCache } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { RedisPacing } from './redis-pacing.ts';
-import { Scripts } from './scripts.ts';
+import { type ClaimedTick, Scripts } from './scripts.ts';
 
 export class ScheduleClient {
   readonly scripts: Scripts;
@@ -38,33 +38,41 @@ export class ScheduleClient {
 
   /**
    * Schedules a tick at the earliest moment the destination may have room, in one round
-   * trip (`wakeForWork-6.lua`).
+   * trip (`wakeForWork-6.lua`). With `tickLeaseMs`, a tick due now with none running is
+   * claimed for the caller instead (docs/adr/0013), under that lease: run it, then settle.
    */
   async wakeForWork(
     destinationId: string,
     destinations: DestinationCache,
     pacing: RedisPacing,
     now: number,
-  ): Promise<void> {
+    tickLeaseMs = 0,
+  ): Promise<ClaimedTick | null> {
     const destination = await destinations.get(destinationId);
-    if (destination === undefined || destination.state !== 'active') return;
+    if (destination === undefined || destination.state !== 'active') return null;
     if (destination.health.state === 'suspended') {
       // The circuit is open: the work waits for the probe time (docs/adr/0007).
       await this.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
-      return;
+      return null;
     }
     const plan = ratePlan(destination.rateLimit);
     const { periodMs } = plan;
     const { windowMarginMs, claimLeaseMs } = pacing.o;
-    await this.scripts.wakeForWork(destinationId, now, {
-      // The window's cap: a burst allowance lets the window hold up to the burst.
-      limit: windowCap(plan),
-      periodMs,
-      windowMarginMs,
-      claimLeaseMs,
-      bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
-      adaptiveLimit: destination.adaptive ? plan.limit : undefined,
-    });
+    const { at, lease } = await this.scripts.wakeForWork(
+      destinationId,
+      now,
+      {
+        // The window's cap: a burst allowance lets the window hold up to the burst.
+        limit: windowCap(plan),
+        periodMs,
+        windowMarginMs,
+        claimLeaseMs,
+        bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
+        adaptiveLimit: destination.adaptive ? plan.limit : undefined,
+      },
+      tickLeaseMs,
+    );
+    return lease === null ? null : { destinationId, due: at, lease, takenOver: false };
   }
 
   /**

@@ -52,6 +52,12 @@ export function defineScripts(redis: Redis): void {
 /** Where a settled tick left its destination. */
 export type Settled = { state: 'scheduled'; at: number } | { state: 'removed' | 'lost' };
 
+/** A settle script's reply: the due time scheduled at, -1 removed, -2 the lease was lost. */
+function settled(reply: number): Settled {
+  if (reply === -2) return { state: 'lost' };
+  return reply === -1 ? { state: 'removed' } : { state: 'scheduled', at: reply };
+}
+
 /**
  * Runs the calls of one turn as one script call per schedule shard of their destinations:
  * `run` gets a shard and its calls in order and answers each; each caller gets its own answer.
@@ -146,7 +152,9 @@ export class Scripts {
   /**
    * A sooner-only wake at the earliest moment the window (and a burst allowance's bucket,
    * and past an adaptive hold) may have room, kicking the limiters when it lands at the head
-   * of the schedule. Returns the due time asked for. `limit` is the window's cap.
+   * of the schedule. Returns the due time asked for. `limit` is the window's cap. With
+   * `tickLeaseMs`, a wake that finds room now and no tick running claims the tick instead
+   * (docs/adr/0013): `lease` is then its token, for `settleKick`.
    */
   async wakeForWork(
     destinationId: string,
@@ -161,26 +169,27 @@ export class Scripts {
       /** The configured limit when adaptive pacing is on (its hold is honoured). */
       adaptiveLimit?: number | undefined;
     },
-  ): Promise<number> {
-    return Number(
-      await this.call('wakeForWork').call(
-        this.redis,
-        ...this.keys.scheduleKeys(destinationId),
-        this.keys.queued(destinationId),
-        this.keys.sends(destinationId),
-        this.keys.pace(destinationId),
-        destinationId,
-        Math.floor(now),
-        room.limit,
-        room.periodMs,
-        room.windowMarginMs,
-        room.claimLeaseMs,
-        this.keys.kickChannel(),
-        room.bucket?.burst ?? 0,
-        room.bucket?.emissionMs ?? 0,
-        room.adaptiveLimit ?? 0,
-      ),
-    );
+    tickLeaseMs = 0,
+  ): Promise<{ at: number; lease: string | null }> {
+    const [at, lease] = (await this.call('wakeForWork').call(
+      this.redis,
+      ...this.keys.scheduleKeys(destinationId),
+      this.keys.queued(destinationId),
+      this.keys.sends(destinationId),
+      this.keys.pace(destinationId),
+      destinationId,
+      Math.floor(now),
+      room.limit,
+      room.periodMs,
+      room.windowMarginMs,
+      room.claimLeaseMs,
+      this.keys.kickChannel(),
+      room.bucket?.burst ?? 0,
+      room.bucket?.emissionMs ?? 0,
+      room.adaptiveLimit ?? 0,
+      Math.ceil(tickLeaseMs),
+    )) as [string, string];
+    return { at: Number(at), lease: lease === '' ? null : lease };
   }
 
   /** Extends a running tick's lease to `until` (the new token); false: it is no longer this tick's. */
@@ -197,6 +206,25 @@ export class Scripts {
     return this.settles.load({ destinationId, lease, next });
   }
 
+  /**
+   * Ends one tick that a process without schedule loops ran (the API's), as `settle`, and
+   * kicks the rate limiters when its next tick is at the head of the schedule.
+   */
+  async settleKick(destinationId: string, lease: string, next: number | null): Promise<Settled> {
+    return settled(
+      Number(
+        await this.call('settleKick').call(
+          this.redis,
+          ...this.keys.scheduleKeys(destinationId),
+          destinationId,
+          lease,
+          next === null ? -1 : Math.ceil(next),
+          this.keys.kickChannel(),
+        ),
+      ),
+    );
+  }
+
   private settleBatch(calls: readonly SettleCall[]): Promise<Settled[]> {
     return perShard(this.keys, calls, async (shard, group): Promise<Settled[]> => {
       const replies = (await this.call('settleBatch').call(
@@ -206,11 +234,7 @@ export class Scripts {
         this.keys.woken(shard),
         ...group.flatMap((c) => [c.destinationId, c.lease, c.next === null ? -1 : Math.ceil(c.next)]),
       )) as number[];
-      return replies.map((reply) => {
-        const result = Number(reply);
-        if (result === -2) return { state: 'lost' };
-        return result === -1 ? { state: 'removed' } : { state: 'scheduled', at: result };
-      });
+      return replies.map((reply) => settled(Number(reply)));
     });
   }
 }

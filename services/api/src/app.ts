@@ -13,6 +13,7 @@ import {
   openSharedState,
   RedisDispatcher,
   type ScheduleClient,
+  tickingSchedule,
 } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -29,6 +30,15 @@ export interface ApiServiceOptions {
   windowMarginMs?: number;
   arrivalBoundMs?: number;
   claimLeaseMs?: number;
+  /**
+   * Run the tick an accepted event wakes when it is due now and none is running, instead of
+   * kicking a rate limiter to run it (`SLUICE_API_TICKS`, default true; docs/adr/0013).
+   */
+  runTicks?: boolean | undefined;
+  /** As the rate limiter's (`SLUICE_TICK_LEAD_MS`), for the ticks this process runs. */
+  tickLeadMs?: number | undefined;
+  /** As the rate limiter's (`SLUICE_JOB_DELIVERIES`), for the ticks this process runs. */
+  jobDeliveries?: number | undefined;
   /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
   destinationCacheSize?: number | undefined;
   clock?: () => number;
@@ -45,9 +55,14 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   const shared = await openSharedState(o);
   const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
-  // The API runs no queue: its gauges read the shared state (every service shows the same).
-  const queue = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
-  new EngineMetrics(
+  // Its gauges read the shared state (every service shows the same); it publishes what the
+  // ticks it runs allow.
+  const queue = new BullPublisher({
+    connection: bullConnection(o.redisUrl),
+    prefix: `${o.prefix}-bull`,
+    jobDeliveries: o.jobDeliveries,
+  });
+  const metrics = new EngineMetrics(
     registry,
     async () => ({
       queued: await queue.depth(),
@@ -59,6 +74,19 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   );
   registerAlertGauge(registry, o.store);
   registerHealthGauge(registry, o.store);
+  // The ticks this process runs: those its wakes claim, never a loop over the schedule.
+  const ticks =
+    o.runTicks === false
+      ? undefined
+      : tickingSchedule({
+          shared,
+          store: o.store,
+          publisher: queue,
+          metrics,
+          logger: o.logger,
+          clock,
+          leadMs: o.tickLeadMs,
+        });
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -67,6 +95,7 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     destinations,
     logger: o.logger,
     clock,
+    ticks,
   });
   const app = await buildApi({
     store: o.store,
@@ -88,6 +117,8 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     schedule,
     async close() {
       await app.close(); // stops accepting, finishes the requests in flight
+      await dispatcher.settled();
+      await ticks?.stop(); // the ticks it runs settle: no lease is left behind
       await queue.close();
       await shared.close();
     },

@@ -1,12 +1,14 @@
 /** The API service's settings (`.env.example` lists them). */
 
-import { bool, checkPool, common, distributed, int } from '@sluice/config';
+import { api, bool, checkPool, common, distributed, int, ticking } from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them. */
 export const apiConfigFields = z.object({
   ...common,
   ...distributed,
+  ...ticking,
+  ...api,
   PORT: int(0, 65_535).default(3000),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'the operator token, at least 16 characters'),
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),

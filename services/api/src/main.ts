@@ -16,6 +16,7 @@ const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-a
 const store = await PostgresStore.open(config.DATABASE_URL, {
   poolSize: config.SLUICE_PG_POOL_SIZE,
   poolMin: config.SLUICE_PG_POOL_MIN,
+  genericPoolMin: config.SLUICE_API_TICKS ? config.SLUICE_PG_POOL_MIN : 0, // its ticks' claims (Db.generic)
   applicationName: 'sluice-api',
 });
 const api = await startApiService({
@@ -29,6 +30,9 @@ const api = await startApiService({
   windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
   destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
   arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+  runTicks: config.SLUICE_API_TICKS,
+  tickLeadMs: config.SLUICE_TICK_LEAD_MS,
+  jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   config: {
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
     maxPayloadBytes: config.SLUICE_MAX_PAYLOAD_BYTES,

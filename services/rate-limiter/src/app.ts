@@ -9,10 +9,8 @@ import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
-  createTick,
   EngineMetrics,
   ensureAlertsDestination,
-  LeaseLostError,
   type OpsServer,
   Retention,
   registerHealthGauge,
@@ -24,7 +22,8 @@ import {
   bullConnection,
   openSharedState,
   RedisDispatcher,
-  RedisSchedule,
+  type RedisSchedule,
+  tickingSchedule,
 } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -85,29 +84,15 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     clock,
   );
   registerHealthGauge(registry, o.store);
-  const schedule = new RedisSchedule({
-    redis,
+  const schedule = tickingSchedule({
+    shared,
     subscriber,
-    keys,
+    store: o.store,
+    publisher,
+    metrics,
+    logger: o.logger,
     clock,
-    tick: createTick({
-      store: o.store,
-      destinations,
-      pacing,
-      publisher,
-      metrics,
-      clock,
-      leadMs: o.tickLeadMs,
-    }),
-    onTickError: (destinationId, err) =>
-      err instanceof LeaseLostError
-        ? o.logger.warn(
-            { destinationId },
-            'a tick stalled past its lease and another replica took over: it published nothing; ' +
-              'what it claimed returns to pending after the lease',
-          )
-        : o.logger.error({ err, destinationId }, 'tick failed'),
-    ...(o.logger.isLevelEnabled('debug') ? { onTick: (tick) => o.logger.debug(tick, 'tick') } : {}),
+    leadMs: o.tickLeadMs,
     onTakeover: (destinationIds) => {
       metrics.tickTakeovers.inc(destinationIds.length);
       o.logger.warn(

@@ -1,6 +1,6 @@
 /** The rate limiter's settings (`.env.example` lists them). */
 
-import { alerts, checkAlerts, checkPool, common, distributed, int } from '@sluice/config';
+import { alerts, checkAlerts, checkPool, common, distributed, int, ticking } from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them (`.partial()` and `.shape` need a plain object). */
@@ -8,13 +8,10 @@ export const rateLimiterConfigFields = z.object({
   ...common,
   ...distributed,
   ...alerts,
+  ...ticking,
   PORT: int(0, 65_535).default(3001),
   SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
   SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
-  /** How long before its window has room a held-back tick runs and publishes (docs/adr/0012); 0: never ahead. */
-  SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
-  /** Most deliveries in one delivery-queue job (the ticks of one pass share jobs). */
-  SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
 });
 

@@ -7,6 +7,7 @@
 
 import {
   alerts,
+  api,
   bool,
   breaker,
   ConfigError,
@@ -19,6 +20,7 @@ import {
   parseEnv,
   postgresUrl,
   redisUrl,
+  ticking,
 } from '@sluice/config';
 import { z } from 'zod';
 
@@ -49,10 +51,8 @@ const configFields = z.object({
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
   SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
   SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
-  /** How long before its window has room a held-back tick runs and publishes (docs/adr/0012); 0: never ahead. */
-  SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
-  /** Distributed shape: most deliveries in one delivery-queue job. */
-  SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
+  ...ticking,
+  SLUICE_API_TICKS: api.SLUICE_API_TICKS,
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
 });

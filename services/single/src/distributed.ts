@@ -31,6 +31,8 @@ export interface DistributedBoxOptions {
   leaseMs?: number;
   tickLeadMs?: number | undefined;
   jobDeliveries?: number | undefined;
+  /** The API runs the ticks it wakes when due now (`SLUICE_API_TICKS`; docs/adr/0013). */
+  apiTicks?: boolean | undefined;
   retentionMs?: number;
   alerts?: AlertSettings | undefined;
   /** The circuit breaker's settings (docs/adr/0007), for the delivery worker. */
@@ -82,6 +84,9 @@ export async function startDistributedBox(o: DistributedBoxOptions): Promise<Dis
     port: o.port ?? 0,
     adminToken: o.adminToken,
     config: o.config,
+    runTicks: o.apiTicks,
+    tickLeadMs: o.tickLeadMs,
+    jobDeliveries: o.jobDeliveries,
   }).catch(async (err: unknown) => {
     await worker.close();
     await limiter.close();

@@ -58,6 +58,7 @@ async function start(): Promise<{ url: string; token: string; generated: boolean
       leaseMs: config.SLUICE_LEASE_MS,
       tickLeadMs: config.SLUICE_TICK_LEAD_MS,
       jobDeliveries: config.SLUICE_JOB_DELIVERIES,
+      apiTicks: config.SLUICE_API_TICKS,
       retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
       alerts: alertSettings(config),
       health: healthPolicy(config),

@@ -7,6 +7,10 @@
   of the schedule kicks the rate limiters. One round trip for what an ingest does after its
   commit.
 
+  Asked to (ARGV[11] > 0), a wake that finds room now and no tick running claims the tick for
+  the caller instead, as claimTicks would (docs/adr/0013): the API runs the tick it wakes, and
+  no limiter is kicked.
+
   Input:
     KEYS[1] schedule   ZSET destination -> due time (ms)
     KEYS[2] leases     ZSET destination -> lease expiry (ms)
@@ -25,9 +29,10 @@
     ARGV[8] the burst (0: none)
     ARGV[9] the bucket's emission interval T (ms)
     ARGV[10] the configured limit when adaptive pacing is on, else 0
+    ARGV[11] the lease (ms) of a tick claimed for the caller; 0: never claim
 
   Output:
-    the due time asked for (ms)
+    { the due time asked for (ms), the claimed tick's lease token (its expiry) or '' }
 ]]
 -- @include roomAt
 -- @include wake
@@ -46,7 +51,16 @@ if ARGV[10] ~= '0' then
     at = tonumber(pace[3])
   end
 end
+local leaseMs = tonumber(ARGV[11])
+if leaseMs > 0 and at <= now and not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  -- Due now and not running: the caller's, as a claim moves it (a later entry was sooner-only
+  -- woken to now anyway).
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  local lease = now + leaseMs
+  redis.call('ZADD', KEYS[2], lease, ARGV[1])
+  return { tostring(at), tostring(lease) }
+end
 if wake(KEYS[1], KEYS[2], KEYS[3], ARGV[1], at) == 1 then
   redis.call('PUBLISH', ARGV[7], ARGV[1])
 end
-return tostring(at)
+return { tostring(at), '' }
