@@ -17,6 +17,7 @@ export {
   LeaseLostError,
   MemoryPacing,
   type PaceCounts,
+  type PreRead,
   type PublishedPlan,
   type PublishOptions,
   type TickPacing,

@@ -14,6 +14,7 @@
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
+import type { PreRead } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
@@ -26,6 +27,7 @@ export type TickFn = (
   destinationId: string,
   due: number,
   fence: () => Promise<string>,
+  preRead?: PreRead,
 ) => Promise<number | null>;
 
 /**
@@ -249,10 +251,15 @@ export class RedisSchedule {
       );
       let next: number | null;
       try {
-        next = await tick(claimed.destinationId, claimed.due, async () => {
-          await renewing;
-          return lease;
-        });
+        next = await tick(
+          claimed.destinationId,
+          claimed.due,
+          async () => {
+            await renewing;
+            return lease;
+          },
+          claimed.pace,
+        );
       } catch (err) {
         onTickError(claimed.destinationId, err);
         next = clock() + errorBackoffMs;
