@@ -17,7 +17,6 @@ export {
   LeaseLostError,
   MemoryPacing,
   type PaceCounts,
-  type PreRead,
   type PublishedPlan,
   type PublishOptions,
   type TickPacing,

@@ -32,7 +32,7 @@ import {
 } from '@sluice/core';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
-import type { PaceCounts, PreRead, TickPacing } from './pacing.ts';
+import type { PaceCounts, TickPacing } from './pacing.ts';
 import { probeTick } from './probe.ts';
 import type { ClaimedDelivery, Destination, Store } from './store.ts';
 
@@ -73,14 +73,12 @@ export function createTick(deps: LimiterDeps) {
   const lead = deps.leadMs ?? TICK_LEAD_MS;
   /**
    * `fence`, where the schedule leases ticks (distributed): the tick's current lease token,
-   * checked where its deliveries are counted (`TickPacing.published`). `preRead`: the pace
-   * read where the tick was claimed (docs/adr/0013), used instead of reading it again.
+   * checked where its deliveries are counted (`TickPacing.published`).
    */
   return async function tick(
     destinationId: string,
     due: number,
     fence?: () => Promise<string>,
-    preRead?: PreRead,
   ): Promise<number | null> {
     const now = clock();
     metrics.tickLag.observe(Math.max(0, now - due) / 1_000);
@@ -92,13 +90,7 @@ export function createTick(deps: LimiterDeps) {
     }
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
     if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
-    const periodMs = PERIOD_MS[destination.rateLimit.period];
-    // Read with the claim, for the live period: it can only over-count since. Not with
-    // adaptive pacing, whose hold a response may have set in between.
-    const counts =
-      preRead !== undefined && preRead.periodMs === periodMs && !destination.adaptive
-        ? preRead.counts
-        : await pacing.read(destinationId, periodMs, now, now + lead);
+    const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now, now + lead);
     const effective = paceLimit(destination, counts.adaptive, now);
     const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
     const margin = pacing.windowMarginMs;

@@ -41,16 +41,6 @@ export interface PaceCounts {
   adaptive: Pick<AdaptiveState, 'limit' | 'periodMs' | 'effective' | 'holdUntil'> | null;
 }
 
-/**
- * A destination's counts read where its tick was claimed, just before it runs (the API's wake,
- * docs/adr/0013), over the window of `periodMs`. Only ever an over-count by the time the tick
- * uses them: while the tick holds its lease nothing else publishes, and sends only leave.
- */
-export interface PreRead {
-  periodMs: number;
-  counts: PaceCounts;
-}
-
 /** The plan a tick published under, as the pace state records it. */
 export type PublishedPlan = Pick<RatePlan, 'limit' | 'periodMs' | 'burst'>;
 

@@ -5,7 +5,7 @@
  * never lost: the rate limiters' sweeper re-wakes every destination with pending work.
  */
 
-import { lowersCap, PERIOD_MS, ratePlan, TICK_LEAD_MS, windowCap } from '@sluice/core';
+import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
 import { type Destination, type DestinationCache, paceLimit, untilOldLimitArrived } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -33,8 +33,6 @@ export interface RedisDispatcherDeps {
    * kicking a rate limiter to run them (docs/adr/0013). Absent: wakes only.
    */
   ticks?: RedisSchedule | undefined;
-  /** Those ticks' lead (`SLUICE_TICK_LEAD_MS`; default TICK_LEAD_MS): how far ahead they read. */
-  tickLeadMs?: number | undefined;
 }
 
 export class RedisDispatcher {
@@ -53,14 +51,7 @@ export class RedisDispatcher {
         : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
           Promise.all([
             ticks.ready(),
-            schedule.wakeForWork(
-              destinationId,
-              destinations,
-              pacing,
-              clock(),
-              ticks.leaseMs,
-              this.d.tickLeadMs ?? TICK_LEAD_MS,
-            ),
+            schedule.wakeForWork(destinationId, destinations, pacing, clock(), ticks.leaseMs),
           ]).then(([ready, claimed]) => {
             if (claimed !== null) ticks.runClaimed(claimed, ready);
             return null;

@@ -25,7 +25,7 @@ import {
 } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { defineScripts, type PaceReply, perShard, SCRIPT_BATCH } from './scripts.ts';
+import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';
 
 type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
 
@@ -35,20 +35,9 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
  */
 const STORED_CAP_MS = 10 * 60_000;
 
-/** A tick's counts from paceRead's reply (`includes/paceRead.lua`). */
-export function paceCounts(reply: PaceReply): PaceCounts {
-  const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving] = reply;
-  const adaptive =
-    lim && per && effective
-      ? {
-          limit: Number(lim),
-          periodMs: Number(per),
-          effective: Number(effective),
-          holdUntil: Number(hold ?? 0),
-        }
-      : null;
-  return { queued, inFlight, sentInWindow, leaving, bucketTat: Number(tat ?? 0), adaptive };
-}
+type Field = string | null;
+/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
+type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[]];
 
 interface ReadCall {
   destinationId: string;
@@ -111,7 +100,18 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
-    return paceCounts(await this.reads.load({ destinationId, periodMs, now, horizon }));
+    const reply = await this.reads.load({ destinationId, periodMs, now, horizon });
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving] = reply;
+    const adaptive =
+      lim && per && effective
+        ? {
+            limit: Number(lim),
+            periodMs: Number(per),
+            effective: Number(effective),
+            holdUntil: Number(hold ?? 0),
+          }
+        : null;
+    return { queued, inFlight, sentInWindow, leaving, bucketTat: Number(tat ?? 0), adaptive };
   }
 
   async published(

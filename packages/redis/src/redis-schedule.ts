@@ -14,7 +14,6 @@
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
-import type { PreRead } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
@@ -27,7 +26,6 @@ export type TickFn = (
   destinationId: string,
   due: number,
   fence: () => Promise<string>,
-  preRead?: PreRead,
 ) => Promise<number | null>;
 
 /**
@@ -251,15 +249,10 @@ export class RedisSchedule {
       );
       let next: number | null;
       try {
-        next = await tick(
-          claimed.destinationId,
-          claimed.due,
-          async () => {
-            await renewing;
-            return lease;
-          },
-          claimed.pace,
-        );
+        next = await tick(claimed.destinationId, claimed.due, async () => {
+          await renewing;
+          return lease;
+        });
       } catch (err) {
         onTickError(claimed.destinationId, err);
         next = clock() + errorBackoffMs;

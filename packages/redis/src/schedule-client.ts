@@ -10,7 +10,7 @@ import { emissionMs, ratePlan, windowCap } from '@sluice/core';
 import type { DestinationCache } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import { paceCounts, type RedisPacing } from './redis-pacing.ts';
+import type { RedisPacing } from './redis-pacing.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
 
 export class ScheduleClient {
@@ -38,9 +38,8 @@ export class ScheduleClient {
 
   /**
    * Schedules a tick at the earliest moment the destination may have room, in one round
-   * trip (`wakeForWork-7.lua`). With `tickLeaseMs`, a tick due now with none running is
-   * claimed for the caller instead (docs/adr/0013), under that lease, with its pace read up to
-   * `leadMs` ahead (as the tick reads it): run it, then settle.
+   * trip (`wakeForWork-6.lua`). With `tickLeaseMs`, a tick due now with none running is
+   * claimed for the caller instead (docs/adr/0013), under that lease: run it, then settle.
    */
   async wakeForWork(
     destinationId: string,
@@ -48,7 +47,6 @@ export class ScheduleClient {
     pacing: RedisPacing,
     now: number,
     tickLeaseMs = 0,
-    leadMs = 0,
   ): Promise<ClaimedTick | null> {
     const destination = await destinations.get(destinationId);
     if (destination === undefined || destination.state !== 'active') return null;
@@ -60,7 +58,7 @@ export class ScheduleClient {
     const plan = ratePlan(destination.rateLimit);
     const { periodMs } = plan;
     const { windowMarginMs, claimLeaseMs } = pacing.o;
-    const { at, lease, pace } = await this.scripts.wakeForWork(
+    const { at, lease } = await this.scripts.wakeForWork(
       destinationId,
       now,
       {
@@ -73,11 +71,8 @@ export class ScheduleClient {
         adaptiveLimit: destination.adaptive ? plan.limit : undefined,
       },
       tickLeaseMs,
-      now + leadMs, // the claimed tick's pace read looks as far ahead as a tick does
     );
-    if (lease === null) return null;
-    const preRead = pace === null ? undefined : { periodMs, counts: paceCounts(pace) };
-    return { destinationId, due: at, lease, takenOver: false, pace: preRead };
+    return lease === null ? null : { destinationId, due: at, lease, takenOver: false };
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { type PerTurn, type PreRead, perTurn } from '@sluice/engine';
+import { type PerTurn, perTurn } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 
@@ -21,8 +21,6 @@ export interface ClaimedTick {
   lease: string;
   /** Its lease had expired: the replica that ran it died or froze mid-tick. */
   takenOver: boolean;
-  /** Its destination's pace, read where the tick was claimed (a wake's claim, docs/adr/0013). */
-  pace?: PreRead | undefined;
 }
 
 /**
@@ -50,10 +48,6 @@ export function defineScripts(redis: Redis): void {
   }
   marker.sluiceScripts = true;
 }
-
-type Field = string | null;
-/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
-export type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[]];
 
 /** Where a settled tick left its destination. */
 export type Settled = { state: 'scheduled'; at: number } | { state: 'removed' | 'lost' };
@@ -160,8 +154,7 @@ export class Scripts {
    * and past an adaptive hold) may have room, kicking the limiters when it lands at the head
    * of the schedule. Returns the due time asked for. `limit` is the window's cap. With
    * `tickLeaseMs`, a wake that finds room now and no tick running claims the tick instead
-   * (docs/adr/0013): `lease` is then its token, for `settleKick`, and `pace` the tick's pace,
-   * read up to `horizon`.
+   * (docs/adr/0013): `lease` is then its token, for `settleKick`.
    */
   async wakeForWork(
     destinationId: string,
@@ -177,15 +170,13 @@ export class Scripts {
       adaptiveLimit?: number | undefined;
     },
     tickLeaseMs = 0,
-    horizon = now,
-  ): Promise<{ at: number; lease: string | null; pace: PaceReply | null }> {
-    const [at, lease, pace] = (await this.call('wakeForWork').call(
+  ): Promise<{ at: number; lease: string | null }> {
+    const [at, lease] = (await this.call('wakeForWork').call(
       this.redis,
       ...this.keys.scheduleKeys(destinationId),
       this.keys.queued(destinationId),
       this.keys.sends(destinationId),
       this.keys.pace(destinationId),
-      this.keys.inflight(destinationId),
       destinationId,
       Math.floor(now),
       room.limit,
@@ -197,9 +188,8 @@ export class Scripts {
       room.bucket?.emissionMs ?? 0,
       room.adaptiveLimit ?? 0,
       Math.ceil(tickLeaseMs),
-      Math.floor(horizon),
-    )) as [string, string, PaceReply?];
-    return { at: Number(at), lease: lease === '' ? null : lease, pace: pace ?? null };
+    )) as [string, string];
+    return { at: Number(at), lease: lease === '' ? null : lease };
   }
 
   /** Extends a running tick's lease to `until` (the new token); false: it is no longer this tick's. */

@@ -96,7 +96,6 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
     logger: o.logger,
     clock,
     ticks,
-    tickLeadMs: o.tickLeadMs,
   });
   const app = await buildApi({
     store: o.store,

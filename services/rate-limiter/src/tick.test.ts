@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, TICK_LEAD_MS } from '@sluice/core';
-import { createTick, EngineMetrics, type PreRead } from '@sluice/engine';
+import { createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection, openSharedState } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
@@ -57,13 +57,10 @@ async function rig(limit: number) {
   });
   const id = destination.id;
   return {
-    tick: (at: number, preRead?: PreRead) => {
+    tick: (at: number) => {
       now = at;
-      return tick(id, at, undefined, preRead);
+      return tick(id, at);
     },
-    /** The API's wake at `at`: the tick claimed, with its pace read (docs/adr/0013). */
-    claim: (at: number) =>
-      shared.schedule.wakeForWork(id, shared.destinations, shared.pacing, at, 10_000, TICK_LEAD_MS),
     accept: (count: number, at: number) =>
       store.acceptEvents(
         tenantId,
@@ -126,27 +123,5 @@ describe('a tick plans the next run', { skip }, () => {
       [T0 + 1_030],
       'the third alone, its request waiting for its slot',
     );
-  });
-
-  it('a tick claimed by a wake plans with the pace read beside the claim, for the live period', async () => {
-    const r = await rig(2);
-    await r.accept(3, T0);
-    const claimed = await r.claim(T0);
-    assert.ok(claimed?.pace, 'claimed, with its pace');
-    assert.deepEqual(claimed.pace.counts, {
-      queued: 0,
-      inFlight: 0,
-      sentInWindow: 0,
-      leaving: [],
-      bucketTat: 0,
-      adaptive: null,
-    });
-    // That read, not a new one: a window it says is full holds the tick back.
-    const full: PreRead = { ...claimed.pace, counts: { ...claimed.pace.counts, sentInWindow: 2 } };
-    await r.tick(T0, full);
-    assert.equal(await r.jobs(), 0, 'nothing published: the read given was used');
-    // Read over another period (the limit changed since): the tick reads again.
-    await r.tick(T0, { ...full, periodMs: 60_000 });
-    assert.equal((await r.published()).length, 2, 'the window read again: a run of 2');
   });
 });

@@ -9,8 +9,7 @@
 
   Asked to (ARGV[11] > 0), a wake that finds room now and no tick running claims the tick for
   the caller instead, as claimTicks would (docs/adr/0013): the API runs the tick it wakes, and
-  no limiter is kicked. It also reads the pace for that tick (includes/paceRead.lua), so the
-  tick does not ask again.
+  no limiter is kicked.
 
   Input:
     KEYS[1] schedule   ZSET destination -> due time (ms)
@@ -19,7 +18,6 @@
     KEYS[4] queued     ZSET delivery -> publish time (ms)
     KEYS[5] sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     KEYS[6] pace       HASH the destination's pace (tat; lim, per, hold)
-    KEYS[7] inflight   ZSET attempt  -> start + timeout (ms)
 
     ARGV[1] destination id
     ARGV[2] now (ms)
@@ -32,13 +30,10 @@
     ARGV[9] the bucket's emission interval T (ms)
     ARGV[10] the configured limit when adaptive pacing is on, else 0
     ARGV[11] the lease (ms) of a tick claimed for the caller; 0: never claim
-    ARGV[12] the claimed tick's pace read horizon (ms; ≤ now: none)
 
   Output:
-    { the due time asked for (ms), the claimed tick's lease token (its expiry) or '',
-      and when claimed, its pace as paceRead's reply }
+    { the due time asked for (ms), the claimed tick's lease token (its expiry) or '' }
 ]]
--- @include paceRead
 -- @include roomAt
 -- @include wake
 local now = tonumber(ARGV[2])
@@ -63,9 +58,7 @@ if leaseMs > 0 and at <= now and not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   redis.call('ZREM', KEYS[1], ARGV[1])
   local lease = now + leaseMs
   redis.call('ZADD', KEYS[2], lease, ARGV[1])
-  local pace = paceRead(KEYS[4], KEYS[7], KEYS[5], KEYS[6], now, tonumber(ARGV[4]), tonumber(ARGV[5]),
-    tonumber(ARGV[6]), tonumber(ARGV[12]))
-  return { tostring(at), tostring(lease), pace }
+  return { tostring(at), tostring(lease) }
 end
 if wake(KEYS[1], KEYS[2], KEYS[3], ARGV[1], at) == 1 then
   redis.call('PUBLISH', ARGV[7], ARGV[1])
