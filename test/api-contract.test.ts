@@ -1,5 +1,5 @@
 /**
- * The contract (API.md), endpoint by endpoint, through `@sluice/client`: each answer's
+ * The contract (docs/api.md), endpoint by endpoint, through `@sluice/client`: each answer's
  * status, its exact shape (the server's own zod schema parses it to itself: no field
  * missing, none extra) and its values. The last test checks every route was called.
  */

@@ -1,5 +1,5 @@
 /**
- * An internal error (API.md "Conventions": code `internal`; STYLE: a 500 with no internals in
+ * An internal error (docs/api.md "Errors": code `internal`; CONTRIBUTING.md: a 500 with no internals in
  * the body, the details in the log). The store is made to fail under a running box — its
  * `tenants` table renamed away for a moment, the one write this file makes to the store —
  * and the answer must be the plain error body: no SQL, no table name, no stack. With the

@@ -1,5 +1,5 @@
 /**
- * The size limits of API.md "Events", on a box started with small ones (what
+ * The size limits of docs/design.md "HTTP API", on a box started with small ones (what
  * `SLUICE_MAX_PAYLOAD_BYTES=1024` and `SLUICE_MAX_REQUEST_BYTES=16384` set): an event's payload is measured in bytes of its JSON, a request body on any
  * route; past either → `413 payload_too_large`, and nothing changes. A batch is all or
  * nothing: an oversized event (413) or one naming a destination the tenant does not have

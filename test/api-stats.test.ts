@@ -1,5 +1,5 @@
 /**
- * `GET /v1/destinations/:id/stats` beyond its shape (api-contract.test.ts): what API.md says
+ * `GET /v1/destinations/:id/stats` beyond its shape (api-contract.test.ts): what docs/api.md says
  * of its numbers. `delivered`, `dead` and `maxSentInAnyWindow` count over the asked span
  * only, and a rate-limit window longer than the span is the span (a per-minute limit asked
  * over 2 s counts the requests of those 2 s); the backlog — `pending` with

@@ -7,7 +7,7 @@
  * Distributed pass (real processes: an API, a rate limiter and a worker over Postgres and
  * Redis): every metric name the HPA's adapter rules, the ScaledObject and the alerts use is
  * one a running worker exports; the queue's depth, scraped from the worker, rises under a
- * backlog (never past the per-run bound, DESIGN I3) and returns to 0, and the HPA run on
+ * backlog (never past the per-run bound, docs/design.md I3) and returns to 0, and the HPA run on
  * that series scales up and back down; SIGTERM drains each service.
  */
 
@@ -185,7 +185,7 @@ describe('autoscaling: the real services', {
     assert.ok(peak > 50, `the depth rose under the backlog (peak ${peak})`);
     assert.ok(
       peak <= 4 * LIMIT,
-      `never past the scheduled destinations' per-run limits (DESIGN I3): ${peak}`,
+      `never past the scheduled destinations' per-run limits (docs/design.md I3): ${peak}`,
     );
 
     // The HPA on that series: each scrape stands for one 15 s sync (time compressed), then

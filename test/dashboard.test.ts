@@ -3,7 +3,7 @@
  * playwright-core) at 1366×768: sign in with the admin token; create a destination on a
  * recording receiver from the page; send a burst and watch the live chart reach the limit
  * line; lower the limit in the form and check, at the receiver, that from one tick after
- * the change no sliding second holds more than the new limit (DESIGN I2, I5) while the chart
+ * the change no sliding second holds more than the new limit (docs/design.md I2, I5) while the chart
  * draws the new line; pause it and see the table mark it paused and backing up; replay a
  * dead delivery from the dead-letter view, then all matching, and see them delivered; look the
  * event up; sign in with a tenant's key and see only its own destinations.

@@ -1,5 +1,5 @@
 /**
- * Redis can be lost (DESIGN I1, docs/adr/0002): the cluster runs on a Redis server of its
+ * Redis can be lost (docs/design.md I1, docs/adr/0002): the cluster runs on a Redis server of its
  * own, which is emptied with FLUSHALL mid-run and, in a second test, restarted with nothing
  * kept. The sweeper rebuilds the schedule and the pace state from Postgres: every event is
  * delivered, repeats keep their webhook-id, and the limit still holds at the receiver.

@@ -249,7 +249,7 @@ describe('ordering', () => {
     const openAtOnce = (arrivals: Arrival[]) =>
       maxOverlap(arrivals.map((a) => ({ start: a.at, end: a.at + DELAY })));
 
-    // In force within one tick (DESIGN I5): the distributed shape's processes learn of the
+    // In force within one tick (docs/design.md I5): the distributed shape's processes learn of the
     // change by pub/sub, so the burst waits one interval.
     await api.destinations.update(dst.id, { ordering: 'fifo' });
     await sleep(TICK_MS);

@@ -1,5 +1,5 @@
 /**
- * API.md "Service settings", on `node services/single/src/main.ts` (what `npm start` runs)
+ * docs/design.md "Config", on `node services/single/src/main.ts` (what `npm start` runs)
  * in the shape under test:
  *
  * - without `SLUICE_ADMIN_TOKEN` the first start generates the admin token, prints it once

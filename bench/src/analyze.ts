@@ -1,5 +1,5 @@
 /**
- * What the receiver saw, judged per destination (DESIGN "How we measure"; all at the receiver):
+ * What the receiver saw, judged per destination (docs/design.md "How we measure"; all at the receiver):
  *
  * - worst window: the most arrivals (any status: every request counts against a limit) in
  *   any window [tᵢ, tᵢ + 1 s) anchored at every arrival — that set contains the worst window,

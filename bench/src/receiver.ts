@@ -6,7 +6,7 @@
  *   POST /d/<dest>[?fail=0.1&limit429=5&retry_after=1&delay_ms=50]
  *        records {t, dest, id, created, wid, status} and answers (200 unless a behaviour
  *        says otherwise). `t` is `performance.timeOrigin + performance.now()` when the
- *        request's headers were parsed (DESIGN "How we measure"); `id` and `created` come
+ *        request's headers were parsed (docs/design.md "How we measure"); `id` and `created` come
  *        from the JSON body (`bench.id`, `bench.createdAt`); `wid` is the `webhook-id` header.
  *   POST /control {"dest": "d000" | "*", "behaviour": {"fail": 0.2, …}}  behaviour at run time
  *   GET  /count   {requests, ok, uniqueOk}

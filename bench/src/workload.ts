@@ -252,7 +252,7 @@ export function totalEvents(w: Workload): number {
   return w.destinations.reduce((sum, d) => sum + d.events, 0);
 }
 
-/** The wall time a perfect sliding-window limiter needs (DESIGN "How we measure"), seconds. */
+/** The wall time a perfect sliding-window limiter needs (docs/design.md "How we measure"), seconds. */
 export function idealWallS(w: Workload): number | null {
   if (w.changes.length > 0) return null;
   if (w.ingest.mode === 'steady') {

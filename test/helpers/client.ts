@@ -195,7 +195,7 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /**
- * Every route of API.md that the server serves under `/v1`, as OpenAPI writes paths. The
+ * Every route of docs/api.md that the server serves under `/v1`, as OpenAPI writes paths. The
  * contract test calls each one; the OpenAPI test checks the document lists exactly these.
  */
 export const ROUTES = [

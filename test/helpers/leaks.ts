@@ -1,5 +1,5 @@
 /**
- * Fails the test that leaks a running loop or an open connection (STYLE "Tests"): after a
+ * Fails the test that leaks a running loop or an open connection (CONTRIBUTING.md "Tests"): after a
  * test's cleanup, nothing may keep the event loop alive beyond what was alive when the
  * test file started (the runner's own pipes). Unref'd timers do not count.
  */

@@ -65,7 +65,7 @@ function next(path: string): {
 
 const server = createServer({ keepAliveTimeout: 60_000 });
 server.on('request', (req, res) => {
-  // Headers are parsed: this is the arrival (DESIGN "How we measure").
+  // Headers are parsed: this is the arrival (docs/design.md "How we measure").
   const at = performance.timeOrigin + performance.now();
   const i = count++;
   const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;

@@ -1,7 +1,7 @@
 /**
  * A programmable webhook receiver on 127.0.0.1:0: one server for many destinations, told
  * apart by path (`/d/<name>`). Every request is recorded with its arrival time, taken when
- * its headers are parsed (DESIGN "How we measure"); each path answers from a script of
+ * its headers are parsed (docs/design.md "How we measure"); each path answers from a script of
  * replies, then with its default status, after an optional delay.
  *
  * The server runs in a worker thread (`receiver-worker.ts`) with its own event loop, so an

@@ -1,5 +1,5 @@
 /**
- * The shape under test (DESIGN I7: one behavioural suite, both shapes). `SLUICE_TEST_SHAPE`
+ * The shape under test (docs/design.md I7: one behavioural suite, both shapes). `SLUICE_TEST_SHAPE`
  * chooses: `single` (default) starts the single box on a fresh SQLite data dir;
  * `distributed` starts the API, a rate limiter and a delivery worker in this process over a
  * fresh Postgres database and a fresh Redis key prefix (`startDistributedBox`, what

@@ -1,5 +1,5 @@
 /**
- * The exact sliding-window check (DESIGN "How we measure"): the most arrivals in any
+ * The exact sliding-window check (docs/design.md "How we measure"): the most arrivals in any
  * window [tᵢ, tᵢ + period) anchored at every arrival tᵢ. The worst window always starts at
  * an arrival, so checking those anchors is exact. Written here, apart from the service's own
  * audit, so the tests judge independently.

@@ -1,5 +1,5 @@
 /**
- * The usual Node approach, as the peers harness describes it (shared/peers/README.md):
+ * The usual Node approach, as it is commonly written:
  * ONE BullMQ queue for every delivery and one Worker (concurrency 100). Before POSTing, the
  * processor consumes a point of a rate-limiter-flexible `RateLimiterRedis` keyed by
  * destination (points = limit, duration = 1 s); when refused it moves the job to delayed by

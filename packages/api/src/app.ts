@@ -1,5 +1,5 @@
 /**
- * The HTTP API (API.md), the same in both shapes: fastify with zod schemas
+ * The HTTP API (docs/api.md), the same in both shapes: fastify with zod schemas
  * (fastify-type-provider-zod) that validate the input, type the handlers, serialize the
  * output and generate `/openapi.json` (@fastify/swagger); errors as
  * `{error: {code, message, details}}`; plus `/healthz`, `/readyz`, `/metrics` and the

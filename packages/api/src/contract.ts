@@ -1,5 +1,5 @@
 /**
- * The API's contract (API.md) as zod schemas: the one description of every request and
+ * The API's contract (docs/api.md) as zod schemas: the one description of every request and
  * response. Routes validate with them (fastify-type-provider-zod), handlers are typed by
  * them, responses are serialized through them, and `/openapi.json` is generated from them —
  * there is no second copy to drift. Objects in requests are strict: an unknown field is a

@@ -1,6 +1,6 @@
 /**
  * API errors: `{ "error": { "code", "message", "details" } }` with a stable `code`
- * (API.md "Conventions"). An internal error is a 500 with no internals in the body; its
+ * (docs/api.md "Errors"). An internal error is a 500 with no internals in the body; its
  * details go to the log.
  */
 

@@ -10,7 +10,7 @@
 /** Codes the client itself produces, next to the server's. */
 export type ClientErrorCode = 'timeout' | 'aborted' | 'network_error' | 'unexpected_response';
 
-/** The server's codes (API.md "Conventions"); other strings may be added by the server. */
+/** The server's codes (docs/api.md "Errors"); other strings may be added by the server. */
 export type ServerErrorCode =
   | 'validation_failed'
   | 'unauthorized'

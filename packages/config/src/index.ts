@@ -1,7 +1,7 @@
 /**
  * Settings from the environment, shared by every service: the pieces each service's one
  * zod schema is built from, and the parse that stops a bad start with a message naming
- * each variable and what it expected (STYLE "Errors, config, ids").
+ * each variable and what it expected (CONTRIBUTING.md "House style").
  */
 
 import { z } from 'zod';

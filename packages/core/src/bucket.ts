@@ -14,7 +14,7 @@
  * - starts: how many requests have started (a counter, for the correction below);
  * - emissionMs: T, recorded by the tick that publishes (the effective limit may change it).
  *
- * The limit is judged at the receiver (DESIGN I2, ADR 0001): a request arrives some time
+ * The limit is judged at the receiver (docs/design.md I2, ADR 0001): a request arrives some time
  * after it starts. The bucket advances when a request *starts* (its earliest arrival), and
  * when its response comes (or its arrival bound passes) the bucket is corrected so that
  * request counts from its latest possible arrival: with the k requests started since,

@@ -1,5 +1,5 @@
 /**
- * The delivery state machine (DESIGN "Words"):
+ * The delivery state machine (docs/design.md "Words"):
  *
  *   pending ──publish──▶ queued ──start──▶ delivering ──2xx──▶ delivered
  *      ▲                   │                   │

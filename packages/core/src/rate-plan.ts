@@ -1,6 +1,6 @@
 /**
  * The rate plan: a destination's limit turned into a per-run count and a tick interval,
- * after Hookdeck's formula (DESIGN "The tick arithmetic").
+ * after Hookdeck's formula (docs/design.md "The tick arithmetic").
  *
  * - per second: perRun = limit, interval = 1 s;
  * - per minute/hour: perRun = ceil(limit / seconds in the period),

@@ -1,6 +1,6 @@
 /**
  * The sender's record of recent requests to one destination, for the trailing-window
- * term of the tick arithmetic (DESIGN I2: the limit holds in every sliding window,
+ * term of the tick arithmetic (docs/design.md I2: the limit holds in every sliding window,
  * judged at the receiver). docs/adr/0001-send-window.md.
  *
  * A request counts against the window from when it starts until it can no longer share a

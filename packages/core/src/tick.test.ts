@@ -358,7 +358,7 @@ describe('simulation: throughput with fast responses', () => {
       for (let seed = 1; seed <= 3; seed++) {
         const events = 10 * rate.limit;
         const { arrivals, plan } = simulate({ rate, seed, events, fast: true });
-        // Per second: (ceil(N/L) − 1) periods (DESIGN). Per minute, Hookdeck's formula spreads
+        // Per second: (ceil(N/L) − 1) periods (docs/design.md "How we measure"). Per minute, Hookdeck's formula spreads
         // the limit over the period, so the ideal is one run per interval.
         const ideal =
           rate.period === 'second'
@@ -380,7 +380,7 @@ describe('simulation: publishing ahead of the window hides the dispatch delay', 
       return (arrivals.at(-1) as number) - (arrivals[0] as number);
     };
     const [behind, ahead] = [took(0), took(TICK_LEAD_MS)];
-    // Nine window cycles after the first run (DESIGN's ideal: 9 s).
+    // Nine window cycles after the first run (docs/design.md ideal: 9 s).
     assert.ok(behind >= 9 * (1_000 + 25 + 80), `without the lead: ${Math.round(behind)} ms`);
     assert.ok(ahead <= 9 * (1_000 + 25 + 10), `with the lead: ${Math.round(ahead)} ms`);
   });

@@ -1,5 +1,5 @@
 /**
- * The tick decision (DESIGN "The tick arithmetic"): how many deliveries one tick may
+ * The tick decision (docs/design.md "The tick arithmetic"): how many deliveries one tick may
  * publish for a destination, and when its next tick is due.
  *
  *   allow = min(perRun − stillInQueue,
@@ -136,7 +136,7 @@ export function roomBatch(plan: Pick<RatePlan, 'limit'>): number {
  * - After a full run (or a concurrency cap): one interval after the tick that just ran
  *   (`due` is when it was due, so time spent running does not drift the schedule), and not
  *   before the window has room again.
- * - When the window held the tick back: as soon as the window has room (DESIGN: "when the
+ * - When the window held the tick back: as soon as the window has room (docs/design.md: "when the
  *   window is full, the next tick is due when the oldest send leaves it"), at least
  *   MIN_TICK_GAP_MS later. Waiting a whole interval here would halve a per-second rate.
  *   The same when the bucket or a hold held it back (`windowRoomAt` is then the latest of

@@ -1,5 +1,5 @@
 /**
- * One HTTP attempt of one delivery (DESIGN flow 3), the same code in both shapes.
+ * One HTTP attempt of one delivery (docs/design.md, flow 3), the same code in both shapes.
  * undici with one shared keep-alive Agent; redirects are not followed (undici's `request`
  * never follows them without an interceptor); the response body is read up to a cap and an
  * excerpt kept; every failure is typed by a stable code.

@@ -8,7 +8,7 @@
  *
  * The thread stamps when a request was written and when its attempt ended (the wall clock is
  * one for all threads); the main thread records them when the message arrives. A message
- * late to arrive only keeps a send in the window longer meanwhile (DESIGN I2: over-count,
+ * late to arrive only keeps a send in the window longer meanwhile (docs/design.md I2: over-count,
  * never under-count), and a send's occupancy ends from the attempt's real end, not from
  * when a busy main thread got round to reading it.
  *

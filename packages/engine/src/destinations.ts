@@ -1,5 +1,5 @@
 /**
- * The live destination cache. A tick must read the live limit (DESIGN flow 2.1): the cache
+ * The live destination cache. A tick must read the live limit (docs/design.md, flow 2.1): the cache
  * is refreshed from the store whenever a destination changes (in-process in the single box,
  * by Redis pub/sub in the distributed shape), never trusted past a change.
  */

@@ -1,5 +1,5 @@
 /**
- * One tick of the rate limiter for one destination (DESIGN flow 2):
+ * One tick of the rate limiter for one destination (docs/design.md, flow 2):
  *
  *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
  *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket

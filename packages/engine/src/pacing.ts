@@ -1,6 +1,6 @@
 /**
  * What the tick and the workers need to know and record about each destination's pace
- * (DESIGN "The tick arithmetic"), declared here by the code that uses it. The single box
+ * (docs/design.md "The tick arithmetic"), declared here by the code that uses it. The single box
  * keeps it in memory (`MemoryPacing`, over `Pacer`); the distributed shape in Redis.
  *
  * - queued: published to the delivery queue, request not yet started (`stillInQueue`);
@@ -109,7 +109,7 @@ export interface AttemptPacing {
    * `cap` sends count against the window; else nothing changes and the answer is null. A
    * tick counts the window when it publishes, but a delivery published ahead of its slot, or
    * one that waited in a queue, starts later, and the limit may have been lowered meanwhile
-   * (DESIGN I2, I5). Without `cap` it is never refused.
+   * (docs/design.md I2, I5). Without `cap` it is never refused.
    */
   start(
     destinationId: string,

@@ -6,7 +6,7 @@
  *   not yet time (`nextProbeAt`): sleep until then, no busy ticking;
  *   time: claim one delivery as the probe (the store moves `nextProbeAt` past its timeout,
  *     so no second probe overlaps it), publish it, sleep until the probe's outcome;
- *   nothing pending and nothing out: shut down (DESIGN I4), as any idle destination.
+ *   nothing pending and nothing out: shut down (docs/design.md I4), as any idle destination.
  *
  * The probe's completion moves the health: a success closes the circuit (the destination is
  * woken and its backlog flows at the limit); a failure sets the next probe time, doubled.

@@ -1,5 +1,5 @@
 /**
- * The SSRF guard (DESIGN "Contracts with the outside"): a destination may only reach public
+ * The SSRF guard (docs/design.md "Contracts"): a destination may only reach public
  * unicast addresses, unless private networks are allowed (local development, tests).
  *
  * - A literal address in a URL is refused at creation (`checkUrlHost`).

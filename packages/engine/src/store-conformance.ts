@@ -1,5 +1,5 @@
 /**
- * The Store conformance suite (STYLE: one suite, every implementation). It speaks only the
+ * The Store conformance suite (CONTRIBUTING.md: one suite, every implementation). It speaks only the
  * `Store` interface, so the SQLite store and the Postgres store run it unchanged:
  *
  *   storeConformance('SqliteStore', async () => ({ store, cleanup }));
@@ -1211,7 +1211,7 @@ export function storeConformance(name: string, open: OpenStore): void {
       });
 
       // Pending work of a deleted destination never leaves `pending` (nothing ticks it), so
-      // neither a retry nor a replay may create it (DESIGN I1: every accepted event ends).
+      // neither a retry nor a replay may create it (docs/design.md I1: every accepted event ends).
       it('retryDelivery does not bring back a dead delivery of a deleted destination', async () => {
         const a = await destination();
         const [dead] = await dieAt(a.id, 1, T0 + 10);

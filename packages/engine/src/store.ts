@@ -6,7 +6,7 @@
  * Glossary:
  * - due: a `pending` delivery whose `nextAttemptAt` has come;
  * - claim: move due deliveries to `queued` for one tick, oldest first;
- * - complete: record an attempt and move its delivery on (DESIGN flow 3);
+ * - complete: record an attempt and move its delivery on (docs/design.md, flow 3);
  * - requeue: return `queued`/`delivering` deliveries left by a crash to `pending`.
  */
 
@@ -315,7 +315,7 @@ export interface Store {
    * (retries, replays) lowest sequence first, then the unnumbered ones in acceptance order.
    * The claimed deliveries that have no sequence take their destination's next numbers, in claim
    * order (contiguous per destination, the counter bumped once per claim); the others keep
-   * theirs. A tick's claim is exclusive per destination (DESIGN: the schedule's lease).
+   * theirs. A tick's claim is exclusive per destination (docs/design.md, flow 2: the tick lease).
    */
   claimDue(destinationId: string, max: number, now: number, order?: ClaimOrder): Promise<Claim>;
   /**
@@ -367,7 +367,7 @@ export interface Store {
    * Deliveries `queued`/`delivering` claimed before `claimedBefore`, with the attempts made
    * before the claimed one: the candidates of a `requeue`, so the distributed sweeper asks the
    * delivery queue about these few jobs only (never lists the whole queue). Bounded by the
-   * delivery queue's bound (DESIGN I3).
+   * delivery queue's bound (docs/design.md I3).
    */
   staleClaims(claimedBefore: number): Promise<StaleClaim[]>;
   /**

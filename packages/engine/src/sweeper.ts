@@ -1,5 +1,5 @@
 /**
- * The sweeper (DESIGN flow 5): the store is the truth, the schedule a cache of it.
+ * The sweeper (docs/design.md, flow 5): the store is the truth, the schedule a cache of it.
  * Periodically it
  *   - re-wakes active destinations that have pending deliveries but no schedule entry
  *     (a wake that was lost, or never made);

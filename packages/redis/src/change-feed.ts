@@ -1,7 +1,7 @@
 /**
  * Destination changes, to every process: the API publishes a destination's id on the
  * `changes` channel after each commit that changes it; every rate limiter and worker
- * refreshes its cached copy (DESIGN flow 4: a tick reads the live limit, never a stale copy).
+ * refreshes its cached copy (docs/design.md, flow 4: a tick reads the live limit, never a stale copy).
  * A subscriber that reconnects refreshes everything it holds, since it may have missed some.
  */
 

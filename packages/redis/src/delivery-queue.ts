@@ -2,7 +2,7 @@
  * The distributed delivery queue: one BullMQ queue that the rate limiters publish to
  * (`addBulk`) and the delivery workers drain (`Worker` with concurrency). It holds only
  * what the ticks published — at most the per-run counts of the scheduled destinations
- * (DESIGN I3) — so a backlog stays in Postgres, not in Redis memory.
+ * (docs/design.md I3) — so a backlog stays in Postgres, not in Redis memory.
  *
  * A job carries up to `jobDeliveries` deliveries published in one turn of the event loop —
  * by one tick, or by the ticks of several destinations that ran together
@@ -16,7 +16,7 @@
  * its request started (an unreachable store or Redis), a few times with backoff; a job it
  * gives up on returns to pending through the sweeper's lease. A worker that
  * dies mid-job — until the job's outcomes are written — leaves a stalled job that BullMQ
- * hands to another worker: a repeat after a crash, with the same `webhook-id` (DESIGN I6).
+ * hands to another worker: a repeat after a crash, with the same `webhook-id` (docs/design.md I6).
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -173,7 +173,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
           }
           // Done only once its outcome is written: a worker that dies before that leaves the
           // job stalled, and BullMQ hands it to another worker (a repeat with the same
-          // webhook-id, DESIGN I6) instead of the claim waiting for the sweeper's lease.
+          // webhook-id, docs/design.md I6) instead of the claim waiting for the sweeper's lease.
           await ran?.written;
         }),
       );
@@ -183,7 +183,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
       });
       // `run` throws only before its request starts. When none started, BullMQ tries the
       // whole job again; when some did, retrying it would send those twice without a crash
-      // (DESIGN I6), so the job completes and the sweeper returns the others after the lease.
+      // (docs/design.md I6), so the job completes and the sweeper returns the others after the lease.
       if (failed.length === deliveries.length && failed[0]) throw failed[0].err;
       if (failed.length > 0) options.onPartialFailure(job, failed);
     },

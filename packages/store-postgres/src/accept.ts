@@ -1,5 +1,5 @@
 /**
- * Ingest (DESIGN flow 1): a batch of events and their deliveries in one statement — atomic
+ * Ingest (docs/design.md, flow 1): a batch of events and their deliveries in one statement — atomic
  * on its own, so all or nothing without BEGIN/COMMIT — in one round trip whatever the batch
  * size (two when an idempotency key was already taken).
  *

@@ -2,7 +2,7 @@
  * The destinations that have pending deliveries, walked on the partial index `deliveries_due`
  * (its order, so an index-only scan of it) one destination at a time (a loose index scan: one probe per destination with work;
  * Postgres before 18 has no skip scan). The sweeper, the backlog gauge and the alerter read
- * through it, so destinations with nothing pending cost nothing there (DESIGN I4), however
+ * through it, so destinations with nothing pending cost nothing there (docs/design.md I4), however
  * many there are.
  */
 export const WITH_PENDING = `WITH RECURSIVE pending(id) AS (

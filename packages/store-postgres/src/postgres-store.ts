@@ -1,5 +1,5 @@
 /**
- * The distributed shape's Store on Postgres, the system of record (DESIGN). It behaves as the
+ * The distributed shape's Store on Postgres, the system of record (docs/design.md). It behaves as the
  * SQLite store does, and the same conformance suite checks it; what differs is that many
  * processes use it at once, so what SQLite got from running one statement at a time comes
  * here from the database:

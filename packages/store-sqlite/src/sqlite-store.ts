@@ -1,5 +1,5 @@
 /**
- * The single-box Store on `node:sqlite` (DESIGN: one process, one file).
+ * The single-box Store on `node:sqlite` (docs/design.md: one process, one file).
  *
  * node:sqlite is synchronous: every method runs to completion without yielding, so each is
  * atomic with respect to the rest of the process. Writes that must go together run in one
@@ -64,7 +64,7 @@ export interface SqliteStoreOptions {
    * survives power loss; `normal` (WAL): everything survives a crash of the process only.
    * Delivery progress (claims, attempts, outcomes) is written `normal` either way: losing
    * it to power loss means a repeat with the same `webhook-id`, which at-least-once allows
-   * after a crash (DESIGN I6), and it is most of the writes (docs/adr/0003).
+   * after a crash (docs/design.md I6), and it is most of the writes (docs/adr/0003).
    */
   synchronous?: Synchronous;
   /**

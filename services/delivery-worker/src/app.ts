@@ -1,5 +1,5 @@
 /**
- * The delivery worker service (DESIGN flow 3), stateless, any number: BullMQ Workers with
+ * The delivery worker service (docs/design.md, flow 3), stateless, any number: BullMQ Workers with
  * concurrency run the same DeliveryRunner as the single box; outcomes are written to the
  * store in batches; then a retry's destination is woken for its next attempt (back through
  * the rate limiter), a 410 is announced to every process, and a freed concurrency slot

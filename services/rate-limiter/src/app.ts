@@ -1,5 +1,5 @@
 /**
- * The rate limiter service (DESIGN flow 2), any number of replicas: claims due ticks from
+ * The rate limiter service (docs/design.md, flow 2), any number of replicas: claims due ticks from
  * the Redis schedule, runs them against the live destination (a cache kept fresh by the
  * change feed), publishes what the tick allows to the BullMQ delivery queue, and sweeps.
  * `main.ts` starts it from the environment; tests start it here, in process.

@@ -1,5 +1,5 @@
 /**
- * The distributed sweeper (DESIGN flow 5): Postgres is the truth, Redis a cache of it.
+ * The distributed sweeper (docs/design.md, flow 5): Postgres is the truth, Redis a cache of it.
  *
  * - Redis lost (the `epoch` key is gone: FLUSHALL, a restart without persistence): rebuild
  *   before any tick runs. Deliveries claimed in the store but with no job left are returned

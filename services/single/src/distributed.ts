@@ -2,7 +2,7 @@
  * The distributed shape in one process: the API, a rate limiter and a delivery worker over
  * one Postgres store and one Redis, exactly as the three services run them (the same start
  * functions), only sharing a process. `npm start` runs this when both `DATABASE_URL` and
- * `REDIS_URL` are set; the behavioural tests run their suite against it (DESIGN I7).
+ * `REDIS_URL` are set; the behavioural tests run their suite against it (docs/design.md I7).
  */
 
 import type { ApiConfig } from '@sluice/api';

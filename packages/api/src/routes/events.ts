@@ -54,7 +54,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     return { type: input.type, payload, idempotencyKey: input.idempotencyKey ?? null, destinationIds };
   };
 
-  /** One transaction for all the events; after commit, wake their destinations (DESIGN flow 1). */
+  /** One transaction for all the events; after commit, wake their destinations (docs/design.md, flow 1). */
   const accept = async (tenantId: string, events: NewEvent[]) => {
     const results = await store.acceptEvents(tenantId, events, clock());
     const woken = new Set<string>();

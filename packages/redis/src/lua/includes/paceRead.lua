@@ -1,6 +1,6 @@
 --[[
   paceRead(queued, inflight, sends, pace, now, period, margin, claimLease, horizon): one
-  destination's pace for a tick (DESIGN "The tick arithmetic"), dropping entries that can no
+  destination's pace for a tick (docs/design.md "The tick arithmetic"), dropping entries that can no
   longer count: a queued delivery older than the claim lease (its publish was lost), an
   in-flight attempt past its timeout (its worker died), a send that can no longer share a
   window with a new request. Also the token bucket of a burst allowance and the effective

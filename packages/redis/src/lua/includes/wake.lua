@@ -1,6 +1,6 @@
 --[[
   wake(schedule, leases, woken, id, at): schedules a destination's tick no later than `at`
-  (DESIGN flow 1): sooner only, never later (ZADD LT). If its tick is running (leased), the
+  (docs/design.md, flow 1): sooner only, never later (ZADD LT). If its tick is running (leased), the
   wake is remembered in `woken` and `settle` honours it, so a wake during a tick that is
   shutting down is never lost. Returns 1 when the tick is now at the head of the schedule
   sooner than before (the limiters must be kicked so they do not sleep past it), else 0.
