@@ -64,10 +64,10 @@ export interface RunRecord {
     max: number | null;
     /** Absent in runs recorded before it was measured. */
     p99Warm?: number | null;
-    /** Absent in runs recorded before session 27. */
+    /** Absent in runs recorded before it was measured. */
     p99FirstSecond?: number | null;
   };
-  /** Absent in runs recorded before it was measured (session 24). */
+  /** Absent in runs recorded before it was measured. */
   backlog?: Analysis['backlog'];
   ingest: { t0: number; doneAt: number } | null;
   setup: { setupS?: number };

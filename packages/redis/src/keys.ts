@@ -16,7 +16,7 @@
  *                                        day after its last write (docs/adr/0008)
  *   <prefix>:{s<n>}:d:<id>:cap          HASH the window's cap as the API last committed it (c)
  *                                        and the copy's version (v); for a few minutes after
- *                                        each change (ADR 0012, amendment of session 26)
+ *                                        each change (docs/adr/0012-publish-ahead.md)
  *   <prefix>:epoch                      STRING set once the state was built from the store
  *   <prefix>:kick                       channel: a tick moved to the head of a schedule
  *   <prefix>:changes                    channel: a destination changed (id)
