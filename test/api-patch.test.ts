@@ -1,5 +1,5 @@
 /**
- * `PATCH /v1/destinations/:id` takes "any of the fields" (docs/api.md), and a change applies to the
+ * `PATCH /v1/destinations/:id` takes any of the fields (docs/api.md), and a change applies to the
  * deliveries already waiting, not only to events sent after it: live-change.test.ts checks
  * `rateLimit`, api-ops.test.ts `eventTypes`, api-rotation.test.ts `secret`; here the ones that
  * say where and how a request goes — `url` (the backlog goes to the new one, nothing more to
