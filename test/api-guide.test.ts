@@ -163,6 +163,13 @@ mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
       assert.ok(errors.includes(`"code":"${code}"`), `the errors block shows ${code}:\n${errors}`);
     }
     assert.ok(errors.includes('"paths":["url","rateLimit.limit","rateLimit.period","colour"]'), errors);
+    const lowered = outputs.get('Change the limit live') ?? '';
+    assert.ok(
+      lowered.includes('the naive check: false'),
+      `after a lower limit the naive check fails:\n${lowered}`,
+    );
+    const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
+    assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });
 
   await t.test('the receiver got every event, signed, within the limit, by type', () => {
