@@ -79,6 +79,8 @@ export function bash(
 
 /** One interactive shell's worth of state: blocks run in it see what earlier ones set. */
 export interface Session {
+  /** The state file (`GUIDE_STATE` in the blocks): `source` it to see what they set. */
+  state: string;
   /** Runs a block after the state so far, and keeps what it defined. */
   run(code: string, timeoutMs?: number): Promise<Run>;
   /** Runs a script after the state so far, keeping nothing (to read variables, call functions). */
@@ -96,6 +98,7 @@ export async function session(dir: string, env: Record<string, string>, cwd = di
   const read: Session['read'] = (script, args = []) =>
     bash(`source "$GUIDE_STATE"\n${script}`, withState, cwd, { args });
   return {
+    state,
     run: (code, timeoutMs) => {
       for (const name of assigned(code)) names.add(name);
       // Keep what the block defined for the next one: its variables and every function.
@@ -120,6 +123,8 @@ mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
 export interface Background {
   /** Its output so far (stdout and stderr), line by line; the last 500 lines. */
   lines: string[];
+  /** Whether bash is still running. */
+  alive(): boolean;
   /** Resolves with the first line (already printed or to come) that matches. */
   waitFor(pattern: RegExp, timeoutMs: number, what: string): Promise<string>;
   /** SIGTERM to its process group, SIGKILL after 10 s; resolves once every process of it is gone. */
@@ -149,14 +154,16 @@ export function background(script: string, env: Record<string, string>, cwd: str
       return false; // the group is gone
     }
   };
+  const alive = () => child.exitCode === null && child.signalCode === null;
   return {
     lines,
+    alive,
     waitFor: async (pattern, timeoutMs, what) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = lines.find((l) => pattern.test(l));
         if (found !== undefined) return found;
-        if (child.exitCode !== null || child.signalCode !== null) {
+        if (!alive()) {
           throw new Error(
             `exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${lines.join('\n')}`,
           );
