@@ -13,6 +13,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -26,6 +27,11 @@ const GUIDE = new URL('../docs/api.md', import.meta.url);
 it('docs/api.md: every sh block runs, in order, and does what the guide says', {
   timeout: 120_000,
 }, async (t) => {
+  assert.equal(
+    spawnSync('jq', ['--version']).status,
+    0,
+    'jq is not installed: the guide needs it (Debian: apt-get install jq; .ci/run installs it)',
+  );
   const { box, rcv } = await harness(t);
   const dir = await tempDir();
   t.after(() => rm(dir, { recursive: true, force: true }));
