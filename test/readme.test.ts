@@ -3,7 +3,8 @@
  * "The distributed shape", read out of README.md, so that the text and the test cannot drift.
  * Sluice is started by the README's own start command for the shape under test (`npm start`,
  * or `npm run start:distributed`), in the background as in its own terminal, with only the
- * environment a fresh shell has: so it must say `SLUICE_ALLOW_PRIVATE_NETWORKS=true` itself.
+ * environment a fresh shell has: so it must say `SLUICE_ALLOW_PRIVATE_NETWORKS=true` itself
+ * (the other shape's start, run by the other pass, is read to say so too).
  * The example receiver runs by its block (`npm run receiver`) in the background too; every
  * other block runs in order in one shell (helpers/shell.ts) under `set -euo pipefail`.
  *
@@ -49,15 +50,18 @@ it(`README: the walk-through runs as written (${SHAPE} shape)`, { timeout: 180_0
   );
   const markdown = await readFile(README, 'utf8');
   const blocks = walkThrough(markdown);
-  const start = blocks.find((b) =>
-    SHAPE === 'distributed' ? /\bnpm run start:distributed\b/.test(b.code) : /\bnpm start\b/.test(b.code),
-  );
+  const starts = {
+    single: blocks.find((b) => /\bnpm start\b/.test(b.code)),
+    distributed: blocks.find((b) => /\bnpm run start:distributed\b/.test(b.code)),
+  };
+  const start = starts[SHAPE];
   assert.ok(start, `the walk-through's start command for the ${SHAPE} shape`);
+  // The other shape's start is run by the other pass; this one reads it.
+  const other = starts[SHAPE === 'single' ? 'distributed' : 'single'];
+  assert.match(other?.code ?? '', /^SLUICE_ALLOW_PRIVATE_NETWORKS=true npm /m, 'both starts allow loopback');
   const receiverBlock = blocks.find((b) => b.code.includes('npm run receiver'));
   assert.ok(receiverBlock, "the walk-through's receiver command");
-  const steps = blocks.filter(
-    (b) => !/^\s*SLUICE_ALLOW_PRIVATE_NETWORKS=\S+ npm /.test(b.code) && b !== receiverBlock,
-  );
+  const steps = blocks.filter((b) => b !== starts.single && b !== starts.distributed && b !== receiverBlock);
   assert.ok(steps.length >= 3, `only ${steps.length} steps in the walk-through`);
 
   const state = await childState();
@@ -121,7 +125,7 @@ it(`README: the walk-through runs as written (${SHAPE} shape)`, { timeout: 180_0
   let receiver: Background | undefined;
   const outputs: string[] = [];
   for (const block of blocks) {
-    if (block === start || (!steps.includes(block) && block !== receiverBlock)) continue;
+    if (block !== receiverBlock && !steps.includes(block)) continue;
     if (block === receiverBlock) {
       const { SECRET } = await sh.vars('SECRET');
       assert.match(SECRET ?? '', /^whsec_/, 'the steps before the receiver set SECRET');
