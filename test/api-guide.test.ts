@@ -3,7 +3,7 @@
  * box in-process and a recording receiver, so that what a reader pastes is exactly what is
  * tested. Each block is its own `bash -c` under `set -euo pipefail`; the variables and
  * functions the blocks define are carried from one to the next through a state file (as
- * one interactive shell would keep them). The guide reads its addresses from `SLUICE`,
+ * one interactive shell would keep them: helpers/shell.ts). The guide reads its addresses from `SLUICE`,
  * `ADMIN` and `RECEIVER` when they are set, and the test sets them: it talks to 127.0.0.1
  * only, with no proxy variables and no curlrc.
  *
@@ -13,108 +13,45 @@
  */
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
 import { it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { headersOf } from './helpers/client.ts';
+import { session, shBlocks } from './helpers/shell.ts';
 import { harness, tempDir } from './helpers/sluice.ts';
 import { worstWindow } from './helpers/window.ts';
 
 const GUIDE = new URL('../docs/api.md', import.meta.url);
-const BLOCK_TIMEOUT_MS = 20_000;
-
-interface Block {
-  /** The `##` heading above the block (the title above the first one). */
-  heading: string;
-  /** 1-based line of the opening fence in the guide. */
-  line: number;
-  code: string;
-}
-
-/** The ```sh blocks of a markdown text, in order. */
-function shBlocks(markdown: string): Block[] {
-  const out: Block[] = [];
-  let heading = '';
-  let open: { line: number; lines: string[] } | undefined;
-  for (const [i, line] of markdown.split('\n').entries()) {
-    if (open) {
-      if (line.startsWith('```')) {
-        out.push({ heading, line: open.line, code: open.lines.join('\n') });
-        open = undefined;
-      } else open.lines.push(line);
-    } else if (line === '```sh') open = { line: i + 1, lines: [] };
-    else if (/^#{1,2} /.test(line)) heading = line.replace(/^#+ /, '');
-  }
-  assert.equal(open, undefined, `a block opened at line ${open?.line} is never closed`);
-  return out;
-}
-
-/** The shell variables (UPPER_CASE) a block assigns. */
-const assigned = (code: string): string[] => [...code.matchAll(/^\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `bash -c script` in its own process group, killed (with its curls) past the time limit. */
-function bash(script: string, env: Record<string, string>, cwd: string, args: string[] = []): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script, 'guide', ...args], { env, cwd, detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    }, BLOCK_TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 it('docs/api.md: every sh block runs, in order, and does what the guide says', {
   timeout: 120_000,
 }, async (t) => {
+  assert.equal(
+    spawnSync('jq', ['--version']).status,
+    0,
+    'jq is not installed: the guide needs it (Debian: apt-get install jq; .ci/run installs it)',
+  );
   const { box, rcv } = await harness(t);
   const dir = await tempDir();
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const state = join(dir, 'state.sh');
-  await writeFile(state, '');
-  const env: Record<string, string> = {
+  const sh = await session(dir, {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: dir,
     LC_ALL: 'C.UTF-8',
-    GUIDE_STATE: state,
     SLUICE: box.url,
     ADMIN: box.adminToken,
     RECEIVER: `${rcv.origin}/d`,
-  };
+  });
 
   const blocks = shBlocks(await readFile(GUIDE, 'utf8'));
   assert.ok(blocks.length >= 15, `only ${blocks.length} sh blocks in the guide`);
-  const names = new Set<string>();
   const outputs = new Map<string, string>();
   let failed: string | undefined;
   for (const [n, block] of blocks.entries()) {
     const title = `block ${n + 1} (line ${block.line}): ${block.heading}`;
     await t.test(title, { skip: failed && `${failed} failed` }, async () => {
-      for (const name of assigned(block.code)) names.add(name);
-      // Keep what the block defined for the next one: its variables and every function.
-      const save = `{ declare -p ${[...names].join(' ')} 2>/dev/null; declare -f; } > "$GUIDE_STATE.next" || true
-mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
-      const script = `set -euo pipefail\nsource "$GUIDE_STATE"\n${block.code}\n${save}\n`;
-      const run = await bash(script, env, dir);
+      const run = await sh.run(block.code);
       outputs.set(block.heading, (outputs.get(block.heading) ?? '') + run.stdout);
       if (run.code !== 0) failed = `block ${n + 1}`;
       assert.equal(
@@ -126,15 +63,7 @@ mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
   }
   assert.equal(failed, undefined, `${failed} failed: the outcomes are not checked`);
 
-  /** The values the guide's variables ended with. */
-  const vars = async (...wanted: string[]): Promise<Record<string, string>> => {
-    const print = wanted.map((name) => `printf '%s\\0' "$${name}"`).join('; ');
-    const run = await bash(`source "$GUIDE_STATE"; ${print}`, env, dir);
-    assert.equal(run.code, 0, run.stderr);
-    const values = run.stdout.split('\0');
-    return Object.fromEntries(wanted.map((name, i) => [name, values[i] ?? '']));
-  };
-  const v = await vars(
+  const v = await sh.vars(
     'SECRET',
     'NEW_SECRET',
     'FIRST',
@@ -144,7 +73,7 @@ mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
     'REPLAYED',
     'PAGES',
   );
-  const stats = JSON.parse((await vars('STATS')).STATS!) as Record<string, number>;
+  const stats = JSON.parse((await sh.vars('STATS')).STATS!) as Record<string, number>;
 
   await t.test('the values the guide prints are the ones it says', () => {
     assert.match(v.FIRST!, /^evt_/);
@@ -163,6 +92,13 @@ mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
       assert.ok(errors.includes(`"code":"${code}"`), `the errors block shows ${code}:\n${errors}`);
     }
     assert.ok(errors.includes('"paths":["url","rateLimit.limit","rateLimit.period","colour"]'), errors);
+    const lowered = outputs.get('Change the limit live') ?? '';
+    assert.ok(
+      lowered.includes('the naive check: false'),
+      `after a lower limit the naive check fails:\n${lowered}`,
+    );
+    const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
+    assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });
 
   await t.test('the receiver got every event, signed, within the limit, by type', () => {
@@ -193,7 +129,7 @@ mv "$GUIDE_STATE.next" "$GUIDE_STATE"`;
   await t.test("the guide's webhook_signature matches a real request's", async () => {
     const a = rcv.arrivals(rcv.path('orders'))[0]!;
     const h = headersOf(a);
-    const run = await bash('source "$GUIDE_STATE"; webhook_signature "$@"', env, dir, [
+    const run = await sh.read('webhook_signature "$@"', [
       v.SECRET!,
       h['webhook-id']!,
       h['webhook-timestamp']!,

@@ -10,8 +10,9 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import {
@@ -93,6 +94,56 @@ describe('k8s manifests', { skip }, () => {
       /```yaml\n(apiVersion: monitoring\.coreos\.com\/v1\nkind: PrometheusRule\n[\s\S]*?)```/.exec(guide);
     assert.ok(block, 'the guide has the PrometheusRule');
     assert.deepEqual(parse(block[1] as string), readYaml('k8s/base/alerts.yaml'));
+  });
+
+  it("docs/operations.md's overlay of your own: its image and Prometheus address win", () => {
+    const guide = readFileSync(join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+    const block =
+      /```yaml\n(apiVersion: kustomize\.config\.k8s\.io\/v1beta1\nkind: Kustomization\n[\s\S]*?)```/.exec(
+        guide,
+      );
+    assert.ok(block, 'the guide has an overlay of your own');
+    const overlay = block[1] as string;
+    const wanted = parse(overlay) as {
+      images: { newName: string; newTag: string }[];
+      patches: { patch: string }[];
+    };
+    const image = `${wanted.images[0]?.newName}:${wanted.images[0]?.newTag}`;
+    const address = (parse(wanted.patches[0]?.patch ?? '') as { value: string }[])[0]?.value;
+    // The guide's overlay sits in k8s/overlays/mine; kustomize takes relative paths only.
+    assert.match(overlay, /^ {2}- \.\.\/keda\b/m, 'the overlay builds on ../keda');
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-overlay-'));
+    try {
+      for (const base of ['keda', 'hpa']) {
+        const from = relative(dir, join(REPO_ROOT, 'k8s/overlays', base));
+        writeFileSync(
+          join(dir, 'kustomization.yaml'),
+          overlay.replace(/^( {2}- )\.\.\/keda\b/m, `$1${from}`),
+        );
+        const objects = render(dir);
+        const containers = objects
+          .filter((o) => o.kind === 'Deployment')
+          .flatMap((o) => o.spec.template.spec.containers as { name: string; image: string }[]);
+        assert.equal(containers.length, 3, `${base}: three Deployments, one container each`);
+        for (const c of containers) assert.equal(c.image, image, `${base}: ${c.name} runs ${c.image}`);
+        if (base === 'keda') {
+          const so = find(objects, 'ScaledObject', 'sluice-delivery-worker');
+          assert.equal(so.spec.triggers[0].metadata.serverAddress, address);
+        }
+      }
+      // The pitfall the guide warns of: an entry named `sluice` matches nothing after the base.
+      const shipped = find(render('base'), 'Deployment', 'sluice-api').spec.template.spec.containers[0].image;
+      writeFileSync(
+        join(dir, 'kustomization.yaml'),
+        readFileSync(join(dir, 'kustomization.yaml'), 'utf8').replace(/^( {2}- name: ).*$/m, '$1sluice'),
+      );
+      const images = render(dir)
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => o.spec.template.spec.containers[0].image);
+      assert.deepEqual(images, [shipped, shipped, shipped]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the validator rejects what Kubernetes would', () => {

@@ -7,7 +7,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import {
@@ -63,10 +63,11 @@ export function hasKubectl(): boolean {
   return spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 }
 
-/** `kubectl kustomize k8s/<dir>`, parsed. */
+/** `kubectl kustomize k8s/<dir>` (or an absolute directory), parsed. */
 export function render(dir: string): Manifest[] {
-  const out = spawnSync('kubectl', ['kustomize', join(REPO_ROOT, 'k8s', dir)], { encoding: 'utf8' });
-  if (out.status !== 0) throw new Error(`kubectl kustomize k8s/${dir} failed:\n${out.stderr}`);
+  const path = isAbsolute(dir) ? dir : join(REPO_ROOT, 'k8s', dir);
+  const out = spawnSync('kubectl', ['kustomize', path], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${out.stderr}`);
   return parseAllDocuments(out.stdout).map((doc) => doc.toJS() as Manifest);
 }
 
