@@ -1,6 +1,7 @@
 /**
  * `@sluice/client`: a typed client for the Sluice HTTP API v1, over `fetch`, with no
- * runtime dependencies. README.md has the guide.
+ * dependencies. It ships as JavaScript and declarations compiled into dist/ (`npm run
+ * build`, run by `prepack` and the repository's `prepare`). README.md has the guide.
  */
 
 export { DEFAULT_TIMEOUT_MS, Sluice, type SluiceOptions } from './client.ts';

@@ -1,19 +1,14 @@
 /**
- * The API's shapes, derived from the server's zod contract (`@sluice/api`'s `contract`).
- * Type-only imports: they are erased when the client runs, so the client has no runtime
- * dependency on zod or on the API package, and cannot drift from what the server validates.
- * Requests use the schemas' input types (what you may send), responses their output types
- * (what the server answers).
+ * The API's shapes, written out so the package stands alone: its JavaScript and its
+ * declarations import nothing, neither zod nor the server's packages. The server's zod
+ * contract (packages/api/src/contract.ts) is still the one description:
+ * packages/api/src/client-types.test.ts proves at type-check time that each type here is
+ * exactly the contract's (requests its input type, what you may send; answers its output
+ * type, what the server answers), so a contract change not made here fails the typecheck.
  */
 
-import type { contract } from '@sluice/api';
-import type { DeliveryStatus } from '@sluice/core';
-import type { z } from 'zod';
-
-export type { DeliveryStatus };
-
-type In<T extends z.ZodType> = z.input<T>;
-type Out<T extends z.ZodType> = z.output<T>;
+/** Any JSON value: an event's payload, as the server answers it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 // ---- common
 
@@ -29,49 +24,201 @@ export interface ListParams {
   cursor?: string;
 }
 
-export type ErrorBody = Out<typeof contract.ErrorBody>;
-export type RateLimit = Out<typeof contract.RateLimit>;
-export type Period = Out<typeof contract.Period>;
-export type RetryPolicy = Out<typeof contract.RetryPolicy>;
+/** The body of every error answer. */
+export interface ErrorBody {
+  error: {
+    /** Stable, machine-readable: `validation_failed`, `unauthorized`, … */
+    code: string;
+    message: string;
+    details: unknown;
+  };
+}
+
+export type Period = 'second' | 'minute' | 'hour';
+
+/** Most requests in any sliding window of one period (the burst, where one is set). */
+export interface RateLimit {
+  /** 1–1,000,000. */
+  limit: number;
+  period: Period;
+  /**
+   * A token bucket of this capacity refilled at `limit` per period: up to `burst` requests
+   * at once after an idle spell, the long-run rate `limit`. At least `limit`; absent: no burst.
+   */
+  burst?: number | undefined;
+}
+
+/**
+ * `fifo`: first attempts leave one at a time in the order the events were accepted (a
+ * failing one is retried later and blocks nothing); `none`: no ordering.
+ */
+export type Ordering = 'none' | 'fifo';
+
+export interface RetryPolicy {
+  /** 1–50. */
+  maxAttempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
 
 // ---- tenants
 
-export type CreateTenantInput = In<typeof contract.CreateTenant>;
-export type Tenant = Out<typeof contract.Tenant>;
+export interface CreateTenantInput {
+  name: string;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
 /** A tenant as created: its API key is in this answer only. */
-export type TenantWithKey = Out<typeof contract.TenantWithKey>;
+export interface TenantWithKey extends Tenant {
+  apiKey: string;
+}
 
 // ---- destinations
 
-export type CreateDestinationInput = In<typeof contract.CreateDestination>;
-export type UpdateDestinationInput = In<typeof contract.PatchDestination>;
-export type Destination = Out<typeof contract.Destination>;
-export type DestinationState = Out<typeof contract.DestinationState>;
+export interface CreateDestinationInput {
+  name?: string | null | undefined;
+  url: string;
+  rateLimit: RateLimit;
+  /** Requests open at once; absent or null: no cap. */
+  maxConcurrency?: number | null | undefined;
+  /** Adaptive pacing (default false): back off on 429, 503, Retry-After or rising latency. */
+  adaptive?: boolean | undefined;
+  ordering?: Ordering | undefined;
+  /** Exact types, `prefix.*` or `*`; default `['*']`. */
+  eventTypes?: string[] | undefined;
+  retry?: RetryPolicy | undefined;
+  /** One attempt's timeout, 100–120,000 ms; default 15,000. */
+  timeoutMs?: number | undefined;
+  /** `whsec_` and a base64 key of 16 to 128 bytes; generated when absent. */
+  secret?: string | undefined;
+}
+
+/** A patch: at least one field. */
+export type UpdateDestinationInput = Partial<CreateDestinationInput>;
+
+export type DestinationState = 'active' | 'paused' | 'disabled';
+
+/** Endpoint health: the circuit breaker of a destination. */
+export type HealthState = 'healthy' | 'degraded' | 'suspended';
+
+/** Endpoint health, the circuit breaker of a destination (on every `Destination` too). */
+export interface Health {
+  state: HealthState;
+  /** When this state began; null: since creation. */
+  since: string | null;
+  consecutiveFailures: number;
+  /** Suspended only: when the next probe may go. */
+  nextProbeAt: string | null;
+  /** `connection`, `dns`, `timeout`, `tls` or `5xx`: the class of the last failure that counted. */
+  lastErrorClass: string | null;
+}
+
+export interface HealthTransition {
+  at: string;
+  from: HealthState;
+  to: HealthState;
+  reason: 'failures' | 'success' | 'operator';
+  consecutiveFailures: number;
+  errorClass: string | null;
+}
+
+/** `GET /v1/destinations/:id/health`: the health and its latest transitions, newest first. */
+export interface HealthWithTransitions extends Health {
+  transitions: HealthTransition[];
+}
+
+export interface Destination {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  url: string;
+  rateLimit: RateLimit;
+  maxConcurrency: number | null;
+  adaptive: boolean;
+  ordering: Ordering;
+  eventTypes: string[];
+  retry: RetryPolicy;
+  timeoutMs: number;
+  state: DestinationState;
+  disabledReason: string | null;
+  health: Health;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** A destination as created: with its current signing secret. */
-export type DestinationWithSecret = Out<typeof contract.DestinationWithSecret>;
-export type RotatedSecret = Out<typeof contract.RotatedSecret>;
+export interface DestinationWithSecret extends Destination {
+  secret: string;
+}
+
+export interface RotatedSecret {
+  secret: string;
+  previousSecretExpiresAt: string | null;
+}
+
 /** The replay body; `status` defaults to `dead`, the only status that can be replayed. */
-export type ReplayInput = Omit<In<typeof contract.Replay>, 'status'> & {
-  status?: In<typeof contract.Replay>['status'];
-};
-export type ReplayResult = Out<typeof contract.Count>;
-export type DestinationStats = Out<typeof contract.Stats>;
+export interface ReplayInput {
+  status?: 'dead';
+  /** Only deliveries that died at or after this ISO time. */
+  since?: string | undefined;
+}
+
+export interface ReplayResult {
+  count: number;
+}
+
+export interface DestinationStats {
+  rateLimit: RateLimit;
+  state: DestinationState;
+  pending: number;
+  queued: number;
+  inFlight: number;
+  oldestPendingAgeMs: number;
+  delivered: number;
+  dead: number;
+  /** The most requests started in any sliding window of one period (at most the burst, else the limit). */
+  maxSentInAnyWindow: number;
+  /** With a burst: requests a token bucket would have refused (0 when the rate held); null without one. */
+  bucketRefusals: number | null;
+  /** The limit the rate limiter plans with now: the configured one, or lower while adaptive pacing backs off. */
+  effectiveLimit: number;
+  /** Adaptive pacing holds the rate below the limit, or waits out a Retry-After. */
+  backingOff: boolean;
+  perSecond: { t: string; sent: number }[];
+}
+
+/** A destination's backlog now, and its outcomes over the span. */
+export interface Backlog {
+  pending: number;
+  queued: number;
+  inFlight: number;
+  effectiveLimit: number;
+  backingOff: boolean;
+  oldestPendingAgeMs: number;
+  delivered: number;
+  dead: number;
+}
+
 /** A destination with its backlog and the span's outcomes (`GET /v1/destinations/stats`). */
-export type DestinationOverview = Out<typeof contract.DestinationOverview>;
+export interface DestinationOverview extends Destination {
+  stats: Backlog;
+}
+
 export interface OverviewParams extends ListParams {
   /** The span `delivered` and `dead` count over, in seconds (1–86400, default 3600). */
   seconds?: number;
 }
+
 export interface StatsParams {
   /** The span, in seconds (1–86400, default 300). */
   seconds?: number;
 }
-/** Endpoint health, the circuit breaker of a destination (on every `Destination` too). */
-export type Health = Out<typeof contract.Health>;
-export type HealthState = Out<typeof contract.HealthState>;
-export type HealthTransition = Out<typeof contract.HealthTransition>;
-/** `GET /v1/destinations/:id/health`: the health and its latest transitions, newest first. */
-export type HealthWithTransitions = Out<typeof contract.HealthWithTransitions>;
+
 export interface HealthParams {
   /** How many transitions, newest first (1–500, default 50). */
   limit?: number;
@@ -79,18 +226,71 @@ export interface HealthParams {
 
 // ---- events
 
-export type NewEvent = In<typeof contract.NewEvent>;
-export type AcceptedEvent = Out<typeof contract.AcceptedEvent>;
-export type AcceptedEventBatch = Out<typeof contract.AcceptedEventBatch>;
-/** An event with its deliveries (each with the literal status type, as `Delivery`). */
-export type Event = Omit<Out<typeof contract.Event>, 'deliveries'> & { deliveries: Delivery[] };
+export interface NewEvent {
+  /** A dotted event type, no wildcard. */
+  type: string;
+  /** Any value `JSON.stringify` keeps: it is sent as JSON. */
+  payload: unknown;
+  destinationId?: string | undefined;
+  /** 1–100 destinations; not with `destinationId`. */
+  destinationIds?: string[] | undefined;
+  idempotencyKey?: string | undefined;
+}
+
+export interface AcceptedEvent {
+  id: string;
+  deliveries: { id: string; destinationId: string }[];
+}
+
+export interface AcceptedEventBatch {
+  /** One result per event, in order. */
+  data: AcceptedEvent[];
+}
+
+/** An event with its deliveries. */
+export interface Event {
+  id: string;
+  type: string;
+  payload: JsonValue;
+  idempotencyKey: string | null;
+  createdAt: string;
+  deliveries: Delivery[];
+}
 
 // ---- deliveries
 
-/** The contract's status enum is built from `@sluice/core`'s list; its literal type lives there. */
-export type Delivery = Omit<Out<typeof contract.Delivery>, 'status'> & { status: DeliveryStatus };
-export type Attempt = Out<typeof contract.Attempt>;
-export type DeliveryWithAttempts = Delivery & { attempts: Attempt[] };
+export type DeliveryStatus = 'pending' | 'queued' | 'delivering' | 'delivered' | 'dead' | 'cancelled';
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  destinationId: string;
+  /** Its place in its destination's order (`webhook-sequence`); null until first claimed. */
+  sequence: number | null;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Attempt {
+  id: string;
+  attempt: number;
+  statusCode: number | null;
+  errorCode: string | null;
+  error: string | null;
+  latencyMs: number;
+  responseExcerpt: string | null;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface DeliveryWithAttempts extends Delivery {
+  attempts: Attempt[];
+}
+
 export interface DeliveryListParams extends ListParams {
   destinationId?: string;
   eventId?: string;
@@ -101,6 +301,16 @@ export interface DeliveryListParams extends ListParams {
 
 // ---- backlog alerts
 
+export type AlertKind = 'pending_count' | 'pending_age';
+
 /** A backlog alert firing now: `pending_count` (deliveries) or `pending_age` (seconds). */
-export type Alert = Out<typeof contract.Alert>;
-export type AlertKind = Out<typeof contract.AlertKind>;
+export interface Alert {
+  destinationId: string;
+  tenantId: string;
+  kind: AlertKind;
+  /** The threshold it passed (a count, or seconds). */
+  threshold: number;
+  /** What was observed when it was raised. */
+  value: number;
+  raisedAt: string;
+}

@@ -6,8 +6,8 @@
 
 export type Role = 'admin' | 'tenant';
 
-// The API's shapes come from the typed client, which derives them from the server's zod
-// contract: type-only, erased from the bundle, and never a second copy to drift.
+// The API's shapes come from the typed client, whose types the typecheck holds to the
+// server's zod contract: type-only, erased from the bundle, and never a second copy to drift.
 import type {
   Alert,
   Attempt,
