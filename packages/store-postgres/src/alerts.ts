@@ -18,7 +18,7 @@ import {
   destinationParams,
   type NewDestination,
   type Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
 import { acceptEvents } from './accept.ts';
 import type { Db, Queryable, Row } from './db.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';

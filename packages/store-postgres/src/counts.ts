@@ -5,7 +5,7 @@
  * page of destinations.
  */
 
-import type { DestinationCounts } from '@sluice/engine';
+import type { DestinationCounts } from '@sluice/store';
 import type { Queryable } from './db.ts';
 
 const empty = (): DestinationCounts => ({

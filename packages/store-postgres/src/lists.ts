@@ -15,7 +15,7 @@ import type {
   RetryResult,
   StoredEvent,
   Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
 import type { Db, Queryable, Row } from './db.ts';
 import {
   attemptFromRow,

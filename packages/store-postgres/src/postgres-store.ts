@@ -46,7 +46,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
 import { AcceptBatcher } from './accept.ts';
 import * as alerts from './alerts.ts';
 import { ClaimBatcher } from './claim.ts';

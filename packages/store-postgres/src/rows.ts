@@ -1,9 +1,9 @@
 /**
- * Row ↔ record mapping for the Postgres store: the shared mappers (`@sluice/engine`) — BIGINT
+ * Row ↔ record mapping for the Postgres store: the shared mappers (`@sluice/store`) — BIGINT
  * columns arrive as numbers (db.ts) and JSONB columns already parsed — plus tenants and events.
  */
 
-import type { StoredEvent, Tenant } from '@sluice/engine';
+import type { StoredEvent, Tenant } from '@sluice/store';
 import type { Row } from './db.ts';
 
 export {
@@ -13,7 +13,7 @@ export {
   deliveryFromRow,
   destinationFromRow,
   destinationParams,
-} from '@sluice/engine';
+} from '@sluice/store';
 
 const str = (v: unknown): string => v as string;
 const num = (v: unknown): number => v as number;

@@ -13,7 +13,7 @@ import {
   type NewDestination,
   type NewEvent,
   type Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
 import type { Sql } from './lists.ts';
 import { WITH_PENDING } from './pending.ts';
 import { destinationFromRow } from './rows.ts';

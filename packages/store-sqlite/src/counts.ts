@@ -4,7 +4,7 @@
  * a time (`deliveries_settled`). The same figures as `countsFor`, for a page of destinations.
  */
 
-import type { DestinationCounts } from '@sluice/engine';
+import type { DestinationCounts } from '@sluice/store';
 import type { Sql } from './lists.ts';
 
 const empty = (): DestinationCounts => ({

@@ -15,7 +15,7 @@ import type {
   RetryResult,
   StoredEvent,
   Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
 import { deliveryFromRow, destinationFromRow } from './rows.ts';
 
 export interface Sql {

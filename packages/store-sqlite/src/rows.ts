@@ -1,10 +1,10 @@
 /**
- * Row ↔ record mapping for the SQLite store: the shared mappers (`@sluice/engine`), with
+ * Row ↔ record mapping for the SQLite store: the shared mappers (`@sluice/store`), with
  * JSON columns stored as text.
  */
 
-import { destinationDecoder } from '@sluice/engine';
+import { destinationDecoder } from '@sluice/store';
 
-export { attemptFromRow, deliveryFromRow, destinationParams } from '@sluice/engine';
+export { attemptFromRow, deliveryFromRow, destinationParams } from '@sluice/store';
 
 export const destinationFromRow = destinationDecoder((v) => JSON.parse(v as string));

@@ -6,7 +6,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { newId } from '@sluice/core';
-import { storeConformance } from '../../engine/src/store-conformance.ts';
+import { storeConformance } from '@sluice/store/conformance';
 import { migrate } from './migrate.ts';
 import { SqliteStore } from './sqlite-store.ts';
 

@@ -44,7 +44,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
 import * as alerts from './alerts.ts';
 import { Checkpointer } from './checkpointer.ts';
 import * as claim from './claim.ts';

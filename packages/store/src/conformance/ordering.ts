@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Destination, NewEvent, Store, Tenant } from './store.ts';
+import type { ClaimedDelivery, CompletedAttempt, Destination, NewEvent, Store, Tenant } from '../store.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { type FiringAlert, newId } from '@sluice/core';
-import type { AlertNotice, NewDestination, Store, Tenant } from './store.ts';
+import type { AlertNotice, NewDestination, Store, Tenant } from '../store.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 

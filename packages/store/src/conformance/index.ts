@@ -27,10 +27,10 @@ import type {
   RetentionResult,
   Store,
   Tenant,
-} from './store.ts';
-import { alertConformance } from './store-conformance-alerts.ts';
-import { healthConformance } from './store-conformance-health.ts';
-import { orderingConformance } from './store-conformance-ordering.ts';
+} from '../store.ts';
+import { alertConformance } from './alerts.ts';
+import { healthConformance } from './health.ts';
+import { orderingConformance } from './ordering.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 

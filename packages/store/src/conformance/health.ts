@@ -17,7 +17,7 @@ import {
   nextHealth,
   summarize,
 } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Destination, Store, Tenant } from './store.ts';
+import type { ClaimedDelivery, CompletedAttempt, Destination, Store, Tenant } from '../store.ts';
 
 type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
 

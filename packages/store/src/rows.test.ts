@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HEALTHY } from '@sluice/core';
+import { newDestination } from './conformance/index.ts';
+import { DESTINATION_COLUMNS, destinationDecoder, destinationParams } from './rows.ts';
+import type { Destination } from './store.ts';
+
+const T0 = 1_700_000_000_000;
+
+describe('destination rows', () => {
+  const destination: Destination = {
+    ...newDestination('ten_1', { rateLimit: { limit: 5, period: 'minute', burst: 2 }, adaptive: true }),
+    state: 'active',
+    disabledReason: null,
+    createdAt: T0,
+    updatedAt: T0,
+    health: { ...HEALTHY },
+  };
+
+  it('params name every column', () => {
+    assert.deepEqual(Object.keys(destinationParams(destination)).sort(), [...DESTINATION_COLUMNS].sort());
+  });
+
+  it('a row of the params, JSON as text (SQLite), decodes to the destination', () => {
+    const fromText = destinationDecoder((v) => JSON.parse(v as string));
+    assert.deepEqual(fromText(destinationParams(destination)), destination);
+  });
+
+  it('a NULL burst is no burst at all (the key absent)', () => {
+    const row = { ...destinationParams({ ...destination, rateLimit: { limit: 5, period: 'minute' } }) };
+    const decoded = destinationDecoder((v) => JSON.parse(v as string))(row);
+    assert.equal('burst' in decoded.rateLimit, false);
+  });
+});
