@@ -7,7 +7,7 @@ import type { ErrorClass, Health, HealthState } from '@sluice/core';
 
 type Row = Record<string, unknown>;
 
-import type { HealthChange, HealthTransition } from './store.ts';
+import type { HealthChange, HealthTransition } from './health.ts';
 
 const nullableNum = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 

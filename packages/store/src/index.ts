@@ -1,4 +1,27 @@
+export { type AlertNotice, alertFromRow, backlogSampleFromRow } from './alerts.ts';
+export type {
+  AcceptedEvent,
+  AcceptResult,
+  Attempt,
+  Delivery,
+  NewEvent,
+  RetentionResult,
+  RetryResult,
+  StoredEvent,
+} from './delivery.ts';
+export {
+  type Destination,
+  type DestinationPatch,
+  type DestinationSecret,
+  type DestinationState,
+  type NewDestination,
+  newDestinationRecord,
+  patchedDestination,
+  type Tenant,
+} from './destination.ts';
+export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
+export { type DeliveryFilter, type Page, type PageRequest, pageOf } from './page.ts';
 export {
   attemptFromRow,
   claimedFromRow,
@@ -8,35 +31,18 @@ export {
   destinationDecoder,
   destinationFromRow,
   destinationParams,
+  eventFromRow,
   type Row,
+  tenantFromRow,
+  UPDATABLE_COLUMNS,
 } from './rows.ts';
-export type {
-  AcceptedEvent,
-  AcceptResult,
-  AlertNotice,
-  Attempt,
-  Claim,
-  ClaimedDelivery,
-  CompletedAttempt,
-  Delivery,
-  DeliveryFilter,
-  Destination,
-  DestinationCounts,
-  DestinationPatch,
-  DestinationSecret,
-  DestinationState,
-  DestinationWork,
-  HealthChange,
-  HealthTransition,
-  NewDestination,
-  NewEvent,
-  Page,
-  PageRequest,
-  ProbeClaim,
-  RetentionResult,
-  RetryResult,
-  StaleClaim,
-  Store,
-  StoredEvent,
-  Tenant,
-} from './store.ts';
+export type { Store } from './store.ts';
+export {
+  type Claim,
+  type ClaimedDelivery,
+  type CompletedAttempt,
+  type DestinationCounts,
+  type DestinationWork,
+  emptyCounts,
+  type StaleClaim,
+} from './work.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HEALTHY } from '@sluice/core';
-import { newDestination } from './conformance/index.ts';
+import { newDestination } from './conformance/fixtures.ts';
+import type { Destination } from './index.ts';
 import { DESTINATION_COLUMNS, destinationDecoder, destinationParams } from './rows.ts';
-import type { Destination } from './store.ts';
 
 const T0 = 1_700_000_000_000;
 

@@ -7,28 +7,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { type FiringAlert, newId } from '@sluice/core';
-import type { AlertNotice, NewDestination, Store, Tenant } from '../store.ts';
+import type { AlertNotice, NewDestination, Store, Tenant } from '../index.ts';
+import { newDestination, type OpenStore, T0 } from './fixtures.ts';
 
-type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
-
-const T0 = 1_700_000_000_000;
-
-function destinationOf(tenantId: string, id = newId('dst')): NewDestination {
-  return {
-    id,
-    tenantId,
-    name: null,
-    url: 'https://hooks.example.com/x',
-    rateLimit: { limit: 10, period: 'second' },
-    maxConcurrency: null,
-    adaptive: false,
-    ordering: 'none',
-    eventTypes: ['*'],
-    retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-    timeoutMs: 15_000,
-    secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
-  };
-}
+/** A destination of the tenant with no name, as the alert cases make them. */
+const destinationOf = (tenantId: string, id = newId('dst')): NewDestination =>
+  newDestination(tenantId, { id, name: null, url: 'https://hooks.example.com/x' });
 
 export function alertConformance(open: OpenStore): void {
   describe('backlog alerts', () => {

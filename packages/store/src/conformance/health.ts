@@ -17,11 +17,8 @@ import {
   nextHealth,
   summarize,
 } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Destination, Store, Tenant } from '../store.ts';
-
-type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
-
-const T0 = 1_700_000_000_000;
+import type { ClaimedDelivery, CompletedAttempt, Destination, Store, Tenant } from '../index.ts';
+import { type OpenStore, T0 } from './fixtures.ts';
 
 const POLICY: HealthPolicy = {
   degradeAfter: 2,

@@ -16,21 +16,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Destination, NewEvent, Store, Tenant } from '../store.ts';
-
-type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
-
-const T0 = 1_700_000_000_000;
-
-function event(destinationIds: string[], overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    type: 'order.created',
-    payload: '{"order":1}',
-    idempotencyKey: null,
-    destinationIds,
-    ...overrides,
-  };
-}
+import type { ClaimedDelivery, CompletedAttempt, Destination, Store, Tenant } from '../index.ts';
+import { newEvent, type OpenStore, T0 } from './fixtures.ts';
 
 function completion(
   claimed: ClaimedDelivery,
@@ -97,7 +84,7 @@ export function orderingConformance(open: OpenStore): void {
     const acceptAt = async (destinationId: string, dueTimes: number[]): Promise<string[]> => {
       const ids: string[] = [];
       for (const at of dueTimes) {
-        const [r] = await store.acceptEvents(tenant.id, [event([destinationId])], at);
+        const [r] = await store.acceptEvents(tenant.id, [newEvent([destinationId])], at);
         ids.push(r?.event.deliveries[0]?.id ?? assert.fail('no delivery'));
       }
       return ids;
@@ -132,10 +119,10 @@ export function orderingConformance(open: OpenStore): void {
       const b = await destination('fifo');
       const batch = await store.acceptEvents(
         tenant.id,
-        [event([a.id, b.id]), event([b.id]), event([a.id])],
+        [newEvent([a.id, b.id]), newEvent([b.id]), newEvent([a.id])],
         T0,
       );
-      const more = await store.acceptEvents(tenant.id, [event([b.id, a.id]), event([a.id])], T0 + 1);
+      const more = await store.acceptEvents(tenant.id, [newEvent([b.id, a.id]), newEvent([a.id])], T0 + 1);
       const ids = [...batch, ...more].flatMap((r) => r.event.deliveries);
       for (const d of ids) assert.equal(await sequenceOf(d.id), null, 'not numbered before its first claim');
       assert.deepEqual(await sequencesOf(a.id), []);
@@ -167,12 +154,16 @@ export function orderingConformance(open: OpenStore): void {
 
     it('no gap: an idempotent repeat, a failed batch and a delivery cancelled unclaimed take no sequence', async () => {
       const a = await destination();
-      await store.acceptEvents(tenant.id, [event([a.id], { idempotencyKey: 'k' })], T0);
-      const [again] = await store.acceptEvents(tenant.id, [event([a.id], { idempotencyKey: 'k' })], T0 + 1);
+      await store.acceptEvents(tenant.id, [newEvent([a.id], { idempotencyKey: 'k' })], T0);
+      const [again] = await store.acceptEvents(
+        tenant.id,
+        [newEvent([a.id], { idempotencyKey: 'k' })],
+        T0 + 1,
+      );
       assert.equal(again?.replayed, true);
-      const broken = event([a.id], { payload: null as unknown as string });
-      await assert.rejects(store.acceptEvents(tenant.id, [event([a.id]), broken], T0 + 2));
-      const [next] = await store.acceptEvents(tenant.id, [event([a.id])], T0 + 3);
+      const broken = newEvent([a.id], { payload: null as unknown as string });
+      await assert.rejects(store.acceptEvents(tenant.id, [newEvent([a.id]), broken], T0 + 2));
+      const [next] = await store.acceptEvents(tenant.id, [newEvent([a.id])], T0 + 3);
       assert.deepEqual(
         (await claimAll(a.id, T0 + 3)).map((d) => d.sequence),
         [1, 2],
@@ -197,7 +188,7 @@ export function orderingConformance(open: OpenStore): void {
       const batches = Array.from({ length: 20 }, (_, i) =>
         store.acceptEvents(
           tenant.id,
-          Array.from({ length: 1 + (i % 3) }, () => event(i % 2 === 0 ? [a.id, b.id] : [b.id, a.id])),
+          Array.from({ length: 1 + (i % 3) }, () => newEvent(i % 2 === 0 ? [a.id, b.id] : [b.id, a.id])),
           T0 + i,
         ),
       );
