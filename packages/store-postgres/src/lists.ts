@@ -4,17 +4,18 @@
  * delivery lookup, replay, manual retry and retention.
  */
 
-import type {
-  Attempt,
-  Delivery,
-  DeliveryFilter,
-  Destination,
-  Page,
-  PageRequest,
-  RetentionResult,
-  RetryResult,
-  StoredEvent,
-  Tenant,
+import {
+  type Attempt,
+  type Delivery,
+  type DeliveryFilter,
+  type Destination,
+  type Page,
+  type PageRequest,
+  pageOf,
+  type RetentionResult,
+  type RetryResult,
+  type StoredEvent,
+  type Tenant,
 } from '@sluice/store';
 import type { Db, Queryable, Row } from './db.ts';
 import {
@@ -28,12 +29,6 @@ import {
 
 /** A condition on one column: `column = value`, or with the operator given. */
 type Condition = [column: string, value: string | number, operator?: '=' | '>='];
-
-function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
-}
 
 /**
  * `SELECT <columns> FROM <table> WHERE <fixed> AND <column = $n>… AND id < $after
@@ -68,7 +63,7 @@ async function pageQuery(
 
 export async function listTenants(db: Queryable, req: PageRequest): Promise<Page<Tenant>> {
   const rows = await pageQuery(db, 'tenants', 'id, name, created_at', [], [], req);
-  return page(rows, req.limit, tenantFromRow);
+  return pageOf(rows, req.limit, tenantFromRow);
 }
 
 export async function pageDestinations(
@@ -78,7 +73,7 @@ export async function pageDestinations(
 ): Promise<Page<Destination>> {
   const equal: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
   const rows = await pageQuery(db, 'destinations', '*', ['deleted_at IS NULL'], equal, req);
-  return page(rows, req.limit, destinationFromRow);
+  return pageOf(rows, req.limit, destinationFromRow);
 }
 
 export async function listDeliveries(
@@ -93,7 +88,7 @@ export async function listDeliveries(
   if (filter.status !== undefined) equal.push(['status', filter.status]);
   if (filter.changedSince !== undefined) equal.push(['updated_at', filter.changedSince, '>=']);
   const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], equal, req);
-  return page(rows, req.limit, deliveryFromRow);
+  return pageOf(rows, req.limit, deliveryFromRow);
 }
 
 export async function getEvent(

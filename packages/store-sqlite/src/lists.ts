@@ -1,36 +1,34 @@
 /**
  * The SQLite store's listings and housekeeping: pages newest first (ids are ULIDs, so
- * `id < cursor ORDER BY id DESC` is stable while rows are added), event lookup, replay,
- * manual retry and retention.
+ * `id < cursor ORDER BY id DESC` is stable while rows are added), event and delivery lookup,
+ * replay, manual retry and retention.
  */
 
 import type { StatementSync } from 'node:sqlite';
-import type {
-  Delivery,
-  DeliveryFilter,
-  Destination,
-  Page,
-  PageRequest,
-  RetentionResult,
-  RetryResult,
-  StoredEvent,
-  Tenant,
+import {
+  type Attempt,
+  type Delivery,
+  type DeliveryFilter,
+  type Destination,
+  eventFromRow,
+  type Page,
+  type PageRequest,
+  pageOf,
+  type RetentionResult,
+  type RetryResult,
+  type Row,
+  type StoredEvent,
+  type Tenant,
+  tenantFromRow,
 } from '@sluice/store';
-import { deliveryFromRow, destinationFromRow } from './rows.ts';
+import { attemptFromRow, deliveryFromRow, destinationFromRow } from './rows.ts';
 
 export interface Sql {
   sql(text: string): StatementSync;
   tx<T>(fn: () => T): T;
 }
 
-type Row = Record<string, unknown>;
 type Param = string | number | null;
-
-function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
-}
 
 /**
  * `SELECT * FROM <table> WHERE <conditions> AND id < after ORDER BY id DESC LIMIT n + 1`;
@@ -48,17 +46,13 @@ function pageQuery(db: Sql, table: string, where: [string, ...Param[]][], req: P
 }
 
 export function listTenants(db: Sql, req: PageRequest): Page<Tenant> {
-  return page(pageQuery(db, 'tenants', [], req), req.limit, (r) => ({
-    id: r.id as string,
-    name: r.name as string,
-    createdAt: r.created_at as number,
-  }));
+  return pageOf(pageQuery(db, 'tenants', [], req), req.limit, tenantFromRow);
 }
 
 export function pageDestinations(db: Sql, tenantId: string | undefined, req: PageRequest): Page<Destination> {
   const where: [string, ...Param[]][] = [['deleted_at IS NULL']];
   if (tenantId !== undefined) where.push(['tenant_id = ?', tenantId]);
-  return page(pageQuery(db, 'destinations', where, req), req.limit, destinationFromRow);
+  return pageOf(pageQuery(db, 'destinations', where, req), req.limit, destinationFromRow);
 }
 
 export function listDeliveries(db: Sql, filter: DeliveryFilter, req: PageRequest): Page<Delivery> {
@@ -68,7 +62,7 @@ export function listDeliveries(db: Sql, filter: DeliveryFilter, req: PageRequest
   if (filter.eventId !== undefined) where.push(['event_id = ?', filter.eventId]);
   if (filter.status !== undefined) where.push(['status = ?', filter.status]);
   if (filter.changedSince !== undefined) where.push(['updated_at >= ?', filter.changedSince]);
-  return page(pageQuery(db, 'deliveries', where, req), req.limit, deliveryFromRow);
+  return pageOf(pageQuery(db, 'deliveries', where, req), req.limit, deliveryFromRow);
 }
 
 export function getEvent(db: Sql, id: string): { event: StoredEvent; deliveries: Delivery[] } | undefined {
@@ -78,17 +72,17 @@ export function getEvent(db: Sql, id: string): { event: StoredEvent; deliveries:
     .sql('SELECT * FROM deliveries WHERE event_id = ? ORDER BY rowid')
     .all(id)
     .map(deliveryFromRow);
-  return {
-    event: {
-      id: r.id as string,
-      tenantId: r.tenant_id as string,
-      type: r.type as string,
-      payload: r.payload as string,
-      idempotencyKey: (r.idempotency_key as string | null) ?? null,
-      createdAt: r.created_at as number,
-    },
-    deliveries,
-  };
+  return { event: eventFromRow(r), deliveries };
+}
+
+export function getDelivery(db: Sql, id: string): { delivery: Delivery; attempts: Attempt[] } | undefined {
+  const r = db.sql('SELECT * FROM deliveries WHERE id = ?').get(id);
+  if (!r) return undefined;
+  const attempts = db
+    .sql('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY attempt')
+    .all(id)
+    .map(attemptFromRow);
+  return { delivery: deliveryFromRow(r), attempts };
 }
 
 export function replayDead(db: Sql, destinationId: string, since: number | null, now: number): number {

@@ -3,8 +3,11 @@
  * JSON columns stored as text.
  */
 
-import { destinationDecoder } from '@sluice/store';
+import { destinationDecoder, type Mark } from '@sluice/store';
 
-export { attemptFromRow, deliveryFromRow, destinationParams } from '@sluice/store';
+export { attemptFromRow, deliveryFromRow } from '@sluice/store';
 
 export const destinationFromRow = destinationDecoder((v) => JSON.parse(v as string));
+
+/** SQLite marks the n-th value of a statement `?n` (`@sluice/store`'s destination writes). */
+export const mark: Mark = (n) => `?${n}`;

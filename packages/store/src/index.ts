@@ -19,6 +19,14 @@ export {
   patchedDestination,
   type Tenant,
 } from './destination.ts';
+export {
+  insertDestinationSql,
+  insertValues,
+  type Mark,
+  updateDestinationSql,
+  updateValues,
+  upsertDestinationSql,
+} from './destination-sql.ts';
 export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
 export { type DeliveryFilter, type Page, type PageRequest, pageOf } from './page.ts';
