@@ -64,53 +64,38 @@ export async function listAlerts(db: Queryable, tenantId: string | undefined): P
 }
 
 /**
- * Runs the alert's write (a statement `RETURNING 1` on the row it changed) in a transaction;
- * when it changed one (this caller won), accepts the notice's event in the same transaction.
+ * The write of each change: a raise inserts unless an alert of its destination and kind is
+ * firing; a resolve deletes the one raised at `raisedAt`. Each returns the row it changed.
  */
-async function changeAlert(
+const WRITES = {
+  raise: (a: FiringAlert): [string, unknown[]] => [
+    `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+    [a.destinationId, a.kind, a.tenantId, a.threshold, a.value, a.raisedAt],
+  ],
+  resolve: (a: FiringAlert): [string, unknown[]] => [
+    'DELETE FROM backlog_alerts WHERE destination_id = $1 AND kind = $2 AND raised_at = $3 RETURNING 1',
+    [a.destinationId, a.kind, a.raisedAt],
+  ],
+};
+
+/**
+ * Raises or resolves the alert in a transaction; when the write changed its row (this caller
+ * won), accepts the notice's event in the same transaction.
+ */
+export async function changeAlert(
   db: Db,
+  change: keyof typeof WRITES,
+  alert: FiringAlert,
   notice: AlertNotice | null,
   now: number,
-  text: string,
-  values: unknown[],
 ): Promise<boolean> {
   return db.tx(async (q) => {
-    const changed = await q.query(text, values);
+    const changed = await q.query(...WRITES[change](alert));
     if (changed.length === 0) return false;
     if (notice !== null) await acceptEvents(q, notice.tenantId, [notice.event], now);
     return true;
   });
-}
-
-export async function raiseAlert(
-  db: Db,
-  alert: FiringAlert,
-  notice: AlertNotice | null,
-  now: number,
-): Promise<boolean> {
-  return changeAlert(
-    db,
-    notice,
-    now,
-    `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
-    [alert.destinationId, alert.kind, alert.tenantId, alert.threshold, alert.value, alert.raisedAt],
-  );
-}
-
-export async function resolveAlert(
-  db: Db,
-  alert: FiringAlert,
-  notice: AlertNotice | null,
-  now: number,
-): Promise<boolean> {
-  return changeAlert(
-    db,
-    notice,
-    now,
-    'DELETE FROM backlog_alerts WHERE destination_id = $1 AND kind = $2 AND raised_at = $3 RETURNING 1',
-    [alert.destinationId, alert.kind, alert.raisedAt],
-  );
 }
 
 const UPSERT_DESTINATION = `${upsertDestinationSql(mark)} RETURNING *`;

@@ -312,11 +312,11 @@ export class PostgresStore implements Store {
   }
 
   async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.raiseAlert(this.db, alert, notice, now);
+    return alerts.changeAlert(this.db, 'raise', alert, notice, now);
   }
 
   async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.resolveAlert(this.db, alert, notice, now);
+    return alerts.changeAlert(this.db, 'resolve', alert, notice, now);
   }
 
   async ensureSystemDestination(

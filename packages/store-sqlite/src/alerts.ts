@@ -56,57 +56,40 @@ export function listAlerts(db: Sql, tenantId: string | undefined): FiringAlert[]
 }
 
 /**
- * Runs the alert's write in a transaction; when it changed a row (this caller won), accepts
- * the notice's event in the same transaction.
+ * The write of each change: a raise inserts unless an alert of its destination and kind is
+ * firing; a resolve deletes the one raised at `raisedAt`. Each changes one row or none.
  */
-function changeAlert(
+const WRITES = {
+  raise: (db: Sql, a: FiringAlert) =>
+    db
+      .sql(
+        `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      )
+      .run(a.destinationId, a.kind, a.tenantId, a.threshold, a.value, a.raisedAt).changes,
+  resolve: (db: Sql, a: FiringAlert) =>
+    db
+      .sql('DELETE FROM backlog_alerts WHERE destination_id = ? AND kind = ? AND raised_at = ?')
+      .run(a.destinationId, a.kind, a.raisedAt).changes,
+};
+
+/**
+ * Raises or resolves the alert in a transaction; when the write changed its row (this caller
+ * won), accepts the notice's event in the same transaction.
+ */
+export function changeAlert(
   db: Sql,
   accept: Accept,
+  change: keyof typeof WRITES,
+  alert: FiringAlert,
   notice: AlertNotice | null,
   now: number,
-  write: () => number,
 ): boolean {
   return db.tx(() => {
-    if (write() === 0) return false;
+    if (Number(WRITES[change](db, alert)) === 0) return false;
     if (notice !== null) accept(notice.tenantId, notice.event, now);
     return true;
   });
-}
-
-export function raiseAlert(
-  db: Sql,
-  accept: Accept,
-  alert: FiringAlert,
-  notice: AlertNotice | null,
-  now: number,
-): boolean {
-  return changeAlert(db, accept, notice, now, () =>
-    Number(
-      db
-        .sql(
-          `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
-           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-        )
-        .run(alert.destinationId, alert.kind, alert.tenantId, alert.threshold, alert.value, alert.raisedAt)
-        .changes,
-    ),
-  );
-}
-
-export function resolveAlert(
-  db: Sql,
-  accept: Accept,
-  alert: FiringAlert,
-  notice: AlertNotice | null,
-  now: number,
-): boolean {
-  return changeAlert(db, accept, notice, now, () =>
-    Number(
-      db
-        .sql('DELETE FROM backlog_alerts WHERE destination_id = ? AND kind = ? AND raised_at = ?')
-        .run(alert.destinationId, alert.kind, alert.raisedAt).changes,
-    ),
-  );
 }
 
 const UPSERT_DESTINATION = upsertDestinationSql(mark);

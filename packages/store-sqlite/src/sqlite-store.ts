@@ -313,11 +313,11 @@ export class SqliteStore implements Store {
   }
 
   async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.raiseAlert(this, this.acceptAlert, alert, notice, now);
+    return alerts.changeAlert(this, this.acceptAlert, 'raise', alert, notice, now);
   }
 
   async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.resolveAlert(this, this.acceptAlert, alert, notice, now);
+    return alerts.changeAlert(this, this.acceptAlert, 'resolve', alert, notice, now);
   }
 
   private readonly acceptAlert = (tenantId: string, event: NewEvent, now: number): void => {
