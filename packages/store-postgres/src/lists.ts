@@ -6,12 +6,15 @@
 
 import {
   type Attempt,
+  type Condition,
   type Delivery,
   type DeliveryFilter,
   type Destination,
+  deliveryConditions,
   type Page,
   type PageRequest,
   pageOf,
+  pageStatement,
   type RetentionResult,
   type RetryResult,
   type StoredEvent,
@@ -24,41 +27,21 @@ import {
   deliveryFromRow,
   destinationFromRow,
   eventFromRow,
+  mark,
   tenantFromRow,
 } from './rows.ts';
 
-/** A condition on one column: `column = value`, or with the operator given. */
-type Condition = [column: string, value: string | number, operator?: '=' | '>='];
-
-/**
- * `SELECT <columns> FROM <table> WHERE <fixed> AND <column = $n>… AND id < $after
- * ORDER BY id DESC LIMIT limit + 1`: one row more than the page tells whether there is a next.
- * Table and column names are this module's constants, never input.
- */
+/** A page of `table`'s rows (`pageStatement`). */
 async function pageQuery(
   db: Queryable,
   table: string,
   columns: string,
   fixed: string[],
-  equal: Condition[],
+  conditions: Condition[],
   req: PageRequest,
 ): Promise<Row[]> {
-  const values: unknown[] = [];
-  const where = [...fixed];
-  for (const [column, value, operator = '='] of equal) {
-    values.push(value);
-    where.push(`${column} ${operator} $${values.length}`);
-  }
-  if (req.after !== undefined) {
-    values.push(req.after);
-    where.push(`id < $${values.length}`);
-  }
-  values.push(req.limit + 1);
-  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  return db.query(
-    `SELECT ${columns} FROM ${table} ${clause} ORDER BY id DESC LIMIT $${values.length}`,
-    values,
-  );
+  const { text, values } = pageStatement(mark, table, columns, fixed, conditions, req);
+  return db.query(text, values);
 }
 
 export async function listTenants(db: Queryable, req: PageRequest): Promise<Page<Tenant>> {
@@ -81,13 +64,7 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   req: PageRequest,
 ): Promise<Page<Delivery>> {
-  const equal: Condition[] = [];
-  if (filter.tenantId !== undefined) equal.push(['tenant_id', filter.tenantId]);
-  if (filter.destinationId !== undefined) equal.push(['destination_id', filter.destinationId]);
-  if (filter.eventId !== undefined) equal.push(['event_id', filter.eventId]);
-  if (filter.status !== undefined) equal.push(['status', filter.status]);
-  if (filter.changedSince !== undefined) equal.push(['updated_at', filter.changedSince, '>=']);
-  const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], equal, req);
+  const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], deliveryConditions(filter), req);
   return pageOf(rows, req.limit, deliveryFromRow);
 }
 

@@ -7,13 +7,16 @@
 import type { StatementSync } from 'node:sqlite';
 import {
   type Attempt,
+  type Condition,
   type Delivery,
   type DeliveryFilter,
   type Destination,
+  deliveryConditions,
   eventFromRow,
   type Page,
   type PageRequest,
   pageOf,
+  pageStatement,
   type RetentionResult,
   type RetryResult,
   type Row,
@@ -21,48 +24,40 @@ import {
   type Tenant,
   tenantFromRow,
 } from '@sluice/store';
-import { attemptFromRow, deliveryFromRow, destinationFromRow } from './rows.ts';
+import { attemptFromRow, deliveryFromRow, destinationFromRow, mark } from './rows.ts';
 
 export interface Sql {
   sql(text: string): StatementSync;
   tx<T>(fn: () => T): T;
 }
 
-type Param = string | number | null;
-
-/**
- * `SELECT * FROM <table> WHERE <conditions> AND id < after ORDER BY id DESC LIMIT n + 1`;
- * each condition is SQL with `?` placeholders followed by its parameters.
- */
-function pageQuery(db: Sql, table: string, where: [string, ...Param[]][], req: PageRequest): Row[] {
-  const conditions = where.map(([c]) => c);
-  const params = where.flatMap(([, ...p]) => p);
-  if (req.after !== undefined) {
-    conditions.push('id < ?');
-    params.push(req.after);
-  }
-  const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  return db.sql(`SELECT * FROM ${table} ${clause} ORDER BY id DESC LIMIT ?`).all(...params, req.limit + 1);
+/** A page of `table`'s rows (`pageStatement`). */
+function pageQuery(
+  db: Sql,
+  table: string,
+  fixed: string[],
+  conditions: Condition[],
+  req: PageRequest,
+): Row[] {
+  const { text, values } = pageStatement(mark, table, '*', fixed, conditions, req);
+  return db.sql(text).all(...values);
 }
 
 export function listTenants(db: Sql, req: PageRequest): Page<Tenant> {
-  return pageOf(pageQuery(db, 'tenants', [], req), req.limit, tenantFromRow);
+  return pageOf(pageQuery(db, 'tenants', [], [], req), req.limit, tenantFromRow);
 }
 
 export function pageDestinations(db: Sql, tenantId: string | undefined, req: PageRequest): Page<Destination> {
-  const where: [string, ...Param[]][] = [['deleted_at IS NULL']];
-  if (tenantId !== undefined) where.push(['tenant_id = ?', tenantId]);
-  return pageOf(pageQuery(db, 'destinations', where, req), req.limit, destinationFromRow);
+  const conditions: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
+  return pageOf(
+    pageQuery(db, 'destinations', ['deleted_at IS NULL'], conditions, req),
+    req.limit,
+    destinationFromRow,
+  );
 }
 
 export function listDeliveries(db: Sql, filter: DeliveryFilter, req: PageRequest): Page<Delivery> {
-  const where: [string, ...Param[]][] = [];
-  if (filter.tenantId !== undefined) where.push(['tenant_id = ?', filter.tenantId]);
-  if (filter.destinationId !== undefined) where.push(['destination_id = ?', filter.destinationId]);
-  if (filter.eventId !== undefined) where.push(['event_id = ?', filter.eventId]);
-  if (filter.status !== undefined) where.push(['status = ?', filter.status]);
-  if (filter.changedSince !== undefined) where.push(['updated_at >= ?', filter.changedSince]);
-  return pageOf(pageQuery(db, 'deliveries', where, req), req.limit, deliveryFromRow);
+  return pageOf(pageQuery(db, 'deliveries', [], deliveryConditions(filter), req), req.limit, deliveryFromRow);
 }
 
 export function getEvent(db: Sql, id: string): { event: StoredEvent; deliveries: Delivery[] } | undefined {

@@ -29,7 +29,15 @@ export {
 } from './destination-sql.ts';
 export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
-export { type DeliveryFilter, type Page, type PageRequest, pageOf } from './page.ts';
+export {
+  type Condition,
+  type DeliveryFilter,
+  deliveryConditions,
+  type Page,
+  type PageRequest,
+  pageOf,
+  pageStatement,
+} from './page.ts';
 export {
   attemptFromRow,
   claimedFromRow,

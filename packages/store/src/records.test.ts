@@ -4,7 +4,7 @@ import { HEALTHY } from '@sluice/core';
 import { newDestination } from './conformance/fixtures.ts';
 import { newDestinationRecord, patchedDestination } from './destination.ts';
 import { insertDestinationSql, insertValues, updateDestinationSql, updateValues } from './destination-sql.ts';
-import { pageOf } from './page.ts';
+import { deliveryConditions, pageOf, pageStatement } from './page.ts';
 import { DESTINATION_COLUMNS, UPDATABLE_COLUMNS } from './rows.ts';
 
 const T0 = 1_700_000_000_000;
@@ -70,5 +70,20 @@ describe('pageOf', () => {
       pageOf(rows, 3, (r) => r.id),
       { items: ['c', 'b', 'a'], next: null },
     );
+  });
+});
+
+describe('pageStatement', () => {
+  it('marks each condition, the cursor and the limit in order, and asks for one row more', () => {
+    const conditions = deliveryConditions({ destinationId: 'dst_1', changedSince: 5 });
+    const { text, values } = pageStatement((n) => `?${n}`, 'deliveries', '*', ['x IS NULL'], conditions, {
+      limit: 10,
+      after: 'dlv_9',
+    });
+    assert.equal(
+      text,
+      'SELECT * FROM deliveries WHERE x IS NULL AND destination_id = ?1 AND updated_at >= ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4',
+    );
+    assert.deepEqual(values, ['dst_1', 5, 'dlv_9', 11]);
   });
 });

@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HEALTHY } from '@sluice/core';
 import { newDestination } from './conformance/fixtures.ts';
-import type { Destination } from './index.ts';
+import { newDestinationRecord } from './destination.ts';
 import { DESTINATION_COLUMNS, destinationDecoder, destinationParams } from './rows.ts';
 
 const T0 = 1_700_000_000_000;
 
 describe('destination rows', () => {
-  const destination: Destination = {
-    ...newDestination('ten_1', { rateLimit: { limit: 5, period: 'minute', burst: 2 }, adaptive: true }),
-    state: 'active',
-    disabledReason: null,
-    createdAt: T0,
-    updatedAt: T0,
-    health: { ...HEALTHY },
-  };
+  const destination = newDestinationRecord(
+    newDestination('ten_1', { rateLimit: { limit: 5, period: 'minute', burst: 2 }, adaptive: true }),
+    T0,
+  );
 
   it('params name every column', () => {
     assert.deepEqual(Object.keys(destinationParams(destination)).sort(), [...DESTINATION_COLUMNS].sort());
