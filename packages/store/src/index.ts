@@ -28,7 +28,7 @@ export {
   upsertDestinationSql,
 } from './destination-sql.ts';
 export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
-export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
+export { healthFromRow, transitionFromRow, transitionReason } from './health-rows.ts';
 export {
   type Condition,
   type DeliveryFilter,
@@ -41,16 +41,12 @@ export {
 export {
   attemptFromRow,
   claimedFromRow,
-  DESTINATION_COLUMNS,
-  type DestinationColumn,
   deliveryFromRow,
   destinationDecoder,
   destinationFromRow,
-  destinationParams,
   eventFromRow,
   type Row,
   tenantFromRow,
-  UPDATABLE_COLUMNS,
 } from './rows.ts';
 export type { Store } from './store.ts';
 export {
