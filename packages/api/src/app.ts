@@ -7,7 +7,7 @@
  */
 
 import fastifySwagger from '@fastify/swagger';
-import type { Store } from '@sluice/engine';
+import type { Store } from '@sluice/store';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import {
   jsonSchemaTransform,

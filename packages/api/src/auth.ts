@@ -8,7 +8,7 @@
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store, Tenant } from '@sluice/engine';
+import type { Store, Tenant } from '@sluice/store';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, notFound } from './errors.ts';
 

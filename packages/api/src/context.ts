@@ -1,4 +1,4 @@
-import type { Destination, Store } from '@sluice/engine';
+import type { Destination, Store } from '@sluice/store';
 import type {
   FastifyBaseLogger,
   FastifyInstance,

@@ -1,7 +1,7 @@
 /** Records as the API shows them: ISO times, no internals. */
 
 import type { Health } from '@sluice/core';
-import type { Attempt, Delivery, Destination, HealthTransition, StoredEvent, Tenant } from '@sluice/engine';
+import type { Attempt, Delivery, Destination, HealthTransition, StoredEvent, Tenant } from '@sluice/store';
 import type { z } from 'zod';
 
 type Json = z.infer<ReturnType<typeof z.json>>;

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import type { ErrorBody } from '@sluice/client';
 import { newId } from '@sluice/core';
-import type { Destination } from '@sluice/engine';
+import type { Destination } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';

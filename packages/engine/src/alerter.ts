@@ -23,9 +23,9 @@ import {
   evaluateAlerts,
   type FiringAlert,
 } from '@sluice/core';
+import type { AlertNotice, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AlertNotice, Store } from './store.ts';
 import { ALERTS_DESTINATION_ID, SYSTEM_TENANT } from './system.ts';
 
 const ALERT_RAISED = 'sluice.backlog.raised';

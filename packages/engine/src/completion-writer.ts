@@ -12,9 +12,9 @@ import {
   type HealthPolicy,
   isHeld,
 } from '@sluice/core';
+import type { CompletedAttempt, Destination, HealthChange, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics.ts';
-import type { CompletedAttempt, Destination, HealthChange, Store } from './store.ts';
 
 export interface Completion {
   completed: CompletedAttempt;

@@ -4,8 +4,8 @@
  * by Redis pub/sub in the distributed shape), never trusted past a change.
  */
 
+import type { Destination, Store } from '@sluice/store';
 import { LRUCache } from 'lru-cache';
-import type { Destination, Store } from './store.ts';
 
 /**
  * Most destinations one process caches. Every process learns each destination at its

@@ -14,6 +14,7 @@ import {
   scaledRateLimit,
   tatFromArrivals,
 } from '@sluice/core';
+import type { Destination, HealthChange, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { untilOldLimitArrived } from './arrivals.ts';
@@ -31,7 +32,6 @@ import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
 import { DeliveryRunner } from './runner.ts';
 import type { LookupFunction } from './ssrf.ts';
-import type { Destination, HealthChange, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {

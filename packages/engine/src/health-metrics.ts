@@ -4,8 +4,8 @@
  * numbers (query it with `max()`). The counters of transitions and probes are EngineMetrics'.
  */
 
+import type { Store } from '@sluice/store';
 import { Gauge, type Registry } from 'prom-client';
-import type { Store } from './store.ts';
 
 export function registerHealthGauge(registry: Registry, store: Pick<Store, 'healthCounts'>): Gauge<'state'> {
   return new Gauge({

@@ -6,7 +6,6 @@ export { defaultDeliveryThreads } from './delivery-threads.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
 export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
 export { registerHealthGauge } from './health-metrics.ts';
-export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
 export { createTick, type Publisher, paceLimit } from './limiter.ts';
 export { MemorySchedule } from './memory-schedule.ts';
 export { EngineMetrics, type Sample } from './metrics.ts';
@@ -23,17 +22,6 @@ export {
 } from './pacing.ts';
 export { type PerTurn, perTurn } from './per-turn.ts';
 export { MIN_RETENTION_MS, Retention } from './retention.ts';
-export {
-  attemptFromRow,
-  claimedFromRow,
-  DESTINATION_COLUMNS,
-  type DestinationColumn,
-  deliveryFromRow,
-  destinationDecoder,
-  destinationFromRow,
-  destinationParams,
-  type Row,
-} from './rows.ts';
 export { DeliveryRunner } from './runner.ts';
 export { drainOnSignal } from './shutdown.ts';
 export {
@@ -44,35 +32,5 @@ export {
   type LookupFunction,
   NOT_ALLOWED,
 } from './ssrf.ts';
-export type {
-  AcceptedEvent,
-  AcceptResult,
-  AlertNotice,
-  Attempt,
-  Claim,
-  ClaimedDelivery,
-  CompletedAttempt,
-  Delivery,
-  DeliveryFilter,
-  Destination,
-  DestinationCounts,
-  DestinationPatch,
-  DestinationSecret,
-  DestinationState,
-  DestinationWork,
-  HealthChange,
-  HealthTransition,
-  NewDestination,
-  NewEvent,
-  Page,
-  PageRequest,
-  ProbeClaim,
-  RetentionResult,
-  RetryResult,
-  StaleClaim,
-  Store,
-  StoredEvent,
-  Tenant,
-} from './store.ts';
 export { reportRepairs } from './sweeper.ts';
 export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';

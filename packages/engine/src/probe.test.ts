@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HEALTHY } from '@sluice/core';
+import type { ClaimedDelivery, Destination, ProbeClaim, Store } from '@sluice/store';
+import { claimedDelivery, newDestination } from '@sluice/store/conformance';
 import { Registry } from 'prom-client';
 import type { DestinationCache } from './destinations.ts';
 import { EngineMetrics } from './metrics.ts';
 import { Pacer } from './pacer.ts';
 import { MemoryPacing } from './pacing.ts';
 import { PROBE_HOLD_MARGIN_MS, PROBE_RECHECK_MS, probeTick } from './probe.ts';
-import type { ClaimedDelivery, Destination, ProbeClaim, Store } from './store.ts';
-import { claimedDelivery, newDestination } from './store-conformance.ts';
 
 const PERIOD_MS = 1_000;
 const MARGIN_MS = 5;

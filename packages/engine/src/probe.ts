@@ -14,10 +14,10 @@
  */
 
 import { ratePlan, windowCap } from '@sluice/core';
+import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
 import type { DestinationCache } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { TickPacing } from './pacing.ts';
-import type { ClaimedDelivery, Destination, Store } from './store.ts';
 
 /** How soon a suspended destination whose requests are still out looks again. */
 export const PROBE_RECHECK_MS = 250;

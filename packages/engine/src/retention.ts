@@ -6,8 +6,8 @@
  * age cannot be set lower).
  */
 
+import type { RetentionResult, Store } from '@sluice/store';
 import type { Logger } from 'pino';
-import type { RetentionResult, Store } from './store.ts';
 
 export const MIN_RETENTION_MS = 86_400_000;
 

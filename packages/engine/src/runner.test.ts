@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HEALTHY } from '@sluice/core';
+import type { Destination } from '@sluice/store';
+import { claimedDelivery, newDestination } from '@sluice/store/conformance';
 import { Registry } from 'prom-client';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptTransport } from './delivery-threads.ts';
@@ -9,8 +11,6 @@ import { EngineMetrics } from './metrics.ts';
 import { Pacer } from './pacer.ts';
 import { MemoryPacing } from './pacing.ts';
 import { DeliveryRunner } from './runner.ts';
-import type { Destination } from './store.ts';
-import { claimedDelivery, newDestination } from './store-conformance.ts';
 
 const destinationAt = (limit: number): Destination => ({
   ...newDestination('ten_1', { id: 'dst_1', rateLimit: { limit, period: 'second' } }),

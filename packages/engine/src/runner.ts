@@ -12,6 +12,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, windowCap } from '@sluice/core';
+import type { ClaimedDelivery, Store } from '@sluice/store';
 import { adaptiveFeedback } from './adaptive-feedback.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport } from './deliver.ts';
@@ -19,7 +20,6 @@ import type { AttemptTransport } from './delivery-threads.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { AttemptPacing } from './pacing.ts';
-import type { ClaimedDelivery, Store } from './store.ts';
 import { isSystemDestination } from './system.ts';
 
 export interface RunnerDeps {

@@ -9,11 +9,11 @@
  *   - cancels deliveries left pending on a deleted destination (an ingest raced the delete).
  */
 
+import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { MemorySchedule } from './memory-schedule.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { Pacer } from './pacer.ts';
-import type { Store } from './store.ts';
 
 export interface SweeperDeps {
   store: Store;

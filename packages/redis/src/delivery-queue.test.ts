@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ClaimedDelivery } from '@sluice/engine';
+import type { ClaimedDelivery } from '@sluice/store';
 import { BullPublisher, startDeliveryWorker } from './delivery-queue.ts';
 import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from './test-redis.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { Destination, Store } from '@sluice/engine';
+import type { Destination, Store } from '@sluice/store';
 import { pino } from 'pino';
 import { RedisDispatcher } from './dispatcher.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';

@@ -6,7 +6,8 @@
  */
 
 import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
-import { type Destination, type DestinationCache, paceLimit, untilOldLimitArrived } from '@sluice/engine';
+import { type DestinationCache, paceLimit, untilOldLimitArrived } from '@sluice/engine';
+import type { Destination } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { publishChange } from './change-feed.ts';

@@ -4,7 +4,8 @@
  * state and the schedule client, over one key prefix.
  */
 
-import { DestinationCache, type Store } from '@sluice/engine';
+import { DestinationCache } from '@sluice/engine';
+import type { Store } from '@sluice/store';
 import { Redis } from 'ioredis';
 import { type ChangeFeed, followChanges } from './change-feed.ts';
 import { Keys } from './keys.ts';

@@ -5,7 +5,8 @@
  * ticks tells the same story.
  */
 
-import { createTick, type EngineMetrics, LeaseLostError, type Publisher, type Store } from '@sluice/engine';
+import { createTick, type EngineMetrics, LeaseLostError, type Publisher } from '@sluice/engine';
+import type { Store } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisSchedule, type RedisScheduleOptions } from './redis-schedule.ts';

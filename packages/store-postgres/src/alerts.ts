@@ -9,19 +9,23 @@
  * transaction, so the operator hears of each change exactly once.
  */
 
-import { type AlertKind, type BacklogSample, type FiringAlert, HEALTHY } from '@sluice/core';
+import type { BacklogSample, FiringAlert } from '@sluice/core';
 import {
   type AlertNotice,
-  DESTINATION_COLUMNS,
+  alertFromRow,
+  backlogSampleFromRow,
   type Destination,
   destinationFromRow,
-  destinationParams,
+  insertValues,
   type NewDestination,
+  newDestinationRecord,
   type Tenant,
-} from '@sluice/engine';
+  upsertDestinationSql,
+} from '@sluice/store';
 import { acceptEvents } from './accept.ts';
 import type { Db, Queryable, Row } from './db.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
+import { mark } from './rows.ts';
 
 /**
  * $1 the cap, $2 the tenant left out. Per destination: its pending deliveries counted up to
@@ -46,23 +50,7 @@ export async function backlogSamples(
   exceptTenantId: string,
 ): Promise<BacklogSample[]> {
   const rows = await db.query(BACKLOG_SAMPLES, [Math.max(1, cap), exceptTenantId]);
-  return rows.map((r) => ({
-    destinationId: r.destination_id as string,
-    tenantId: r.tenant_id as string,
-    pending: r.pending as number,
-    oldestDueAt: (r.oldest as number | null) ?? null,
-  }));
-}
-
-function alertFromRow(r: Row): FiringAlert {
-  return {
-    destinationId: r.destination_id as string,
-    tenantId: r.tenant_id as string,
-    kind: r.kind as AlertKind,
-    threshold: r.threshold as number,
-    value: r.value as number,
-    raisedAt: r.raised_at as number,
-  };
+  return rows.map(backlogSampleFromRow);
 }
 
 export async function listAlerts(db: Queryable, tenantId: string | undefined): Promise<FiringAlert[]> {
@@ -75,43 +63,42 @@ export async function listAlerts(db: Queryable, tenantId: string | undefined): P
   return rows.map(alertFromRow);
 }
 
-export async function raiseAlert(
+/**
+ * The write of each change: a raise inserts unless an alert of its destination and kind is
+ * firing; a resolve deletes the one raised at `raisedAt`. Each returns the row it changed.
+ */
+const WRITES = {
+  raise: (a: FiringAlert): [string, unknown[]] => [
+    `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+    [a.destinationId, a.kind, a.tenantId, a.threshold, a.value, a.raisedAt],
+  ],
+  resolve: (a: FiringAlert): [string, unknown[]] => [
+    'DELETE FROM backlog_alerts WHERE destination_id = $1 AND kind = $2 AND raised_at = $3 RETURNING 1',
+    [a.destinationId, a.kind, a.raisedAt],
+  ],
+};
+
+/**
+ * Raises or resolves the alert in a transaction; when the write changed its row (this caller
+ * won), accepts the notice's event in the same transaction.
+ */
+export async function changeAlert(
   db: Db,
+  change: keyof typeof WRITES,
   alert: FiringAlert,
   notice: AlertNotice | null,
   now: number,
 ): Promise<boolean> {
   return db.tx(async (q) => {
-    const raised = await q.query(
-      `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
-      [alert.destinationId, alert.kind, alert.tenantId, alert.threshold, alert.value, alert.raisedAt],
-    );
-    if (raised.length === 0) return false;
+    const changed = await q.query(...WRITES[change](alert));
+    if (changed.length === 0) return false;
     if (notice !== null) await acceptEvents(q, notice.tenantId, [notice.event], now);
     return true;
   });
 }
 
-export async function resolveAlert(
-  db: Db,
-  alert: FiringAlert,
-  notice: AlertNotice | null,
-  now: number,
-): Promise<boolean> {
-  return db.tx(async (q) => {
-    const resolved = await q.query(
-      'DELETE FROM backlog_alerts WHERE destination_id = $1 AND kind = $2 AND raised_at = $3 RETURNING 1',
-      [alert.destinationId, alert.kind, alert.raisedAt],
-    );
-    if (resolved.length === 0) return false;
-    if (notice !== null) await acceptEvents(q, notice.tenantId, [notice.event], now);
-    return true;
-  });
-}
-
-/** Every column but the id, the owner and the creation time. */
-const UPDATABLE = DESTINATION_COLUMNS.filter((c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at');
+const UPSERT_DESTINATION = `${upsertDestinationSql(mark)} RETURNING *`;
 
 /** Replicas starting together all run it: both statements are upserts, safe side by side. */
 export async function ensureSystemDestination(
@@ -126,22 +113,7 @@ export async function ensureSystemDestination(
        ON CONFLICT DO NOTHING`,
       [tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt],
     );
-    const params = destinationParams({
-      ...input,
-      state: 'active',
-      disabledReason: null,
-      createdAt: now,
-      updatedAt: now,
-      health: { ...HEALTHY },
-    });
-    const [row] = await q.query(
-      `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})
-       VALUES (${DESTINATION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (id) DO UPDATE SET ${UPDATABLE.map((c) => `${c} = excluded.${c}`).join(', ')},
-         deleted_at = NULL
-       RETURNING *`,
-      DESTINATION_COLUMNS.map((c) => params[c]),
-    );
+    const [row] = await q.query(UPSERT_DESTINATION, insertValues(newDestinationRecord(input, now)));
     return destinationFromRow(row as Row);
   });
 }

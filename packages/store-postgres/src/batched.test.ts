@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/engine';
+import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/store';
 import pg from 'pg';
 import { CLAIM_SQL } from './claim.ts';
 import { completeAttempts } from './complete.ts';

@@ -18,7 +18,8 @@
  */
 
 import type { ClaimOrder } from '@sluice/core';
-import { type Claim, claimedFromRow, type PerTurn, perTurn } from '@sluice/engine';
+import { type PerTurn, perTurn } from '@sluice/engine';
+import { type Claim, claimedFromRow } from '@sluice/store';
 import type { Queryable, Row } from './db.ts';
 
 interface ClaimRequest {

@@ -29,7 +29,7 @@ import {
   isBreakerClass,
   summarize,
 } from '@sluice/core';
-import { type CompletedAttempt, type HealthChange, healthFromRow } from '@sluice/engine';
+import { type CompletedAttempt, type HealthChange, healthFromRow } from '@sluice/store';
 import type { Queryable } from './db.ts';
 
 // $1 now; the batch's per-destination summary is `s`, the row before the write `d`.

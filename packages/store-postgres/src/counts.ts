@@ -5,16 +5,8 @@
  * page of destinations.
  */
 
-import type { DestinationCounts } from '@sluice/engine';
+import { type DestinationCounts, emptyCounts } from '@sluice/store';
 import type { Queryable } from './db.ts';
-
-const empty = (): DestinationCounts => ({
-  pending: 0,
-  inQueue: 0,
-  oldestPendingAt: null,
-  delivered: 0,
-  dead: 0,
-});
 
 /** $1 the destination ids, $2 since. One row per destination and kind of count. */
 const COUNTS_FOR_MANY = `
@@ -33,7 +25,7 @@ export async function countsForMany(
   destinationIds: string[],
   since: number,
 ): Promise<Map<string, DestinationCounts>> {
-  const counts = new Map(destinationIds.map((id) => [id, empty()]));
+  const counts = new Map(destinationIds.map((id) => [id, emptyCounts()]));
   if (destinationIds.length === 0) return counts;
   for (const r of await db.query(COUNTS_FOR_MANY, [destinationIds, since])) {
     const c = counts.get(r.destination_id as string);

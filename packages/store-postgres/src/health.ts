@@ -14,7 +14,7 @@ import {
   healthFromRow,
   type ProbeClaim,
   transitionFromRow,
-} from '@sluice/engine';
+} from '@sluice/store';
 import type { Db, Queryable } from './db.ts';
 
 const NEXT_PENDING = `SELECT min(next_attempt_at) AS at FROM deliveries WHERE destination_id = $1 AND status = 'pending'`;

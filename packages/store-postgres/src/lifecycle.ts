@@ -9,7 +9,7 @@
  * The claim itself is claim.ts (many destinations in one statement).
  */
 
-import type { DestinationCounts, DestinationWork, StaleClaim } from '@sluice/engine';
+import type { DestinationCounts, DestinationWork, StaleClaim } from '@sluice/store';
 import type { Queryable } from './db.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 

@@ -4,18 +4,22 @@
  * delivery lookup, replay, manual retry and retention.
  */
 
-import type {
-  Attempt,
-  Delivery,
-  DeliveryFilter,
-  Destination,
-  Page,
-  PageRequest,
-  RetentionResult,
-  RetryResult,
-  StoredEvent,
-  Tenant,
-} from '@sluice/engine';
+import {
+  type Attempt,
+  type Condition,
+  type Delivery,
+  type DeliveryFilter,
+  type Destination,
+  deliveryConditions,
+  type Page,
+  type PageRequest,
+  pageOf,
+  pageStatement,
+  type RetentionResult,
+  type RetryResult,
+  type StoredEvent,
+  type Tenant,
+} from '@sluice/store';
 import type { Db, Queryable, Row } from './db.ts';
 import {
   attemptFromRow,
@@ -23,52 +27,26 @@ import {
   deliveryFromRow,
   destinationFromRow,
   eventFromRow,
+  mark,
   tenantFromRow,
 } from './rows.ts';
 
-/** A condition on one column: `column = value`, or with the operator given. */
-type Condition = [column: string, value: string | number, operator?: '=' | '>='];
-
-function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
-}
-
-/**
- * `SELECT <columns> FROM <table> WHERE <fixed> AND <column = $n>… AND id < $after
- * ORDER BY id DESC LIMIT limit + 1`: one row more than the page tells whether there is a next.
- * Table and column names are this module's constants, never input.
- */
+/** A page of `table`'s rows (`pageStatement`). */
 async function pageQuery(
   db: Queryable,
   table: string,
   columns: string,
   fixed: string[],
-  equal: Condition[],
+  conditions: Condition[],
   req: PageRequest,
 ): Promise<Row[]> {
-  const values: unknown[] = [];
-  const where = [...fixed];
-  for (const [column, value, operator = '='] of equal) {
-    values.push(value);
-    where.push(`${column} ${operator} $${values.length}`);
-  }
-  if (req.after !== undefined) {
-    values.push(req.after);
-    where.push(`id < $${values.length}`);
-  }
-  values.push(req.limit + 1);
-  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  return db.query(
-    `SELECT ${columns} FROM ${table} ${clause} ORDER BY id DESC LIMIT $${values.length}`,
-    values,
-  );
+  const { text, values } = pageStatement(mark, table, columns, fixed, conditions, req);
+  return db.query(text, values);
 }
 
 export async function listTenants(db: Queryable, req: PageRequest): Promise<Page<Tenant>> {
   const rows = await pageQuery(db, 'tenants', 'id, name, created_at', [], [], req);
-  return page(rows, req.limit, tenantFromRow);
+  return pageOf(rows, req.limit, tenantFromRow);
 }
 
 export async function pageDestinations(
@@ -78,7 +56,7 @@ export async function pageDestinations(
 ): Promise<Page<Destination>> {
   const equal: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
   const rows = await pageQuery(db, 'destinations', '*', ['deleted_at IS NULL'], equal, req);
-  return page(rows, req.limit, destinationFromRow);
+  return pageOf(rows, req.limit, destinationFromRow);
 }
 
 export async function listDeliveries(
@@ -86,14 +64,8 @@ export async function listDeliveries(
   filter: DeliveryFilter,
   req: PageRequest,
 ): Promise<Page<Delivery>> {
-  const equal: Condition[] = [];
-  if (filter.tenantId !== undefined) equal.push(['tenant_id', filter.tenantId]);
-  if (filter.destinationId !== undefined) equal.push(['destination_id', filter.destinationId]);
-  if (filter.eventId !== undefined) equal.push(['event_id', filter.eventId]);
-  if (filter.status !== undefined) equal.push(['status', filter.status]);
-  if (filter.changedSince !== undefined) equal.push(['updated_at', filter.changedSince, '>=']);
-  const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], equal, req);
-  return page(rows, req.limit, deliveryFromRow);
+  const rows = await pageQuery(db, 'deliveries', DELIVERY_COLUMNS, [], deliveryConditions(filter), req);
+  return pageOf(rows, req.limit, deliveryFromRow);
 }
 
 export async function getEvent(

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/engine';
+import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/store';
+import { storeConformance } from '@sluice/store/conformance';
 import pg from 'pg';
-import { storeConformance } from '../../engine/src/store-conformance.ts';
 import { PENDING_DESTINATIONS } from './lifecycle.ts';
 import { PostgresStore } from './postgres-store.ts';
 import {

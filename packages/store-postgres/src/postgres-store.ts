@@ -13,14 +13,7 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
-import {
-  type BacklogSample,
-  type ClaimOrder,
-  type FiringAlert,
-  HEALTHY,
-  type HealthPolicy,
-  type HealthState,
-} from '@sluice/core';
+import type { BacklogSample, ClaimOrder, FiringAlert, HealthPolicy, HealthState } from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -46,7 +39,15 @@ import type {
   Store,
   StoredEvent,
   Tenant,
-} from '@sluice/engine';
+} from '@sluice/store';
+import {
+  insertDestinationSql,
+  insertValues,
+  newDestinationRecord,
+  patchedDestination,
+  updateDestinationSql,
+  updateValues,
+} from '@sluice/store';
 import { AcceptBatcher } from './accept.ts';
 import * as alerts from './alerts.ts';
 import { ClaimBatcher } from './claim.ts';
@@ -58,13 +59,7 @@ import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
-import {
-  DESTINATION_COLUMNS,
-  type DestinationColumn,
-  destinationFromRow,
-  destinationParams,
-  tenantFromRow,
-} from './rows.ts';
+import { destinationFromRow, mark, tenantFromRow } from './rows.ts';
 
 export type PostgresStoreOptions = DbOptions;
 
@@ -77,15 +72,8 @@ const WARM_UP = `SELECT
   + (SELECT count(*) FROM deliveries WHERE id = '') + (SELECT count(*) FROM attempts WHERE id = '')
   + (SELECT count(*) FROM tenants WHERE id = '') AS n`;
 
-const INSERT_DESTINATION = `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})
-  VALUES (${DESTINATION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
-
-/** Every column but the id, the owner and the creation time, which never change. */
-const UPDATABLE: DestinationColumn[] = DESTINATION_COLUMNS.filter(
-  (c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at',
-);
-const UPDATE_DESTINATION = `UPDATE destinations SET ${UPDATABLE.map((c, i) => `${c} = $${i + 2}`).join(', ')}
-  WHERE id = $1`;
+const INSERT_DESTINATION = insertDestinationSql(mark);
+const UPDATE_DESTINATION = updateDestinationSql(mark);
 
 export class PostgresStore implements Store {
   readonly db: Db;
@@ -144,19 +132,8 @@ export class PostgresStore implements Store {
   }
 
   async createDestination(input: NewDestination, now: number): Promise<Destination> {
-    const destination: Destination = {
-      ...input,
-      state: 'active',
-      disabledReason: null,
-      createdAt: now,
-      updatedAt: now,
-      health: { ...HEALTHY },
-    };
-    const params = destinationParams(destination);
-    await this.db.query(
-      INSERT_DESTINATION,
-      DESTINATION_COLUMNS.map((c) => params[c]),
-    );
+    const destination = newDestinationRecord(input, now);
+    await this.db.query(INSERT_DESTINATION, insertValues(destination));
     return destination;
   }
 
@@ -177,10 +154,8 @@ export class PostgresStore implements Store {
         [id],
       );
       if (r === undefined) return undefined;
-      const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-      const next: Destination = { ...destinationFromRow(r), ...defined, updatedAt: now };
-      const params = destinationParams(next);
-      await q.query(UPDATE_DESTINATION, [id, ...UPDATABLE.map((c) => params[c])]);
+      const next = patchedDestination(destinationFromRow(r), patch, now);
+      await q.query(UPDATE_DESTINATION, updateValues(next));
       return next;
     });
   }
@@ -337,11 +312,11 @@ export class PostgresStore implements Store {
   }
 
   async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.raiseAlert(this.db, alert, notice, now);
+    return alerts.changeAlert(this.db, 'raise', alert, notice, now);
   }
 
   async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.resolveAlert(this.db, alert, notice, now);
+    return alerts.changeAlert(this.db, 'resolve', alert, notice, now);
   }
 
   async ensureSystemDestination(

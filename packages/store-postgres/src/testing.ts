@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
-import type { NewEvent } from '@sluice/engine';
+import type { NewEvent } from '@sluice/store';
 import pg from 'pg';
 import { ensureDatabase } from './database.ts';
 
@@ -33,7 +33,7 @@ export async function dropSchema(schema: string): Promise<void> {
 }
 
 /** A destination as the tests create it: the store conformance suite's. */
-export { newDestination } from '../../engine/src/store-conformance.ts';
+export { newDestination } from '@sluice/store/conformance';
 
 /** An event for these destinations; `n` goes into its payload. */
 export function newEvent(destinationIds: string[], idempotencyKey: string | null = null, n = 0): NewEvent {

@@ -4,22 +4,25 @@
  * `backlog_alerts` keeps even a second process on the file from raising an alert twice.
  */
 
-import { type AlertKind, type BacklogSample, type FiringAlert, HEALTHY } from '@sluice/core';
+import type { BacklogSample, FiringAlert } from '@sluice/core';
 import {
   type AlertNotice,
-  DESTINATION_COLUMNS,
+  alertFromRow,
+  backlogSampleFromRow,
   type Destination,
-  destinationParams,
+  insertValues,
   type NewDestination,
   type NewEvent,
+  newDestinationRecord,
+  type Row,
   type Tenant,
-} from '@sluice/engine';
+  upsertDestinationSql,
+} from '@sluice/store';
 import type { Sql } from './lists.ts';
 import { WITH_PENDING } from './pending.ts';
-import { destinationFromRow } from './rows.ts';
+import { destinationFromRow, mark } from './rows.ts';
 
 type Accept = (tenantId: string, event: NewEvent, now: number) => void;
-type Row = Record<string, unknown>;
 
 /**
  * Per destination: the pending deliveries counted up to `cap` (a LIMIT inside the count, on
@@ -39,23 +42,7 @@ export function backlogSamples(db: Sql, cap: number, exceptTenantId: string): Ba
     )
     .all(Math.max(1, cap), exceptTenantId)
     .filter((r) => (r.pending as number) > 0)
-    .map((r) => ({
-      destinationId: r.destination_id as string,
-      tenantId: r.tenant_id as string,
-      pending: r.pending as number,
-      oldestDueAt: (r.oldest as number | null) ?? null,
-    }));
-}
-
-export function alertFromRow(r: Row): FiringAlert {
-  return {
-    destinationId: r.destination_id as string,
-    tenantId: r.tenant_id as string,
-    kind: r.kind as AlertKind,
-    threshold: r.threshold as number,
-    value: r.value as number,
-    raisedAt: r.raised_at as number,
-  };
+    .map(backlogSampleFromRow);
 }
 
 export function listAlerts(db: Sql, tenantId: string | undefined): FiringAlert[] {
@@ -68,45 +55,44 @@ export function listAlerts(db: Sql, tenantId: string | undefined): FiringAlert[]
   return rows.map(alertFromRow);
 }
 
-export function raiseAlert(
-  db: Sql,
-  accept: Accept,
-  alert: FiringAlert,
-  notice: AlertNotice | null,
-  now: number,
-): boolean {
-  return db.tx(() => {
-    const { changes } = db
+/**
+ * The write of each change: a raise inserts unless an alert of its destination and kind is
+ * firing; a resolve deletes the one raised at `raisedAt`. Each changes one row or none.
+ */
+const WRITES = {
+  raise: (db: Sql, a: FiringAlert) =>
+    db
       .sql(
         `INSERT INTO backlog_alerts (destination_id, kind, tenant_id, threshold, value, raised_at)
          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
-      .run(alert.destinationId, alert.kind, alert.tenantId, alert.threshold, alert.value, alert.raisedAt);
-    if (Number(changes) === 0) return false;
-    if (notice !== null) accept(notice.tenantId, notice.event, now);
-    return true;
-  });
-}
+      .run(a.destinationId, a.kind, a.tenantId, a.threshold, a.value, a.raisedAt).changes,
+  resolve: (db: Sql, a: FiringAlert) =>
+    db
+      .sql('DELETE FROM backlog_alerts WHERE destination_id = ? AND kind = ? AND raised_at = ?')
+      .run(a.destinationId, a.kind, a.raisedAt).changes,
+};
 
-export function resolveAlert(
+/**
+ * Raises or resolves the alert in a transaction; when the write changed its row (this caller
+ * won), accepts the notice's event in the same transaction.
+ */
+export function changeAlert(
   db: Sql,
   accept: Accept,
+  change: keyof typeof WRITES,
   alert: FiringAlert,
   notice: AlertNotice | null,
   now: number,
 ): boolean {
   return db.tx(() => {
-    const { changes } = db
-      .sql('DELETE FROM backlog_alerts WHERE destination_id = ? AND kind = ? AND raised_at = ?')
-      .run(alert.destinationId, alert.kind, alert.raisedAt);
-    if (Number(changes) === 0) return false;
+    if (Number(WRITES[change](db, alert)) === 0) return false;
     if (notice !== null) accept(notice.tenantId, notice.event, now);
     return true;
   });
 }
 
-/** Every column but the id, the owner and the creation time. */
-const UPDATABLE = DESTINATION_COLUMNS.filter((c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at');
+const UPSERT_DESTINATION = upsertDestinationSql(mark);
 
 export function ensureSystemDestination(
   db: Sql,
@@ -118,20 +104,7 @@ export function ensureSystemDestination(
     db.sql(
       'INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     ).run(tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt);
-    const destination: Destination = {
-      ...input,
-      state: 'active',
-      disabledReason: null,
-      createdAt: now,
-      updatedAt: now,
-      health: { ...HEALTHY },
-    };
-    db.sql(
-      `INSERT INTO destinations (${DESTINATION_COLUMNS.join(', ')})
-       VALUES (${DESTINATION_COLUMNS.map((c) => `$${c}`).join(', ')})
-       ON CONFLICT (id) DO UPDATE SET ${UPDATABLE.map((c) => `${c} = excluded.${c}`).join(', ')},
-         deleted_at = NULL`,
-    ).run(destinationParams(destination));
+    db.sql(UPSERT_DESTINATION).run(...insertValues(newDestinationRecord(input, now)));
     const row = db.sql('SELECT * FROM destinations WHERE id = ?').get(input.id) as Row;
     return destinationFromRow(row);
   });

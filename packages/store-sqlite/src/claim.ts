@@ -11,7 +11,7 @@
 
 import type { StatementSync } from 'node:sqlite';
 import type { ClaimOrder } from '@sluice/core';
-import { type Claim, claimedFromRow } from '@sluice/engine';
+import { type Claim, claimedFromRow } from '@sluice/store';
 
 export interface ClaimSql {
   sql(text: string): StatementSync;

@@ -4,26 +4,18 @@
  * a time (`deliveries_settled`). The same figures as `countsFor`, for a page of destinations.
  */
 
-import type { DestinationCounts } from '@sluice/engine';
+import { type DestinationCounts, emptyCounts } from '@sluice/store';
 import type { Sql } from './lists.ts';
-
-const empty = (): DestinationCounts => ({
-  pending: 0,
-  inQueue: 0,
-  oldestPendingAt: null,
-  delivered: 0,
-  dead: 0,
-});
 
 export function countsForMany(
   db: Sql,
   destinationIds: string[],
   since: number,
 ): Map<string, DestinationCounts> {
-  const counts = new Map(destinationIds.map((id) => [id, empty()]));
+  const counts = new Map(destinationIds.map((id) => [id, emptyCounts()]));
   if (destinationIds.length === 0) return counts;
   const ids = JSON.stringify(destinationIds);
-  const of = (r: Record<string, unknown>) => counts.get(r.destination_id as string) ?? empty();
+  const of = (r: Record<string, unknown>) => counts.get(r.destination_id as string) ?? emptyCounts();
   for (const r of db
     .sql(
       `SELECT destination_id, count(*) AS n, min(created_at) AS oldest FROM deliveries

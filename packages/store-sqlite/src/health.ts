@@ -28,7 +28,7 @@ import {
   type ProbeClaim,
   transitionFromRow,
   transitionReason,
-} from '@sluice/engine';
+} from '@sluice/store';
 import { numberRows } from './claim.ts';
 
 export interface HealthSql {

@@ -1,74 +1,63 @@
 /**
  * The SQLite store's listings and housekeeping: pages newest first (ids are ULIDs, so
- * `id < cursor ORDER BY id DESC` is stable while rows are added), event lookup, replay,
- * manual retry and retention.
+ * `id < cursor ORDER BY id DESC` is stable while rows are added), event and delivery lookup,
+ * replay, manual retry and retention.
  */
 
 import type { StatementSync } from 'node:sqlite';
-import type {
-  Delivery,
-  DeliveryFilter,
-  Destination,
-  Page,
-  PageRequest,
-  RetentionResult,
-  RetryResult,
-  StoredEvent,
-  Tenant,
-} from '@sluice/engine';
-import { deliveryFromRow, destinationFromRow } from './rows.ts';
+import {
+  type Attempt,
+  type Condition,
+  type Delivery,
+  type DeliveryFilter,
+  type Destination,
+  deliveryConditions,
+  eventFromRow,
+  type Page,
+  type PageRequest,
+  pageOf,
+  pageStatement,
+  type RetentionResult,
+  type RetryResult,
+  type Row,
+  type StoredEvent,
+  type Tenant,
+  tenantFromRow,
+} from '@sluice/store';
+import { attemptFromRow, deliveryFromRow, destinationFromRow, mark } from './rows.ts';
 
 export interface Sql {
   sql(text: string): StatementSync;
   tx<T>(fn: () => T): T;
 }
 
-type Row = Record<string, unknown>;
-type Param = string | number | null;
-
-function page<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<T> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
-}
-
-/**
- * `SELECT * FROM <table> WHERE <conditions> AND id < after ORDER BY id DESC LIMIT n + 1`;
- * each condition is SQL with `?` placeholders followed by its parameters.
- */
-function pageQuery(db: Sql, table: string, where: [string, ...Param[]][], req: PageRequest): Row[] {
-  const conditions = where.map(([c]) => c);
-  const params = where.flatMap(([, ...p]) => p);
-  if (req.after !== undefined) {
-    conditions.push('id < ?');
-    params.push(req.after);
-  }
-  const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  return db.sql(`SELECT * FROM ${table} ${clause} ORDER BY id DESC LIMIT ?`).all(...params, req.limit + 1);
+/** A page of `table`'s rows (`pageStatement`). */
+function pageQuery(
+  db: Sql,
+  table: string,
+  fixed: string[],
+  conditions: Condition[],
+  req: PageRequest,
+): Row[] {
+  const { text, values } = pageStatement(mark, table, '*', fixed, conditions, req);
+  return db.sql(text).all(...values);
 }
 
 export function listTenants(db: Sql, req: PageRequest): Page<Tenant> {
-  return page(pageQuery(db, 'tenants', [], req), req.limit, (r) => ({
-    id: r.id as string,
-    name: r.name as string,
-    createdAt: r.created_at as number,
-  }));
+  return pageOf(pageQuery(db, 'tenants', [], [], req), req.limit, tenantFromRow);
 }
 
 export function pageDestinations(db: Sql, tenantId: string | undefined, req: PageRequest): Page<Destination> {
-  const where: [string, ...Param[]][] = [['deleted_at IS NULL']];
-  if (tenantId !== undefined) where.push(['tenant_id = ?', tenantId]);
-  return page(pageQuery(db, 'destinations', where, req), req.limit, destinationFromRow);
+  const conditions: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
+  return pageOf(
+    pageQuery(db, 'destinations', ['deleted_at IS NULL'], conditions, req),
+    req.limit,
+    destinationFromRow,
+  );
 }
 
 export function listDeliveries(db: Sql, filter: DeliveryFilter, req: PageRequest): Page<Delivery> {
-  const where: [string, ...Param[]][] = [];
-  if (filter.tenantId !== undefined) where.push(['tenant_id = ?', filter.tenantId]);
-  if (filter.destinationId !== undefined) where.push(['destination_id = ?', filter.destinationId]);
-  if (filter.eventId !== undefined) where.push(['event_id = ?', filter.eventId]);
-  if (filter.status !== undefined) where.push(['status = ?', filter.status]);
-  if (filter.changedSince !== undefined) where.push(['updated_at >= ?', filter.changedSince]);
-  return page(pageQuery(db, 'deliveries', where, req), req.limit, deliveryFromRow);
+  return pageOf(pageQuery(db, 'deliveries', [], deliveryConditions(filter), req), req.limit, deliveryFromRow);
 }
 
 export function getEvent(db: Sql, id: string): { event: StoredEvent; deliveries: Delivery[] } | undefined {
@@ -78,17 +67,17 @@ export function getEvent(db: Sql, id: string): { event: StoredEvent; deliveries:
     .sql('SELECT * FROM deliveries WHERE event_id = ? ORDER BY rowid')
     .all(id)
     .map(deliveryFromRow);
-  return {
-    event: {
-      id: r.id as string,
-      tenantId: r.tenant_id as string,
-      type: r.type as string,
-      payload: r.payload as string,
-      idempotencyKey: (r.idempotency_key as string | null) ?? null,
-      createdAt: r.created_at as number,
-    },
-    deliveries,
-  };
+  return { event: eventFromRow(r), deliveries };
+}
+
+export function getDelivery(db: Sql, id: string): { delivery: Delivery; attempts: Attempt[] } | undefined {
+  const r = db.sql('SELECT * FROM deliveries WHERE id = ?').get(id);
+  if (!r) return undefined;
+  const attempts = db
+    .sql('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY attempt')
+    .all(id)
+    .map(attemptFromRow);
+  return { delivery: deliveryFromRow(r), attempts };
 }
 
 export function replayDead(db: Sql, destinationId: string, since: number | null, now: number): number {

@@ -1,10 +1,13 @@
 /**
- * Row ↔ record mapping for the SQLite store: the shared mappers (`@sluice/engine`), with
+ * Row ↔ record mapping for the SQLite store: the shared mappers (`@sluice/store`), with
  * JSON columns stored as text.
  */
 
-import { destinationDecoder } from '@sluice/engine';
+import { destinationDecoder, type Mark } from '@sluice/store';
 
-export { attemptFromRow, deliveryFromRow, destinationParams } from '@sluice/engine';
+export { attemptFromRow, deliveryFromRow } from '@sluice/store';
 
 export const destinationFromRow = destinationDecoder((v) => JSON.parse(v as string));
+
+/** SQLite marks the n-th value of a statement `?n` (`@sluice/store`'s destination writes). */
+export const mark: Mark = (n) => `?${n}`;

@@ -6,7 +6,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { newId } from '@sluice/core';
-import { storeConformance } from '../../engine/src/store-conformance.ts';
+import { newDestination, storeConformance } from '@sluice/store/conformance';
 import { migrate } from './migrate.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -123,20 +123,7 @@ describe('SqliteStore on its file', () => {
     const tenantId = newId('ten');
     await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
     const { id: destinationId } = await store.createDestination(
-      {
-        id: newId('dst'),
-        tenantId,
-        name: null,
-        url: 'https://hooks.example.com/in',
-        rateLimit: { limit: 10, period: 'second' },
-        maxConcurrency: null,
-        adaptive: false,
-        ordering: 'none',
-        eventTypes: ['*'],
-        retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-        timeoutMs: 15_000,
-        secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
-      },
+      newDestination(tenantId, { name: null, url: 'https://hooks.example.com/in' }),
       T0,
     );
     const event = (key: string | null, type = 'order.paid') => ({
@@ -182,20 +169,7 @@ describe('SqliteStore on its file', () => {
     const tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
     await store.createTenant(tenant, 'hash');
     const destination = await store.createDestination(
-      {
-        id: newId('dst'),
-        tenantId: tenant.id,
-        name: null,
-        url: 'https://hooks.example.com/in',
-        rateLimit: { limit: 10, period: 'second' },
-        maxConcurrency: null,
-        adaptive: false,
-        ordering: 'none',
-        eventTypes: ['*'],
-        retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-        timeoutMs: 15_000,
-        secrets: [{ secret: 'whsec_c2VjcmV0', expiresAt: null }],
-      },
+      newDestination(tenant.id, { name: null, url: 'https://hooks.example.com/in' }),
       T0,
     );
     const events = Array.from({ length: 50 }, (_, i) => ({

@@ -6,7 +6,7 @@
  */
 
 import { type ApiConfig, buildApi } from '@sluice/api';
-import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
+import { EngineMetrics, registerAlertGauge, registerHealthGauge } from '@sluice/engine';
 import {
   BullPublisher,
   bullConnection,
@@ -15,6 +15,7 @@ import {
   type ScheduleClient,
   tickingSchedule,
 } from '@sluice/redis';
+import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 

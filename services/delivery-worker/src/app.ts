@@ -13,11 +13,9 @@ import {
   DeliveryRunner,
   EngineMetrics,
   type EngineOptions,
-  type HealthChange,
   type LookupFunction,
   type OpsServer,
   registerHealthGauge,
-  type Store,
   startOpsServer,
 } from '@sluice/engine';
 import {
@@ -27,6 +25,7 @@ import {
   publishChange,
   startDeliveryWorker,
 } from '@sluice/redis';
+import type { HealthChange, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import { Alerter, type Store } from '@sluice/engine';
+import { Alerter } from '@sluice/engine';
+import type { Store } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';

@@ -14,7 +14,6 @@ import {
   type OpsServer,
   Retention,
   registerHealthGauge,
-  type Store,
   startOpsServer,
 } from '@sluice/engine';
 import {
@@ -25,6 +24,7 @@ import {
   type RedisSchedule,
   tickingSchedule,
 } from '@sluice/redis';
+import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DistributedSweeper } from './sweeper.ts';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, ratePlan } from '@sluice/core';
-import { EngineMetrics, type NewDestination, type Store } from '@sluice/engine';
+import { EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
+import type { NewDestination, Store } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';

@@ -14,8 +14,9 @@
  */
 
 import { PERIOD_MS, ratePlan } from '@sluice/core';
-import { type DestinationCache, type EngineMetrics, reportRepairs, type Store } from '@sluice/engine';
+import { type DestinationCache, type EngineMetrics, reportRepairs } from '@sluice/engine';
 import type { BullPublisher, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
+import type { Store } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 

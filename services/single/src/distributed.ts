@@ -9,8 +9,9 @@ import type { ApiConfig } from '@sluice/api';
 import { startApiService } from '@sluice/api-service';
 import type { AlertSettings } from '@sluice/config';
 import { startDeliveryWorkerService } from '@sluice/delivery-worker';
-import type { EngineOptions, LookupFunction, Store } from '@sluice/engine';
+import type { EngineOptions, LookupFunction } from '@sluice/engine';
 import { startRateLimiter } from '@sluice/rate-limiter';
+import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 
 export interface DistributedBoxOptions {

@@ -1,5 +1,6 @@
 import { DEFAULT_ORDERING, DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
-import { checkUrlHost, type Destination, type DestinationPatch } from '@sluice/engine';
+import { checkUrlHost } from '@sluice/engine';
+import type { Destination, DestinationPatch } from '@sluice/store';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {

@@ -1,5 +1,5 @@
 import { matchesEventType } from '@sluice/core';
-import type { Destination, NewEvent } from '@sluice/engine';
+import type { Destination, NewEvent } from '@sluice/store';
 import type { z } from 'zod';
 import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
 import {

@@ -6,15 +6,10 @@
  */
 
 import type { DeliveryStatus, Ordering, Period, RateLimit } from '@sluice/core';
+import type { Attempt, Delivery, StoredEvent } from './delivery.ts';
+import type { Destination, DestinationSecret, DestinationState, Tenant } from './destination.ts';
 import { healthFromRow } from './health-rows.ts';
-import type {
-  Attempt,
-  ClaimedDelivery,
-  Delivery,
-  Destination,
-  DestinationSecret,
-  DestinationState,
-} from './store.ts';
+import type { ClaimedDelivery } from './work.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -47,6 +42,11 @@ export const DESTINATION_COLUMNS = [
 ] as const;
 
 export type DestinationColumn = (typeof DESTINATION_COLUMNS)[number];
+
+/** Every column but the id, the owner and the creation time, which never change. */
+export const UPDATABLE_COLUMNS: readonly DestinationColumn[] = DESTINATION_COLUMNS.filter(
+  (c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at',
+);
 
 /** The column values of a destination, JSON columns as JSON text. */
 export function destinationParams(d: Destination): Record<DestinationColumn, string | number | null> {
@@ -161,5 +161,20 @@ export function claimedFromRow(r: Row, destinationId: string): ClaimedDelivery {
     attempts: num(r.attempts),
     attemptBase: num(r.attempt_base),
     eventCreatedAt: num(r.created_at),
+  };
+}
+
+export function tenantFromRow(r: Row): Tenant {
+  return { id: str(r.id), name: str(r.name), createdAt: num(r.created_at) };
+}
+
+export function eventFromRow(r: Row): StoredEvent {
+  return {
+    id: str(r.id),
+    tenantId: str(r.tenant_id),
+    type: str(r.type),
+    payload: str(r.payload),
+    idempotencyKey: nullableStr(r.idempotency_key),
+    createdAt: num(r.created_at),
   };
 }

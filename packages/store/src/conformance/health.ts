@@ -6,7 +6,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import {
   classifyAttempt,
   HEALTHY,
@@ -17,11 +17,8 @@ import {
   nextHealth,
   summarize,
 } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Destination, Store, Tenant } from './store.ts';
-
-type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
-
-const T0 = 1_700_000_000_000;
+import type { ClaimedDelivery, CompletedAttempt, Destination } from '../index.ts';
+import { newDestination, newEvent, type OpenStore, T0, useStore } from './fixtures.ts';
 
 const POLICY: HealthPolicy = {
   degradeAfter: 2,
@@ -66,59 +63,38 @@ function completion(c: ClaimedDelivery, r: Result, at: number): CompletedAttempt
 
 export function healthConformance(name: string, open: OpenStore): void {
   describe(`${name}: endpoint health`, () => {
-    let store: Store;
-    let cleanup: () => Promise<void>;
-    let tenant: Tenant;
+    const ctx = useStore(open);
     let dest: Destination;
     /** The model: what nextHealth says the stored health is. */
     let model: Health;
 
     beforeEach(async () => {
-      ({ store, cleanup } = await open());
-      tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
-      await store.createTenant(tenant, `hash-${tenant.id}`);
-      dest = await store.createDestination(
-        {
-          id: newId('dst'),
-          tenantId: tenant.id,
+      dest = await ctx.store.createDestination(
+        newDestination(ctx.tenant.id, {
           name: 'h',
           url: 'https://hooks.example.com/h',
           rateLimit: { limit: 100, period: 'second' },
-          maxConcurrency: null,
-          adaptive: false,
-          ordering: 'none',
-          eventTypes: ['*'],
           retry: { maxAttempts: 1, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-          timeoutMs: 15_000,
-          secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
-        },
+        }),
         T0,
       );
       model = { ...HEALTHY };
     });
-    afterEach(async () => {
-      await cleanup();
-    });
 
     const accept = async (count: number, now = T0): Promise<void> => {
-      const events = Array.from({ length: count }, (_, i) => ({
-        type: 'order.created',
-        payload: `{"n":${i}}`,
-        idempotencyKey: null,
-        destinationIds: [dest.id],
-      }));
-      await store.acceptEvents(tenant.id, events, now);
+      const events = Array.from({ length: count }, (_, i) => newEvent([dest.id], { payload: `{"n":${i}}` }));
+      await ctx.store.acceptEvents(ctx.tenant.id, events, now);
     };
 
     const health = async (): Promise<Health> =>
-      (await store.getDestination(dest.id))?.health ?? assert.fail();
+      (await ctx.store.getDestination(dest.id))?.health ?? assert.fail();
 
     /** Claims one delivery per result, completes them as one batch at `at`, checks the model. */
     const batch = async (results: Result[], at: number) => {
-      const claimed = (await store.claimDue(dest.id, results.length, at)).deliveries;
+      const claimed = (await ctx.store.claimDue(dest.id, results.length, at)).deliveries;
       assert.equal(claimed.length, results.length, 'enough deliveries due');
       const completed = claimed.map((c, i) => completion(c, results[i] ?? {}, at));
-      const changes = await store.completeAttempts(completed, at, POLICY);
+      const changes = await ctx.store.completeAttempts(completed, at, POLICY);
       const b = summarize(
         completed.map((c) => ({
           errorClass: classifyAttempt(c.attempt.statusCode, c.attempt.errorCode),
@@ -154,7 +130,7 @@ export function healthConformance(name: string, open: OpenStore): void {
       assert.equal(model.state, 'suspended');
       assert.equal(model.nextProbeAt, T0 + 30 + 1_000);
       assert.deepEqual(suspended.changes, [{ destinationId: dest.id, from: 'degraded', health: model }]);
-      const transitions = await store.healthTransitions(dest.id, 10);
+      const transitions = await ctx.store.healthTransitions(dest.id, 10);
       assert.deepEqual(
         transitions.map((t) => [t.from, t.to, t.reason, t.at, t.errorClass]),
         [
@@ -162,7 +138,7 @@ export function healthConformance(name: string, open: OpenStore): void {
           ['healthy', 'degraded', 'failures', T0 + 20, 'connection'],
         ],
       );
-      assert.deepEqual(await store.healthCounts(), { healthy: 0, degraded: 0, suspended: 1 });
+      assert.deepEqual(await ctx.store.healthCounts(), { healthy: 0, degraded: 0, suspended: 1 });
     });
 
     it('retention deletes transitions older than the cutoff, oldest first, in batches', async () => {
@@ -170,11 +146,11 @@ export function healthConformance(name: string, open: OpenStore): void {
       await batch([{ statusCode: 503 }], T0 + 10);
       await batch([{ statusCode: 503 }], T0 + 20); // healthy -> degraded at T0+20
       await batch([{ statusCode: 503 }, { statusCode: 503 }], T0 + 30); // -> suspended at T0+30
-      const first = await store.deleteExpired(T0 + 25, 1);
+      const first = await ctx.store.deleteExpired(T0 + 25, 1);
       assert.equal(first.transitions, 1, 'one a batch');
-      assert.equal((await store.deleteExpired(T0 + 25, 1)).transitions, 0, 'the later one is kept');
+      assert.equal((await ctx.store.deleteExpired(T0 + 25, 1)).transitions, 0, 'the later one is kept');
       assert.deepEqual(
-        (await store.healthTransitions(dest.id, 10)).map((t) => [t.from, t.to, t.at]),
+        (await ctx.store.healthTransitions(dest.id, 10)).map((t) => [t.from, t.to, t.at]),
         [['degraded', 'suspended', T0 + 30]],
       );
     });
@@ -183,25 +159,25 @@ export function healthConformance(name: string, open: OpenStore): void {
       await accept(4);
       // Healthy after this batch: the spent budget kills the delivery.
       const first = await batch([{ statusCode: 502, status: 'dead' }], T0 + 10);
-      assert.equal((await store.getDelivery(first.claimed[0]?.id ?? ''))?.delivery.status, 'dead');
+      assert.equal((await ctx.store.getDelivery(first.claimed[0]?.id ?? ''))?.delivery.status, 'dead');
       // This batch degrades the destination: its breaker failure is held.
       const second = await batch([{ statusCode: 502, status: 'dead' }], T0 + 20);
-      const held = (await store.getDelivery(second.claimed[0]?.id ?? ''))?.delivery;
+      const held = (await ctx.store.getDelivery(second.claimed[0]?.id ?? ''))?.delivery;
       assert.equal(held?.status, 'pending');
       assert.equal(held?.nextAttemptAt, T0 + 20 + 30_000, 'degraded: held until its holdAt');
       assert.equal((held?.attempts ?? 0) - (held?.attemptBase ?? 0), 0, 'the held attempt does not count');
       // A 4xx is the receiver's answer, not an outage: it dies as before.
       const answered = await batch([{ statusCode: 400, status: 'dead' }], T0 + 30);
-      assert.equal((await store.getDelivery(answered.claimed[0]?.id ?? ''))?.delivery.status, 'dead');
+      assert.equal((await ctx.store.getDelivery(answered.claimed[0]?.id ?? ''))?.delivery.status, 'dead');
       // Suspended: held and due at once (the probe takes the oldest).
       const third = await batch([{ statusCode: null, errorCode: 'ECONNRESET', status: 'dead' }], T0 + 40);
       assert.equal(model.state, 'degraded');
       await accept(2, T0 + 40);
       await batch([{ statusCode: 503 }, { statusCode: 503, status: 'dead' }], T0 + 50);
       assert.equal(model.state, 'suspended');
-      const suspendedHeld = (await store.getDelivery(third.claimed[0]?.id ?? ''))?.delivery;
+      const suspendedHeld = (await ctx.store.getDelivery(third.claimed[0]?.id ?? ''))?.delivery;
       assert.equal(suspendedHeld?.status, 'pending');
-      const dead = await store.listDeliveries({ destinationId: dest.id, status: 'dead' }, { limit: 10 });
+      const dead = await ctx.store.listDeliveries({ destinationId: dest.id, status: 'dead' }, { limit: 10 });
       assert.equal(dead.items.length, 2, 'only the two that died while it was healthy or answering');
     });
 
@@ -209,25 +185,25 @@ export function healthConformance(name: string, open: OpenStore): void {
       await accept(10);
       await batch(Array(4).fill({ statusCode: 503 }), T0 + 10);
       assert.equal(model.state, 'suspended');
-      const notYet = await store.claimProbe(dest.id, T0 + 500, T0 + 20_000);
+      const notYet = await ctx.store.claimProbe(dest.id, T0 + 500, T0 + 20_000);
       assert.deepEqual(notYet.deliveries, []);
       assert.equal(notYet.nextProbeAt, T0 + 1_010);
       // Due: the oldest pending delivery, even one held to a later time.
-      const probe = await store.claimProbe(dest.id, T0 + 1_010, T0 + 20_000);
+      const probe = await ctx.store.claimProbe(dest.id, T0 + 1_010, T0 + 20_000);
       assert.equal(probe.deliveries.length, 1);
       assert.equal(probe.deliveries[0]?.probe, true);
       // Its first claim: it takes the destination's next sequence, after the four claimed above.
       assert.equal(probe.deliveries[0]?.sequence, 5, 'a probe is numbered like any claim');
-      assert.equal((await store.getDelivery(probe.deliveries[0]?.id ?? ''))?.delivery.sequence, 5);
+      assert.equal((await ctx.store.getDelivery(probe.deliveries[0]?.id ?? ''))?.delivery.sequence, 5);
       assert.equal(probe.nextProbeAt, T0 + 20_000, 'held until the probe completes');
       assert.ok(probe.nextPendingAt !== null);
       assert.deepEqual(
-        (await store.claimProbe(dest.id, T0 + 1_020, T0 + 30_000)).deliveries,
+        (await ctx.store.claimProbe(dest.id, T0 + 1_020, T0 + 30_000)).deliveries,
         [],
         'one at a time',
       );
       const failed = completion(probe.deliveries[0] as ClaimedDelivery, { statusCode: 503 }, T0 + 1_100);
-      const changes = await store.completeAttempts([failed], T0 + 1_100, POLICY);
+      const changes = await ctx.store.completeAttempts([failed], T0 + 1_100, POLICY);
       model = nextHealth(model, summarize([{ errorClass: '5xx', probe: true }]), T0 + 1_100, POLICY);
       assert.deepEqual(await health(), model);
       assert.equal(model.nextProbeAt, T0 + 1_100 + 2_000, 'the next probe waits twice as long');
@@ -237,29 +213,29 @@ export function healthConformance(name: string, open: OpenStore): void {
         'a failed probe is a change',
       );
 
-      const second = await store.claimProbe(dest.id, T0 + 3_100, T0 + 40_000);
+      const second = await ctx.store.claimProbe(dest.id, T0 + 3_100, T0 + 40_000);
       assert.equal(second.deliveries.length, 1);
       assert.equal(second.deliveries[0]?.sequence, 6);
       const ok = completion(second.deliveries[0] as ClaimedDelivery, {}, T0 + 3_150);
-      const closed = await store.completeAttempts([ok], T0 + 3_150, POLICY);
+      const closed = await ctx.store.completeAttempts([ok], T0 + 3_150, POLICY);
       assert.equal((await health()).state, 'healthy');
       assert.equal(closed[0]?.from, 'suspended');
       assert.equal(closed[0]?.health.state, 'healthy');
       assert.equal((await health()).nextProbeAt, null);
-      const [last] = await store.healthTransitions(dest.id, 1);
+      const [last] = await ctx.store.healthTransitions(dest.id, 1);
       assert.deepEqual([last?.from, last?.to, last?.reason], ['suspended', 'healthy', 'success']);
-      const notSuspended = await store.claimProbe(dest.id, T0 + 3_200, T0 + 50_000);
+      const notSuspended = await ctx.store.claimProbe(dest.id, T0 + 3_200, T0 + 50_000);
       assert.deepEqual([notSuspended.deliveries, notSuspended.nextProbeAt], [[], null]);
     });
 
     it('concurrent batches (many workers) lose no failure', async () => {
       await accept(8);
-      const claimed = (await store.claimDue(dest.id, 8, T0 + 1)).deliveries;
+      const claimed = (await ctx.store.claimDue(dest.id, 8, T0 + 1)).deliveries;
       assert.equal(claimed.length, 8);
       // Eight writers at once, one failure each: the fold is atomic, so all eight count.
       const changes = await Promise.all(
         claimed.map((c, i) =>
-          store.completeAttempts([completion(c, { statusCode: 503 }, T0 + 10 + i)], T0 + 10 + i, {
+          ctx.store.completeAttempts([completion(c, { statusCode: 503 }, T0 + 10 + i)], T0 + 10 + i, {
             ...POLICY,
             suspendAfter: 100,
           }),
@@ -285,19 +261,19 @@ export function healthConformance(name: string, open: OpenStore): void {
       await accept(2);
       await batch([{ statusCode: 503 }], T0 + 10);
       await batch([{ statusCode: 410, status: 'pending' }], T0 + 20);
-      const d = await store.getDestination(dest.id);
+      const d = await ctx.store.getDestination(dest.id);
       assert.equal(d?.state, 'disabled');
       assert.equal(d?.disabledReason, 'gone');
     });
 
     it('an operator reset makes it healthy and records why', async () => {
-      assert.equal(await store.resetHealth(dest.id, T0 + 1), null, 'healthy already: no change');
+      assert.equal(await ctx.store.resetHealth(dest.id, T0 + 1), null, 'healthy already: no change');
       await accept(4);
       await batch(Array(4).fill({ statusCode: null, errorCode: 'ENOTFOUND' }), T0 + 10);
-      const change = await store.resetHealth(dest.id, T0 + 100);
+      const change = await ctx.store.resetHealth(dest.id, T0 + 100);
       assert.equal(change?.from, 'suspended');
       assert.deepEqual(await health(), { ...HEALTHY, since: T0 + 100, lastErrorClass: 'dns' });
-      const [last] = await store.healthTransitions(dest.id, 1);
+      const [last] = await ctx.store.healthTransitions(dest.id, 1);
       assert.deepEqual([last?.from, last?.to, last?.reason], ['suspended', 'healthy', 'operator']);
     });
   });

@@ -14,23 +14,10 @@
  */
 
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Destination, NewEvent, Store, Tenant } from './store.ts';
-
-type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
-
-const T0 = 1_700_000_000_000;
-
-function event(destinationIds: string[], overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    type: 'order.created',
-    payload: '{"order":1}',
-    idempotencyKey: null,
-    destinationIds,
-    ...overrides,
-  };
-}
+import type { ClaimedDelivery, CompletedAttempt, Destination } from '../index.ts';
+import { newDestination, newEvent, type OpenStore, T0, useStore } from './fixtures.ts';
 
 function completion(
   claimed: ClaimedDelivery,
@@ -61,35 +48,11 @@ function completion(
 
 export function orderingConformance(open: OpenStore): void {
   describe('sequence and fifo order', () => {
-    let store: Store;
-    let cleanup: () => Promise<void>;
-    let tenant: Tenant;
-
-    beforeEach(async () => {
-      ({ store, cleanup } = await open());
-      tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
-      await store.createTenant(tenant, `hash-${tenant.id}`);
-    });
-    afterEach(async () => {
-      await cleanup();
-    });
+    const ctx = useStore(open);
 
     const destination = (ordering: Destination['ordering'] = 'none'): Promise<Destination> =>
-      store.createDestination(
-        {
-          id: newId('dst'),
-          tenantId: tenant.id,
-          name: null,
-          url: 'https://hooks.example.com/in',
-          rateLimit: { limit: 10, period: 'second' },
-          maxConcurrency: null,
-          adaptive: false,
-          ordering,
-          eventTypes: ['*'],
-          retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
-          timeoutMs: 15_000,
-          secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
-        },
+      ctx.store.createDestination(
+        newDestination(ctx.tenant.id, { name: null, url: 'https://hooks.example.com/in', ordering }),
         T0,
       );
 
@@ -97,50 +60,55 @@ export function orderingConformance(open: OpenStore): void {
     const acceptAt = async (destinationId: string, dueTimes: number[]): Promise<string[]> => {
       const ids: string[] = [];
       for (const at of dueTimes) {
-        const [r] = await store.acceptEvents(tenant.id, [event([destinationId])], at);
+        const [r] = await ctx.store.acceptEvents(ctx.tenant.id, [newEvent([destinationId])], at);
         ids.push(r?.event.deliveries[0]?.id ?? assert.fail('no delivery'));
       }
       return ids;
     };
 
-    const sequenceOf = async (deliveryId: string) => (await store.getDelivery(deliveryId))?.delivery.sequence;
+    const sequenceOf = async (deliveryId: string) =>
+      (await ctx.store.getDelivery(deliveryId))?.delivery.sequence;
 
     /** The numbered deliveries' sequences, ascending. */
     const sequencesOf = async (destinationId: string): Promise<number[]> => {
-      const page = await store.listDeliveries({ destinationId }, { limit: 500 });
+      const page = await ctx.store.listDeliveries({ destinationId }, { limit: 500 });
       return page.items.flatMap((d) => (d.sequence === null ? [] : [d.sequence])).sort((a, b) => a - b);
     };
 
     it('a destination created with ordering fifo keeps it; a patch changes it', async () => {
       const fifo = await destination('fifo');
-      assert.equal((await store.getDestination(fifo.id))?.ordering, 'fifo');
+      assert.equal((await ctx.store.getDestination(fifo.id))?.ordering, 'fifo');
       const plain = await destination();
-      assert.equal((await store.getDestination(plain.id))?.ordering, 'none');
-      const patched = await store.updateDestination(plain.id, { ordering: 'fifo' }, T0 + 1);
+      assert.equal((await ctx.store.getDestination(plain.id))?.ordering, 'none');
+      const patched = await ctx.store.updateDestination(plain.id, { ordering: 'fifo' }, T0 + 1);
       assert.equal(patched?.ordering, 'fifo');
-      assert.equal((await store.getDestination(plain.id))?.ordering, 'fifo');
-      const other = await store.updateDestination(fifo.id, { name: 'renamed' }, T0 + 2);
+      assert.equal((await ctx.store.getDestination(plain.id))?.ordering, 'fifo');
+      const other = await ctx.store.updateDestination(fifo.id, { name: 'renamed' }, T0 + 2);
       assert.equal(other?.ordering, 'fifo', 'a patch of another field keeps the ordering');
     });
 
     /** Claims everything due at `at` for `destinationId`, in claim order. */
     const claimAll = async (destinationId: string, at: number, order: 'due' | 'sequence' = 'due') =>
-      (await store.claimDue(destinationId, 500, at, order)).deliveries;
+      (await ctx.store.claimDue(destinationId, 500, at, order)).deliveries;
 
     it('an accepted delivery has no sequence; its first claim numbers it 1, 2, 3… in claim order', async () => {
       const a = await destination();
       const b = await destination('fifo');
-      const batch = await store.acceptEvents(
-        tenant.id,
-        [event([a.id, b.id]), event([b.id]), event([a.id])],
+      const batch = await ctx.store.acceptEvents(
+        ctx.tenant.id,
+        [newEvent([a.id, b.id]), newEvent([b.id]), newEvent([a.id])],
         T0,
       );
-      const more = await store.acceptEvents(tenant.id, [event([b.id, a.id]), event([a.id])], T0 + 1);
+      const more = await ctx.store.acceptEvents(
+        ctx.tenant.id,
+        [newEvent([b.id, a.id]), newEvent([a.id])],
+        T0 + 1,
+      );
       const ids = [...batch, ...more].flatMap((r) => r.event.deliveries);
       for (const d of ids) assert.equal(await sequenceOf(d.id), null, 'not numbered before its first claim');
       assert.deepEqual(await sequencesOf(a.id), []);
 
-      const [a1, a2] = (await store.claimDue(a.id, 2, T0 + 1)).deliveries;
+      const [a1, a2] = (await ctx.store.claimDue(a.id, 2, T0 + 1)).deliveries;
       const aRest = await claimAll(a.id, T0 + 1);
       assert.deepEqual(
         [a1, a2, ...aRest].map((d) => d?.sequence),
@@ -167,12 +135,16 @@ export function orderingConformance(open: OpenStore): void {
 
     it('no gap: an idempotent repeat, a failed batch and a delivery cancelled unclaimed take no sequence', async () => {
       const a = await destination();
-      await store.acceptEvents(tenant.id, [event([a.id], { idempotencyKey: 'k' })], T0);
-      const [again] = await store.acceptEvents(tenant.id, [event([a.id], { idempotencyKey: 'k' })], T0 + 1);
+      await ctx.store.acceptEvents(ctx.tenant.id, [newEvent([a.id], { idempotencyKey: 'k' })], T0);
+      const [again] = await ctx.store.acceptEvents(
+        ctx.tenant.id,
+        [newEvent([a.id], { idempotencyKey: 'k' })],
+        T0 + 1,
+      );
       assert.equal(again?.replayed, true);
-      const broken = event([a.id], { payload: null as unknown as string });
-      await assert.rejects(store.acceptEvents(tenant.id, [event([a.id]), broken], T0 + 2));
-      const [next] = await store.acceptEvents(tenant.id, [event([a.id])], T0 + 3);
+      const broken = newEvent([a.id], { payload: null as unknown as string });
+      await assert.rejects(ctx.store.acceptEvents(ctx.tenant.id, [newEvent([a.id]), broken], T0 + 2));
+      const [next] = await ctx.store.acceptEvents(ctx.tenant.id, [newEvent([a.id])], T0 + 3);
       assert.deepEqual(
         (await claimAll(a.id, T0 + 3)).map((d) => d.sequence),
         [1, 2],
@@ -183,11 +155,11 @@ export function orderingConformance(open: OpenStore): void {
       const gone = await destination();
       const [sent, unsent] = await acceptAt(gone.id, [T0, T0]);
       assert.deepEqual(
-        (await store.claimDue(gone.id, 1, T0)).deliveries.map((d) => [d.id, d.sequence]),
+        (await ctx.store.claimDue(gone.id, 1, T0)).deliveries.map((d) => [d.id, d.sequence]),
         [[sent, 1]],
       );
-      assert.equal(await store.deleteDestination(gone.id, T0 + 1), true);
-      const cancelled = (await store.getDelivery(unsent as string))?.delivery;
+      assert.equal(await ctx.store.deleteDestination(gone.id, T0 + 1), true);
+      const cancelled = (await ctx.store.getDelivery(unsent as string))?.delivery;
       assert.deepEqual([cancelled?.status, cancelled?.sequence], ['cancelled', null]);
     });
 
@@ -195,9 +167,9 @@ export function orderingConformance(open: OpenStore): void {
       const a = await destination();
       const b = await destination();
       const batches = Array.from({ length: 20 }, (_, i) =>
-        store.acceptEvents(
-          tenant.id,
-          Array.from({ length: 1 + (i % 3) }, () => event(i % 2 === 0 ? [a.id, b.id] : [b.id, a.id])),
+        ctx.store.acceptEvents(
+          ctx.tenant.id,
+          Array.from({ length: 1 + (i % 3) }, () => newEvent(i % 2 === 0 ? [a.id, b.id] : [b.id, a.id])),
           T0 + i,
         ),
       );
@@ -210,8 +182,8 @@ export function orderingConformance(open: OpenStore): void {
       ]);
       for (let round = 0; round < 20; round++) {
         const [ca, cb] = await Promise.all([
-          store.claimDue(a.id, 3, T0 + 100),
-          store.claimDue(b.id, 4, T0 + 100, 'sequence'),
+          ctx.store.claimDue(a.id, 3, T0 + 100),
+          ctx.store.claimDue(b.id, 4, T0 + 100, 'sequence'),
         ]);
         claimed.get(a.id)?.push(...(ca?.deliveries ?? []));
         claimed.get(b.id)?.push(...(cb?.deliveries ?? []));
@@ -233,7 +205,7 @@ export function orderingConformance(open: OpenStore): void {
         a.id,
         Array.from({ length: 30 }, () => T0),
       );
-      const claims = await Promise.all(Array.from({ length: 6 }, () => store.claimDue(a.id, 4, T0 + 1)));
+      const claims = await Promise.all(Array.from({ length: 6 }, () => ctx.store.claimDue(a.id, 4, T0 + 1)));
       const all = claims.flatMap((c) => c.deliveries);
       assert.equal(new Set(all.map((d) => d.id)).size, all.length, 'no delivery claimed twice');
       assert.deepEqual(
@@ -256,7 +228,7 @@ export function orderingConformance(open: OpenStore): void {
       const [s1, s2, s3] = await acceptAt(fifo.id, [T0 + 30, T0 + 10, T0 + 20]);
       const byDue = await destination();
       const [d1, d2, d3] = await acceptAt(byDue.id, [T0 + 30, T0 + 10, T0 + 20]);
-      const first = await store.claimDue(fifo.id, 2, T0 + 100, 'sequence');
+      const first = await ctx.store.claimDue(fifo.id, 2, T0 + 100, 'sequence');
       assert.deepEqual(
         first.deliveries.map((d) => [d.id, d.sequence]),
         [
@@ -266,11 +238,14 @@ export function orderingConformance(open: OpenStore): void {
       );
       assert.equal(first.nextPendingAt, T0 + 20, 'what is left, by due time');
       assert.deepEqual(
-        (await store.claimDue(fifo.id, 2, T0 + 100, 'sequence')).deliveries.map((d) => [d.id, d.sequence]),
+        (await ctx.store.claimDue(fifo.id, 2, T0 + 100, 'sequence')).deliveries.map((d) => [
+          d.id,
+          d.sequence,
+        ]),
         [[s3, 3]],
       );
       assert.deepEqual(
-        (await store.claimDue(byDue.id, 3, T0 + 100, 'due')).deliveries.map((d) => [d.id, d.sequence]),
+        (await ctx.store.claimDue(byDue.id, 3, T0 + 100, 'due')).deliveries.map((d) => [d.id, d.sequence]),
         [
           [d2, 1],
           [d3, 2],
@@ -282,15 +257,18 @@ export function orderingConformance(open: OpenStore): void {
     it('fifo: a due retry goes out before the first attempts behind it, and does not hold them back', async () => {
       const fifo = await destination('fifo');
       const [one, two, three, four] = await acceptAt(fifo.id, [T0, T0, T0, T0]);
-      const [c1] = (await store.claimDue(fifo.id, 1, T0, 'sequence')).deliveries;
+      const [c1] = (await ctx.store.claimDue(fifo.id, 1, T0, 'sequence')).deliveries;
       assert.deepEqual([c1?.id, c1?.sequence], [one, 1]);
-      await store.completeAttempts([completion(c1 as ClaimedDelivery, 'pending', T0, T0 + 1_000)], T0 + 5);
+      await ctx.store.completeAttempts(
+        [completion(c1 as ClaimedDelivery, 'pending', T0, T0 + 1_000)],
+        T0 + 5,
+      );
       // Not due yet: the next first attempt goes.
-      const [c2] = (await store.claimDue(fifo.id, 1, T0 + 10, 'sequence')).deliveries;
+      const [c2] = (await ctx.store.claimDue(fifo.id, 1, T0 + 10, 'sequence')).deliveries;
       assert.deepEqual([c2?.id, c2?.sequence], [two, 2]);
-      await store.completeAttempts([completion(c2 as ClaimedDelivery, 'delivered', T0 + 10)], T0 + 15);
+      await ctx.store.completeAttempts([completion(c2 as ClaimedDelivery, 'delivered', T0 + 10)], T0 + 15);
       // Due again: the retry (sent before them) goes before the first attempts behind it.
-      const claimed = await store.claimDue(fifo.id, 2, T0 + 1_000, 'sequence');
+      const claimed = await ctx.store.claimDue(fifo.id, 2, T0 + 1_000, 'sequence');
       assert.deepEqual(
         claimed.deliveries.map((d) => [d.id, d.sequence, d.attempts]),
         [
@@ -313,7 +291,7 @@ export function orderingConformance(open: OpenStore): void {
         [1, 2],
       );
       // The sweeper returns both to pending (a lost claim); claimed again, they keep their numbers.
-      await store.requeue(T0 + 1, new Set(), T0 + 2);
+      await ctx.store.requeue(T0 + 1, new Set(), T0 + 2);
       const [three] = await acceptAt(a.id, [T0 + 2]);
       const again = await claimAll(a.id, T0 + 2, 'sequence');
       assert.deepEqual(
@@ -324,11 +302,11 @@ export function orderingConformance(open: OpenStore): void {
           [three, 3],
         ],
       );
-      await store.completeAttempts(
+      await ctx.store.completeAttempts(
         again.map((c) => completion(c, 'dead', T0 + 3)),
         T0 + 5,
       );
-      assert.equal(await store.replayDead(a.id, null, T0 + 10), 3);
+      assert.equal(await ctx.store.replayDead(a.id, null, T0 + 10), 3);
       const replayed = await claimAll(a.id, T0 + 10, 'sequence');
       assert.deepEqual(
         replayed.map((d) => [d.id, d.sequence]),
@@ -338,11 +316,11 @@ export function orderingConformance(open: OpenStore): void {
           [three, 3],
         ],
       );
-      await store.completeAttempts(
+      await ctx.store.completeAttempts(
         replayed.map((c) => completion(c, 'dead', T0 + 10)),
         T0 + 15,
       );
-      const retried = await store.retryDelivery(two as string, T0 + 20);
+      const retried = await ctx.store.retryDelivery(two as string, T0 + 20);
       assert.equal(retried.ok && retried.delivery.sequence, 2);
       const [next] = await acceptAt(a.id, [T0 + 21]);
       assert.deepEqual(

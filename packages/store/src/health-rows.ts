@@ -7,7 +7,7 @@ import type { ErrorClass, Health, HealthState } from '@sluice/core';
 
 type Row = Record<string, unknown>;
 
-import type { HealthChange, HealthTransition } from './store.ts';
+import type { HealthTransition } from './health.ts';
 
 const nullableNum = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -41,9 +41,4 @@ export function transitionFromRow(r: Row): HealthTransition {
     consecutiveFailures: Number(r.consecutive_failures),
     errorClass: (r.error_class as ErrorClass | null) ?? null,
   };
-}
-
-/** Whether a change is a transition (it may be a failed probe only). */
-export function isTransition(change: HealthChange): boolean {
-  return change.from !== change.health.state;
 }

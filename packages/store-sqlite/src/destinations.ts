@@ -1,0 +1,103 @@
+/**
+ * The SQLite store's tenants and destinations. A deleted destination is kept (its deliveries
+ * and attempts point at it) with `deleted_at` set, and is found by no read here.
+ */
+
+import {
+  type Destination,
+  type DestinationPatch,
+  insertDestinationSql,
+  insertValues,
+  type NewDestination,
+  newDestinationRecord,
+  patchedDestination,
+  type Tenant,
+  tenantFromRow,
+  updateDestinationSql,
+  updateValues,
+} from '@sluice/store';
+import type { Sql } from './lists.ts';
+import { WITH_PENDING } from './pending.ts';
+import { destinationFromRow, mark } from './rows.ts';
+
+const INSERT_DESTINATION = insertDestinationSql(mark);
+const UPDATE_DESTINATION = updateDestinationSql(mark);
+const LIVE_DESTINATION = 'SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL';
+
+export function createTenant(db: Sql, tenant: Tenant, apiKeyHash: string): void {
+  db.sql('INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?)').run(
+    tenant.id,
+    tenant.name,
+    apiKeyHash,
+    tenant.createdAt,
+  );
+}
+
+export function getTenant(db: Sql, id: string): Tenant | undefined {
+  const r = db.sql('SELECT id, name, created_at FROM tenants WHERE id = ?').get(id);
+  return r && tenantFromRow(r);
+}
+
+export function tenantByKeyHash(db: Sql, hash: string): Tenant | undefined {
+  const r = db.sql('SELECT id, name, created_at FROM tenants WHERE api_key_hash = ?').get(hash);
+  return r && tenantFromRow(r);
+}
+
+export function createDestination(db: Sql, input: NewDestination, now: number): Destination {
+  const destination = newDestinationRecord(input, now);
+  db.sql(INSERT_DESTINATION).run(...insertValues(destination));
+  return destination;
+}
+
+export function getDestination(db: Sql, id: string): Destination | undefined {
+  const r = db.sql(LIVE_DESTINATION).get(id);
+  return r && destinationFromRow(r);
+}
+
+export function updateDestination(
+  db: Sql,
+  id: string,
+  patch: DestinationPatch,
+  now: number,
+): Destination | undefined {
+  return db.tx(() => {
+    const r = db.sql(LIVE_DESTINATION).get(id);
+    if (!r) return undefined;
+    const next = patchedDestination(destinationFromRow(r), patch, now);
+    db.sql(UPDATE_DESTINATION).run(...updateValues(next));
+    return next;
+  });
+}
+
+export function deleteDestination(db: Sql, id: string, now: number): boolean {
+  return db.tx(() => {
+    const { changes } = db
+      .sql('UPDATE destinations SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL')
+      .run(now, now, id);
+    if (changes === 0) return false;
+    db.sql(
+      `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
+       WHERE destination_id = ? AND status IN ('pending', 'queued', 'delivering', 'dead')`,
+    ).run(now, id);
+    return true;
+  });
+}
+
+export function listDestinations(db: Sql, tenantId: string): Destination[] {
+  return db
+    .sql('SELECT * FROM destinations WHERE tenant_id = ? AND deleted_at IS NULL ORDER BY id')
+    .all(tenantId)
+    .map(destinationFromRow);
+}
+
+export function cancelOrphans(db: Sql, now: number): number {
+  const { changes } = db
+    .sql(
+      `UPDATE deliveries SET status = 'cancelled', updated_at = ?
+       WHERE status = 'pending' AND destination_id IN (
+         ${WITH_PENDING}
+         SELECT t.id FROM pending p JOIN destinations t ON t.id = p.id WHERE t.deleted_at IS NOT NULL)`,
+    )
+    .run(now);
+  return Number(changes);
+}

@@ -1,0 +1,41 @@
+/**
+ * The Store conformance suite (CONTRIBUTING.md: one suite, every implementation; Outpost's drivertest).
+ * It speaks only the `Store` interface, so the SQLite store and the Postgres store run it
+ * unchanged:
+ *
+ *   storeConformance('SqliteStore', async () => ({ store, cleanup }));
+ *
+ * `open` returns a fresh, empty, migrated store per test; `cleanup` releases it and must
+ * accept a store the test has already closed. One file per topic; `fixtures.ts` holds what
+ * they share, and the records other suites make too (`newDestination`, `claimedDelivery`).
+ */
+
+import { describe } from 'node:test';
+import { acceptCases } from './accept.ts';
+import { alertConformance } from './alerts.ts';
+import { claimCases } from './claim.ts';
+import { countCases } from './counts.ts';
+import { destinationCases } from './destinations.ts';
+import type { OpenStore } from './fixtures.ts';
+import { healthConformance } from './health.ts';
+import { listingCases } from './listings.ts';
+import { orderingConformance } from './ordering.ts';
+import { retentionCases } from './retention.ts';
+import { workCases } from './work.ts';
+
+export { claimedDelivery, newDestination, type OpenStore } from './fixtures.ts';
+
+export function storeConformance(name: string, open: OpenStore): void {
+  healthConformance(name, open);
+  describe(name, () => {
+    alertConformance(open);
+    destinationCases(open);
+    acceptCases(open);
+    claimCases(open);
+    workCases(open);
+    countCases(open);
+    listingCases(open);
+    retentionCases(open);
+    orderingConformance(open);
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Tenants and destinations as the stores keep them, and the two records both stores build
+ * the same way: a new destination (`newDestinationRecord`) and a patched one
+ * (`patchedDestination`).
+ */
+
+import { HEALTHY, type Health, type Ordering, type RateLimit, type RetryPolicy } from '@sluice/core';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export type DestinationState = 'active' | 'paused' | 'disabled';
+
+export interface DestinationSecret {
+  secret: string;
+  /** When a rotated-out secret stops signing; null for the current one. */
+  expiresAt: number | null;
+}
+
+export interface Destination {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  url: string;
+  rateLimit: RateLimit;
+  maxConcurrency: number | null;
+  /** Adaptive pacing: back off on push-back, recover toward the limit (docs/adr/0008). */
+  adaptive: boolean;
+  /** `fifo`: first attempts one at a time, in sequence order (docs/adr/0006). */
+  ordering: Ordering;
+  eventTypes: string[];
+  retry: RetryPolicy;
+  timeoutMs: number;
+  secrets: DestinationSecret[];
+  state: DestinationState;
+  disabledReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** Endpoint health, the circuit breaker (docs/adr/0007); written by completeAttempts. */
+  health: Health;
+}
+
+export type NewDestination = Omit<
+  Destination,
+  'state' | 'disabledReason' | 'createdAt' | 'updatedAt' | 'health'
+>;
+
+export type DestinationPatch = Partial<
+  Pick<
+    Destination,
+    | 'name'
+    | 'url'
+    | 'rateLimit'
+    | 'maxConcurrency'
+    | 'adaptive'
+    | 'ordering'
+    | 'eventTypes'
+    | 'retry'
+    | 'timeoutMs'
+    | 'secrets'
+    | 'state'
+    | 'disabledReason'
+  >
+>;
+
+/** A destination as created: active, healthy, created and updated `now`. */
+export function newDestinationRecord(input: NewDestination, now: number): Destination {
+  return {
+    ...input,
+    state: 'active',
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+    health: { ...HEALTHY },
+  };
+}
+
+/** `current` with the fields the patch defines (an undefined one changes nothing), updated `now`. */
+export function patchedDestination(current: Destination, patch: DestinationPatch, now: number): Destination {
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  return { ...current, ...defined, updatedAt: now };
+}

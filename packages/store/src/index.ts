@@ -1,0 +1,60 @@
+export { type AlertNotice, alertFromRow, backlogSampleFromRow } from './alerts.ts';
+export type {
+  AcceptedEvent,
+  AcceptResult,
+  Attempt,
+  Delivery,
+  NewEvent,
+  RetentionResult,
+  RetryResult,
+  StoredEvent,
+} from './delivery.ts';
+export {
+  type Destination,
+  type DestinationPatch,
+  type DestinationSecret,
+  type DestinationState,
+  type NewDestination,
+  newDestinationRecord,
+  patchedDestination,
+  type Tenant,
+} from './destination.ts';
+export {
+  insertDestinationSql,
+  insertValues,
+  type Mark,
+  updateDestinationSql,
+  updateValues,
+  upsertDestinationSql,
+} from './destination-sql.ts';
+export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
+export { healthFromRow, transitionFromRow, transitionReason } from './health-rows.ts';
+export {
+  type Condition,
+  type DeliveryFilter,
+  deliveryConditions,
+  type Page,
+  type PageRequest,
+  pageOf,
+  pageStatement,
+} from './page.ts';
+export {
+  attemptFromRow,
+  claimedFromRow,
+  deliveryFromRow,
+  destinationDecoder,
+  destinationFromRow,
+  eventFromRow,
+  type Row,
+  tenantFromRow,
+} from './rows.ts';
+export type { Store } from './store.ts';
+export {
+  type Claim,
+  type ClaimedDelivery,
+  type CompletedAttempt,
+  type DestinationCounts,
+  type DestinationWork,
+  emptyCounts,
+  type StaleClaim,
+} from './work.ts';
