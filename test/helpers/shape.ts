@@ -34,7 +34,7 @@ export const REDIS_URL = process.env.SLUICE_TEST_REDIS_URL ?? 'redis://127.0.0.1
 /** What a test may set; the same names in both shapes. */
 export type BoxOptions = Partial<Omit<SingleBoxOptions, 'dataDir' | 'port' | 'adminToken' | 'logger'>>;
 
-export type SqlValue = string | number | null;
+type SqlValue = string | number | null;
 
 export interface ShapeBox {
   url: string;

@@ -13,7 +13,7 @@ import type { Authenticator } from './auth.ts';
 import { ApiError, errorResponses } from './responses.ts';
 
 /** A destination's live pace, as the delivery side sees it. */
-export interface RuntimeStats {
+interface RuntimeStats {
   queued: number;
   inFlight: number;
   /** The limit the rate limiter plans with (adaptive pacing may hold it below the configured one). */

@@ -47,7 +47,7 @@ export function backlogSamples(db: Sql, cap: number, exceptTenantId: string): Ba
     }));
 }
 
-export function alertFromRow(r: Row): FiringAlert {
+function alertFromRow(r: Row): FiringAlert {
   return {
     destinationId: r.destination_id as string,
     tenantId: r.tenant_id as string,
