@@ -5,7 +5,8 @@
  * start it here, in process.
  */
 
-import { type ApiConfig, buildApi } from '@sluice/api';
+import { buildApi } from '@sluice/api';
+import { apiConfig } from '@sluice/config';
 import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
 import {
   BullPublisher,
@@ -17,30 +18,12 @@ import {
 } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import type { ApiServiceConfig } from './config.ts';
 
-export interface ApiServiceOptions {
+/** What the API service runs on besides its settings. */
+export interface ApiServiceDeps {
   store: Store;
-  redisUrl: string;
-  prefix: string;
-  adminToken: string;
-  config: ApiConfig;
   logger: Logger;
-  host?: string;
-  port?: number;
-  windowMarginMs?: number;
-  arrivalBoundMs?: number;
-  claimLeaseMs?: number;
-  /**
-   * Run the tick an accepted event wakes when it is due now and none is running, instead of
-   * kicking a rate limiter to run it (`SLUICE_API_TICKS`, default true; docs/adr/0013).
-   */
-  runTicks?: boolean | undefined;
-  /** As the rate limiter's (`SLUICE_TICK_LEAD_MS`), for the ticks this process runs. */
-  tickLeadMs?: number | undefined;
-  /** As the rate limiter's (`SLUICE_JOB_DELIVERIES`), for the ticks this process runs. */
-  jobDeliveries?: number | undefined;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
   clock?: () => number;
 }
 
@@ -50,17 +33,24 @@ export interface ApiService {
   close(): Promise<void>;
 }
 
-export async function startApiService(o: ApiServiceOptions): Promise<ApiService> {
+export async function startApiService(config: ApiServiceConfig, o: ApiServiceDeps): Promise<ApiService> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState(o);
+  const shared = await openSharedState({
+    store: o.store,
+    redisUrl: config.REDIS_URL,
+    prefix: config.SLUICE_REDIS_PREFIX,
+    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
+  });
   const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
   // Its gauges read the shared state (every service shows the same); it publishes what the
   // ticks it runs allow.
   const queue = new BullPublisher({
-    connection: bullConnection(o.redisUrl),
-    prefix: `${o.prefix}-bull`,
-    jobDeliveries: o.jobDeliveries,
+    connection: bullConnection(config.REDIS_URL),
+    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
+    jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   });
   const metrics = new EngineMetrics(
     registry,
@@ -74,19 +64,19 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   );
   registerAlertGauge(registry, o.store);
   registerHealthGauge(registry, o.store);
-  // The ticks this process runs: those its wakes claim, never a loop over the schedule.
-  const ticks =
-    o.runTicks === false
-      ? undefined
-      : tickingSchedule({
-          shared,
-          store: o.store,
-          publisher: queue,
-          metrics,
-          logger: o.logger,
-          clock,
-          leadMs: o.tickLeadMs,
-        });
+  // The ticks this process runs: those its wakes claim, never a loop over the schedule
+  // (SLUICE_API_TICKS; docs/adr/0013). Off: a wake kicks a rate limiter to run it.
+  const ticks = !config.SLUICE_API_TICKS
+    ? undefined
+    : tickingSchedule({
+        shared,
+        store: o.store,
+        publisher: queue,
+        metrics,
+        logger: o.logger,
+        clock,
+        leadMs: config.SLUICE_TICK_LEAD_MS,
+      });
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -100,8 +90,8 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   const app = await buildApi({
     store: o.store,
     dispatcher,
-    adminToken: o.adminToken,
-    config: o.config,
+    adminToken: config.SLUICE_ADMIN_TOKEN,
+    config: apiConfig(config),
     logger: o.logger,
     registry,
     clock,
@@ -110,7 +100,7 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
       await redis.ping();
     },
   });
-  const url = await app.listen({ port: o.port ?? 0, host: o.host ?? '127.0.0.1' });
+  const url = await app.listen({ port: config.PORT, host: config.HOST });
   o.logger.info({ url }, 'listening');
   return {
     url,

@@ -6,13 +6,13 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
+import { healthPolicy } from '@sluice/config';
 import { concurrencyCap } from '@sluice/core';
 import {
   CompletionWriter,
   Deliverer,
   DeliveryRunner,
   EngineMetrics,
-  type EngineOptions,
   type HealthChange,
   type LookupFunction,
   type OpsServer,
@@ -29,24 +29,13 @@ import {
 } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
+import type { DeliveryWorkerConfig } from './config.ts';
 
-export interface DeliveryWorkerServiceOptions {
+/** What the delivery worker runs on besides its settings (`lookup`: DNS, injected by the SSRF tests). */
+export interface DeliveryWorkerDeps {
   store: Store;
-  redisUrl: string;
-  prefix: string;
   logger: Logger;
-  host?: string;
-  port?: number;
-  concurrency?: number;
-  allowPrivateNetworks?: boolean;
   lookup?: LookupFunction | undefined;
-  windowMarginMs?: number;
-  arrivalBoundMs?: number;
-  claimLeaseMs?: number;
-  /** The circuit breaker's settings (docs/adr/0007). */
-  health?: EngineOptions['health'];
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
   clock?: () => number;
   random?: () => number;
 }
@@ -57,16 +46,27 @@ export interface DeliveryWorkerService {
 }
 
 export async function startDeliveryWorkerService(
-  o: DeliveryWorkerServiceOptions,
+  config: DeliveryWorkerConfig,
+  o: DeliveryWorkerDeps,
 ): Promise<DeliveryWorkerService> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState(o);
+  const shared = await openSharedState({
+    store: o.store,
+    redisUrl: config.REDIS_URL,
+    prefix: config.SLUICE_REDIS_PREFIX,
+    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
+  });
   const { keys, redis, destinations, pacing, schedule } = shared;
   const registry = new Registry();
   let active = 0;
   // A view of the delivery queue that publishes nothing: it reads the depth for /metrics, so
   // the workers' own scrape target carries the signal they are scaled by.
-  const queue = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
+  const queue = new BullPublisher({
+    connection: bullConnection(config.REDIS_URL),
+    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
+  });
   const metrics = new EngineMetrics(
     registry,
     async () => ({
@@ -78,9 +78,9 @@ export async function startDeliveryWorkerService(
     clock,
   );
   registerHealthGauge(registry, o.store);
-  const concurrency = o.concurrency ?? 100;
+  const concurrency = config.SLUICE_DELIVERY_CONCURRENCY;
   const deliverer = new Deliverer({
-    allowPrivateNetworks: o.allowPrivateNetworks ?? false,
+    allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
     lookup: o.lookup,
     connections: concurrency,
   });
@@ -101,7 +101,7 @@ export async function startDeliveryWorkerService(
     logger: o.logger,
     clock,
     flushMs: 5,
-    health: o.health,
+    health: healthPolicy(config),
     onHealth: (change) => {
       healthChanged(change).catch((err) => fail(err, change.destinationId));
     },
@@ -142,8 +142,8 @@ export async function startDeliveryWorkerService(
     },
   });
   const worker = startDeliveryWorker({
-    connection: bullConnection(o.redisUrl),
-    prefix: `${o.prefix}-bull`,
+    connection: bullConnection(config.REDIS_URL),
+    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
     concurrency,
     run: async (delivery) => {
       active++;
@@ -169,8 +169,8 @@ export async function startDeliveryWorkerService(
     ),
   );
   const ops: OpsServer = await startOpsServer({
-    host: o.host ?? '127.0.0.1',
-    port: o.port ?? 0,
+    host: config.HOST,
+    port: config.PORT,
     registry,
     ready: async () => {
       await o.store.ping();

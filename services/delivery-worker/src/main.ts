@@ -5,7 +5,7 @@
  * finishes the requests in flight, writes their outcomes and exits.
  */
 
-import { healthPolicy, loadOrExit } from '@sluice/config';
+import { loadOrExit } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -20,20 +20,7 @@ const store = await PostgresStore.open(config.DATABASE_URL, {
   genericPoolMin: config.SLUICE_PG_POOL_MIN, // the completions' connections (Db.generic)
   applicationName: 'sluice-delivery-worker',
 });
-const worker = await startDeliveryWorkerService({
-  store,
-  redisUrl: config.REDIS_URL,
-  prefix: config.SLUICE_REDIS_PREFIX,
-  logger,
-  host: config.HOST,
-  port: config.PORT,
-  concurrency: config.SLUICE_DELIVERY_CONCURRENCY,
-  allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
-  windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-  health: healthPolicy(config),
-});
+const worker = await startDeliveryWorkerService(config, { store, logger });
 logger.info({ url: worker.url }, 'listening');
 drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {
   await worker.close();

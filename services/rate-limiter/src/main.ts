@@ -5,7 +5,7 @@
  * exits.
  */
 
-import { alertSettings, loadOrExit } from '@sluice/config';
+import { loadOrExit } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
 import { PostgresStore } from '@sluice/store-postgres';
 import { pino } from 'pino';
@@ -20,23 +20,7 @@ const store = await PostgresStore.open(config.DATABASE_URL, {
   genericPoolMin: config.SLUICE_PG_POOL_MIN, // the claims' connections (Db.generic)
   applicationName: 'sluice-rate-limiter',
 });
-const limiter = await startRateLimiter({
-  store,
-  redisUrl: config.REDIS_URL,
-  prefix: config.SLUICE_REDIS_PREFIX,
-  logger,
-  host: config.HOST,
-  port: config.PORT,
-  windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-  sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
-  leaseMs: config.SLUICE_LEASE_MS,
-  tickLeadMs: config.SLUICE_TICK_LEAD_MS,
-  jobDeliveries: config.SLUICE_JOB_DELIVERIES,
-  retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
-  alerts: alertSettings(config),
-});
+const limiter = await startRateLimiter(config, { store, logger });
 logger.info({ url: limiter.url }, 'listening');
 drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {
   await limiter.close();
