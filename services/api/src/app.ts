@@ -7,17 +7,10 @@
 
 import { buildApi } from '@sluice/api';
 import { apiConfig } from '@sluice/config';
-import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  RedisDispatcher,
-  type ScheduleClient,
-  tickingSchedule,
-} from '@sluice/redis';
+import { registerAlertGauge, type Store } from '@sluice/engine';
+import { RedisDispatcher, type ScheduleClient, tickingSchedule } from '@sluice/redis';
+import { openDistributedProcess } from '@sluice/service';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
 import type { ApiServiceConfig } from './config.ts';
 
 /** What the API service runs on besides its settings. */
@@ -35,40 +28,19 @@ export interface ApiService {
 
 export async function startApiService(config: ApiServiceConfig, o: ApiServiceDeps): Promise<ApiService> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState({
+  // It publishes what the ticks it runs allow.
+  const base = await openDistributedProcess(config, {
     store: o.store,
-    redisUrl: config.REDIS_URL,
-    prefix: config.SLUICE_REDIS_PREFIX,
-    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  });
-  const { keys, redis, destinations, pacing, schedule } = shared;
-  const registry = new Registry();
-  // Its gauges read the shared state (every service shows the same); it publishes what the
-  // ticks it runs allow.
-  const queue = new BullPublisher({
-    connection: bullConnection(config.REDIS_URL),
-    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
+    clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   });
-  const metrics = new EngineMetrics(
-    registry,
-    async () => ({
-      queued: await queue.depth(),
-      inFlight: 0,
-      scheduled: await redis.zcard(keys.schedule(0)),
-    }),
-    (now) => o.store.oldestDueAt(now),
-    clock,
-  );
+  const { shared, queue, registry, metrics, ready } = base;
+  const { keys, redis, destinations, pacing, schedule } = shared;
   registerAlertGauge(registry, o.store);
-  registerHealthGauge(registry, o.store);
   // The ticks this process runs: those its wakes claim, never a loop over the schedule
   // (SLUICE_API_TICKS; docs/adr/0013). Off: a wake kicks a rate limiter to run it.
-  const ticks = !config.SLUICE_API_TICKS
-    ? undefined
-    : tickingSchedule({
+  const ticks = config.SLUICE_API_TICKS
+    ? tickingSchedule({
         shared,
         store: o.store,
         publisher: queue,
@@ -76,7 +48,8 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
         logger: o.logger,
         clock,
         leadMs: config.SLUICE_TICK_LEAD_MS,
-      });
+      })
+    : undefined;
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -95,13 +68,10 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     logger: o.logger,
     registry,
     clock,
-    ready: async () => {
-      await o.store.ping();
-      await redis.ping();
-    },
+    ready,
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
-  o.logger.info({ url }, 'listening');
+  o.logger.info({ url }, 'api ready');
   return {
     url,
     schedule,
@@ -109,8 +79,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
       await app.close(); // stops accepting, finishes the requests in flight
       await dispatcher.settled();
       await ticks?.stop(); // the ticks it runs settle: no lease is left behind
-      await queue.close();
-      await shared.close();
+      await base.close();
     },
   };
 }

@@ -12,23 +12,13 @@ import {
   CompletionWriter,
   Deliverer,
   DeliveryRunner,
-  EngineMetrics,
   type HealthChange,
   type LookupFunction,
-  type OpsServer,
-  registerHealthGauge,
   type Store,
-  startOpsServer,
 } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  publishChange,
-  startDeliveryWorker,
-} from '@sluice/redis';
+import { bullConnection, publishChange, startDeliveryWorker } from '@sluice/redis';
+import { openDistributedProcess } from '@sluice/service';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
 import type { DeliveryWorkerConfig } from './config.ts';
 
 /** What the delivery worker runs on besides its settings (`lookup`: DNS, injected by the SSRF tests). */
@@ -50,34 +40,12 @@ export async function startDeliveryWorkerService(
   o: DeliveryWorkerDeps,
 ): Promise<DeliveryWorkerService> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState({
-    store: o.store,
-    redisUrl: config.REDIS_URL,
-    prefix: config.SLUICE_REDIS_PREFIX,
-    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  });
-  const { keys, redis, destinations, pacing, schedule } = shared;
-  const registry = new Registry();
   let active = 0;
-  // A view of the delivery queue that publishes nothing: it reads the depth for /metrics, so
+  // Its view of the delivery queue publishes nothing: it reads the depth for /metrics, so
   // the workers' own scrape target carries the signal they are scaled by.
-  const queue = new BullPublisher({
-    connection: bullConnection(config.REDIS_URL),
-    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
-  });
-  const metrics = new EngineMetrics(
-    registry,
-    async () => ({
-      queued: await queue.depth(),
-      inFlight: active,
-      scheduled: await redis.zcard(keys.schedule(0)),
-    }),
-    (now) => o.store.oldestDueAt(now),
-    clock,
-  );
-  registerHealthGauge(registry, o.store);
+  const base = await openDistributedProcess(config, { store: o.store, clock, inFlight: () => active });
+  const { shared, metrics } = base;
+  const { keys, redis, destinations, pacing, schedule } = shared;
   const concurrency = config.SLUICE_DELIVERY_CONCURRENCY;
   const deliverer = new Deliverer({
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
@@ -168,15 +136,7 @@ export async function startDeliveryWorkerService(
       'could not start the deliveries of a job; BullMQ tries it again, then the sweeper',
     ),
   );
-  const ops: OpsServer = await startOpsServer({
-    host: config.HOST,
-    port: config.PORT,
-    registry,
-    ready: async () => {
-      await o.store.ping();
-      await redis.ping();
-    },
-  });
+  const ops = await base.serveOps();
   o.logger.info({ url: ops.url, concurrency }, 'delivery worker ready');
   return {
     url: ops.url,
@@ -185,9 +145,8 @@ export async function startDeliveryWorkerService(
       await worker.close(); // takes no new job, waits for the requests in flight
       await completions.flush();
       await deliverer.close();
-      await queue.close();
       await ops.close();
-      await shared.close();
+      await base.close();
     },
   };
 }

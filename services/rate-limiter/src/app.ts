@@ -9,24 +9,13 @@ import { alertSettings } from '@sluice/config';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
-  EngineMetrics,
   ensureAlertsDestination,
-  type OpsServer,
   Retention,
-  registerHealthGauge,
   type Store,
-  startOpsServer,
 } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  RedisDispatcher,
-  type RedisSchedule,
-  tickingSchedule,
-} from '@sluice/redis';
+import { RedisDispatcher, type RedisSchedule, tickingSchedule } from '@sluice/redis';
+import { openDistributedProcess } from '@sluice/service';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
 import type { RateLimiterConfig } from './config.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
@@ -46,32 +35,13 @@ export interface RateLimiter {
 
 export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiterDeps): Promise<RateLimiter> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState({
+  const base = await openDistributedProcess(config, {
     store: o.store,
-    redisUrl: config.REDIS_URL,
-    prefix: config.SLUICE_REDIS_PREFIX,
-    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  });
-  const { keys, redis, subscriber, destinations, pacing } = shared;
-  const publisher = new BullPublisher({
-    connection: bullConnection(config.REDIS_URL),
-    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
+    clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   });
-  const registry = new Registry();
-  const metrics = new EngineMetrics(
-    registry,
-    async () => ({
-      queued: await publisher.depth(),
-      inFlight: 0,
-      scheduled: await redis.zcard(keys.schedule(0)),
-    }),
-    (now) => o.store.oldestDueAt(now),
-    clock,
-  );
-  registerHealthGauge(registry, o.store);
+  const { shared, queue: publisher, registry, metrics } = base;
+  const { keys, redis, subscriber, destinations, pacing } = shared;
   const schedule = tickingSchedule({
     shared,
     subscriber,
@@ -141,15 +111,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
   sweeper.start(config.SLUICE_SWEEP_INTERVAL_MS);
   retention.start();
   alerter.start();
-  const ops: OpsServer = await startOpsServer({
-    host: config.HOST,
-    port: config.PORT,
-    registry,
-    ready: async () => {
-      await o.store.ping();
-      await redis.ping();
-    },
-  });
+  const ops = await base.serveOps();
   o.logger.info({ url: ops.url }, 'rate limiter ready');
   return {
     url: ops.url,
@@ -161,9 +123,8 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
       await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
-      await publisher.close();
       await ops.close();
-      await shared.close();
+      await base.close();
     },
   };
 }

@@ -5,24 +5,12 @@
  * exits.
  */
 
-import { loadOrExit } from '@sluice/config';
-import { drainOnSignal } from '@sluice/engine';
-import { PostgresStore } from '@sluice/store-postgres';
-import { pino } from 'pino';
+import { runService } from '@sluice/service';
 import { startRateLimiter } from './app.ts';
 import { rateLimiterConfigSchema } from './config.ts';
 
-const config = loadOrExit(rateLimiterConfigSchema, 'sluice-rate-limiter');
-const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-rate-limiter' } });
-const store = await PostgresStore.open(config.DATABASE_URL, {
-  poolSize: config.SLUICE_PG_POOL_SIZE,
-  poolMin: config.SLUICE_PG_POOL_MIN,
-  genericPoolMin: config.SLUICE_PG_POOL_MIN, // the claims' connections (Db.generic)
-  applicationName: 'sluice-rate-limiter',
-});
-const limiter = await startRateLimiter(config, { store, logger });
-logger.info({ url: limiter.url }, 'listening');
-drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {
-  await limiter.close();
-  await store.close();
+await runService({
+  name: 'sluice-rate-limiter',
+  schema: rateLimiterConfigSchema,
+  start: startRateLimiter,
 });

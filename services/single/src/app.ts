@@ -109,7 +109,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
   if (alerts.sink !== null)
     logger.info({ destinationId: ALERTS_DESTINATION_ID }, 'backlog alerts go to SLUICE_ALERT_URL');
   const address = await api.listen({ port: config.PORT, host: config.HOST });
-  logger.info({ url: address }, 'listening');
+  logger.info({ url: address }, 'single box ready');
   let closing: Promise<void> | undefined;
   return {
     url: address,

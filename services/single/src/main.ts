@@ -8,7 +8,8 @@
 import { resolve } from 'node:path';
 import { loadOrExit } from '@sluice/config';
 import { drainOnSignal } from '@sluice/engine';
-import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
+import { openStore } from '@sluice/service';
+import { ensureDatabase } from '@sluice/store-postgres';
 import { pino } from 'pino';
 import { startSingleBox } from './app.ts';
 import { configSchema, isDistributed } from './config.ts';
@@ -27,12 +28,7 @@ async function start(): Promise<{
 }> {
   if (isDistributed(config)) {
     await ensureDatabase(config.DATABASE_URL);
-    const store = await PostgresStore.open(config.DATABASE_URL, {
-      poolSize: config.SLUICE_PG_POOL_SIZE,
-      poolMin: config.SLUICE_PG_POOL_MIN,
-      genericPoolMin: config.SLUICE_PG_POOL_MIN, // the claims' connections (Db.generic)
-      applicationName: 'sluice-single',
-    });
+    const store = await openStore(config, 'sluice-single');
     const box = await startDistributedBox(config, { store, logger });
     return {
       ...box,
@@ -46,6 +42,8 @@ async function start(): Promise<{
 }
 
 const running = await start();
+// One `listening` line per process, as every service's (what a supervisor or a test waits for).
+logger.info({ url: running.url }, 'listening');
 if (running.adminTokenGenerated) {
   const file = resolve(dataDir, 'admin-token');
   // The token itself goes to the terminal only, never into the log stream.
