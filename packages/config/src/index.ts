@@ -26,8 +26,8 @@ const url = (protocols: string[], example: string) =>
     `a ${protocols.join(' or ')} URL such as ${example}`,
   );
 
-export const postgresUrl = url(['postgres:', 'postgresql:'], 'postgres://user@host:5432/sluice');
-export const redisUrl = url(['redis:', 'rediss:'], 'redis://host:6379/0');
+const postgresUrl = url(['postgres:', 'postgresql:'], 'postgres://user@host:5432/sluice');
+const redisUrl = url(['redis:', 'rediss:'], 'redis://host:6379/0');
 
 /** What every service reads. */
 export const common = {
@@ -42,13 +42,13 @@ export const common = {
 };
 
 /** How a destination's window is judged; every process that paces deliveries reads it. */
-export const pacing = {
+const pacing = {
   SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
   SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
 };
 
 /** What every process that opens the Postgres store reads. */
-export const pool = {
+const pool = {
   SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
   /** Connections each process opens at start, before it is ready, and keeps through a lull. */
   SLUICE_PG_POOL_MIN: int(0, 1_000).default(3),

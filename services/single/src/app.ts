@@ -1,6 +1,6 @@
 /**
  * The single box: the API, the engine and the SQLite store in one process, on one file
- * (`<dataDir>/sluice.db`). `main.ts` starts it from the environment; tests start it here.
+ * (`SLUICE_DATA_DIR/sluice.db`). `main.ts` starts it from the environment; tests start it here.
  */
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
