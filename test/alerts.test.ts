@@ -72,16 +72,18 @@ function received(rcv: Receiver): AlertBody[] {
     .map(verified);
 }
 
+/** The `SLUICE_ALERT_*` settings of a box whose alerts go to `rcv` (0: a kind off). */
 const alertSettings = (
   rcv: Receiver,
-  thresholds: { pendingCount: number | null; pendingAgeSeconds: number | null },
+  thresholds: { pendingCount: number; pendingAgeSeconds: number },
   limit = 10,
 ) => ({
-  alerts: {
-    thresholds,
-    intervalMs: 200,
-    sink: { url: rcv.url('ops'), secret: SECRET, rateLimit: { limit, period: 'second' as const } },
-  },
+  SLUICE_ALERT_PENDING_COUNT: thresholds.pendingCount,
+  SLUICE_ALERT_PENDING_AGE_SECONDS: thresholds.pendingAgeSeconds,
+  SLUICE_ALERT_INTERVAL_MS: 200,
+  SLUICE_ALERT_URL: rcv.url('ops'),
+  SLUICE_ALERT_SECRET: SECRET,
+  SLUICE_ALERT_RATE_LIMIT: `${limit}/second`,
 });
 
 async function alertsOf(box: Api, token: string): Promise<FiringAlert[]> {
@@ -112,9 +114,7 @@ describe('backlog alerts', () => {
   it('past the count threshold: one signed raised webhook, the gauge and the API; drained: one resolved', {
     timeout: 90_000,
   }, async (t) => {
-    const { box, rcv } = await harness(t, (r) =>
-      alertSettings(r, { pendingCount: 5, pendingAgeSeconds: null }),
-    );
+    const { box, rcv } = await harness(t, (r) => alertSettings(r, { pendingCount: 5, pendingAgeSeconds: 0 }));
     const tenant = await createTenant(box, box.adminToken, 'acme');
     const other = await createTenant(box, box.adminToken, 'other');
     const dest = await parkedBacklog(box, tenant, rcv.url('d'), 12);
@@ -179,9 +179,7 @@ describe('backlog alerts', () => {
   });
 
   it('past the age threshold: raised with the age in seconds', { timeout: 60_000 }, async (t) => {
-    const { box, rcv } = await harness(t, (r) =>
-      alertSettings(r, { pendingCount: null, pendingAgeSeconds: 1 }),
-    );
+    const { box, rcv } = await harness(t, (r) => alertSettings(r, { pendingCount: 0, pendingAgeSeconds: 1 }));
     const tenant = await createTenant(box, box.adminToken);
     const dest = await parkedBacklog(box, tenant, rcv.url('d'), 1);
     await rcv.waitFor(() => received(rcv).length >= 1, 30_000, 'the raised webhook');
@@ -199,7 +197,7 @@ describe('backlog alerts', () => {
 
   it('the alert webhooks keep their own rate limit', { timeout: 90_000 }, async (t) => {
     const { box, rcv } = await harness(t, (r) =>
-      alertSettings(r, { pendingCount: 2, pendingAgeSeconds: null }, 1),
+      alertSettings(r, { pendingCount: 2, pendingAgeSeconds: 0 }, 1),
     );
     const tenant = await createTenant(box, box.adminToken);
     const dests = [];
@@ -221,7 +219,7 @@ describe('backlog alerts', () => {
   }, async (t) => {
     const HOST = 'hook.example.test';
     const { box, rcv } = await harness(t, (r) => ({
-      allowPrivateNetworks: false,
+      SLUICE_ALLOW_PRIVATE_NETWORKS: 'false',
       // Tenants' hostname → 127.0.0.1: refused at connect by the guard.
       lookup: (hostname, options, callback) => {
         process.nextTick(() => {
@@ -230,7 +228,7 @@ describe('backlog alerts', () => {
           else callback(null, '127.0.0.1', 4);
         });
       },
-      ...alertSettings(r, { pendingCount: 1, pendingAgeSeconds: null }),
+      ...alertSettings(r, { pendingCount: 1, pendingAgeSeconds: 0 }),
     }));
     const tenant = await createTenant(box, box.adminToken);
     const url = `http://${HOST}:${rcv.port}${rcv.path('d')}`;

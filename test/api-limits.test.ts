@@ -13,7 +13,7 @@ import { fileBox, rejectsWith, snapshot, unknownLike } from './helpers/client.ts
 
 const MAX_PAYLOAD = 1_024;
 const MAX_REQUEST = 16 * 1_024;
-const get = fileBox({ maxPayloadBytes: MAX_PAYLOAD, maxRequestBytes: MAX_REQUEST });
+const get = fileBox({ SLUICE_MAX_PAYLOAD_BYTES: MAX_PAYLOAD, SLUICE_MAX_REQUEST_BYTES: MAX_REQUEST });
 
 let api: Sluice;
 let dst: string;

@@ -49,7 +49,7 @@ type Call = (w: World) => Promise<ApiResponse<unknown>>;
 
 /** Private networks not allowed; two tenants with a destination each. */
 async function world(t: TestContext): Promise<World> {
-  const { box } = await harness(t, { allowPrivateNetworks: false, lookup: nowhere });
+  const { box } = await harness(t, { SLUICE_ALLOW_PRIVATE_NETWORKS: 'false', lookup: nowhere });
   const a = await createTenant(box, box.adminToken, 'a');
   const b = await createTenant(box, box.adminToken, 'b');
   const rateLimit = { limit: 5, period: 'second' };

@@ -21,14 +21,14 @@ import {
 import { worstWindow } from './helpers/window.ts';
 
 const HEALTH = {
-  degradeAfter: 2,
-  suspendAfter: 8,
-  windowMs: 60_000,
+  SLUICE_BREAKER_DEGRADE_AFTER: 2,
+  SLUICE_BREAKER_SUSPEND_AFTER: 8,
+  SLUICE_BREAKER_WINDOW_MS: 60_000,
   // The ratio rule stays out of the way here (the core unit tests cover it).
-  windowMinAttempts: 100_000,
-  windowFailurePercent: 50,
-  probeInitialMs: 500,
-  probeMaxMs: 2_000,
+  SLUICE_BREAKER_WINDOW_MIN_ATTEMPTS: 100_000,
+  SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: 50,
+  SLUICE_BREAKER_PROBE_INITIAL_MS: 500,
+  SLUICE_BREAKER_PROBE_MAX_MS: 2_000,
 };
 /** A small budget: without the breaker, every delivery would be dead after two attempts. */
 const RETRY = { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 200 };
@@ -60,7 +60,7 @@ describe('breaker', () => {
   it('an endpoint down for a while: nothing dead, probes at the growing interval, then the backlog at the limit', {
     timeout: 120_000,
   }, async (t) => {
-    const { box, rcv } = await harness(t, { health: HEALTH });
+    const { box, rcv } = await harness(t, HEALTH);
     const tenant = await createTenant(box, box.adminToken);
     const path = rcv.path('down');
     await rcv.setDefault(path, 503);
@@ -145,7 +145,7 @@ describe('breaker', () => {
   it('a refused connection suspends it too; a new URL closes the circuit', {
     timeout: 60_000,
   }, async (t) => {
-    const { box, rcv } = await harness(t, { health: HEALTH });
+    const { box, rcv } = await harness(t, HEALTH);
     const tenant = await createTenant(box, box.adminToken);
     const closed = await freePort(); // nothing listens there (loopback only)
     const dest = await createDestination(box, tenant.apiKey, {
@@ -187,7 +187,7 @@ describe('breaker', () => {
   });
 
   it('a 410 still disables the destination; resume re-enables it', { timeout: 60_000 }, async (t) => {
-    const { box, rcv } = await harness(t, { health: HEALTH });
+    const { box, rcv } = await harness(t, HEALTH);
     const tenant = await createTenant(box, box.adminToken);
     const path = rcv.path('gone');
     await rcv.script(path, [410]);

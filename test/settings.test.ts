@@ -219,6 +219,8 @@ describe('service settings', () => {
         [3002, '127.0.0.1'],
       ],
     );
+    assert.equal(single.SLUICE_LEASE_MS, 120_000, 'one lease default, in the schema');
+    assert.equal(limiter.SLUICE_LEASE_MS, 120_000);
     assert.equal(single.SLUICE_DATA_DIR, './data');
     assert.equal(single.SLUICE_ADMIN_TOKEN, undefined, 'generated at the first start, not defaulted');
     assert.equal(single.SLUICE_ALLOW_PRIVATE_NETWORKS, false);

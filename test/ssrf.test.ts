@@ -34,7 +34,10 @@ const lookup: Lookup = (hostname, options, callback) => {
 };
 
 async function sendOne(t: TestContext, allowPrivateNetworks: boolean) {
-  const { box, rcv } = await harness(t, { allowPrivateNetworks, lookup });
+  const { box, rcv } = await harness(t, {
+    SLUICE_ALLOW_PRIVATE_NETWORKS: allowPrivateNetworks ? 'true' : 'false',
+    lookup,
+  });
   const tenant = await createTenant(box, box.adminToken);
   const url = `http://${HOST}:${rcv.port}${rcv.path('x')}`;
   const dest = await createDestination(box, tenant.apiKey, {

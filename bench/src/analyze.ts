@@ -24,7 +24,7 @@ import { limitChangeStats } from './limit-change.ts';
 import type { AppliedChange } from './protocol.ts';
 import { idealWallS, type Workload } from './workload.ts';
 
-export const WINDOW_MS = 1_000;
+const WINDOW_MS = 1_000;
 
 export interface Arrival {
   t: number;
@@ -49,9 +49,9 @@ export function readArrivals(file: string): Arrival[] {
 }
 
 /** The limit in force over time: [from, limit] steps, ascending. */
-export type LimitSteps = [number, number][];
+type LimitSteps = [number, number][];
 
-export function limitAt(steps: LimitSteps, t: number): number {
+function limitAt(steps: LimitSteps, t: number): number {
   let limit = (steps[0] as [number, number])[1];
   for (const [from, l] of steps) {
     if (from > t) break;
@@ -66,7 +66,7 @@ function highestLimitIn(steps: LimitSteps, from: number, to: number): number {
   return limit;
 }
 
-export interface SlidingStats {
+interface SlidingStats {
   maxCount: number;
   maxRatio: number;
   overWindows: number;
@@ -77,7 +77,7 @@ export interface SlidingStats {
  * Requests a token bucket of capacity `burst`, refilled at `limit` per second and full at the
  * first arrival, would have refused (a refused request takes no token).
  */
-export function bucketRefused(times: readonly number[], limit: number, burst: number): number {
+function bucketRefused(times: readonly number[], limit: number, burst: number): number {
   let tokens = burst;
   let last = times[0] ?? 0;
   let refused = 0;
@@ -91,7 +91,7 @@ export function bucketRefused(times: readonly number[], limit: number, burst: nu
 }
 
 /** Exact sliding-window statistics of one destination's sorted arrival times. */
-export function slidingStats(times: readonly number[], steps: LimitSteps): SlidingStats {
+function slidingStats(times: readonly number[], steps: LimitSteps): SlidingStats {
   let maxCount = 0;
   let maxRatio = 0;
   let overWindows = 0;
@@ -213,7 +213,7 @@ export interface AnalyzeOptions {
   changes?: readonly AppliedChange[];
 }
 
-export function stepsOf(initial: number, changes: readonly AppliedChange[], dest: string): LimitSteps {
+function stepsOf(initial: number, changes: readonly AppliedChange[], dest: string): LimitSteps {
   const steps: LimitSteps = [[Number.NEGATIVE_INFINITY, initial]];
   for (const c of changes.filter((x) => x.dest === dest).sort((a, b) => a.appliedAt - b.appliedAt)) {
     steps.push([c.appliedAt, c.limit]);

@@ -51,7 +51,7 @@ export function round(x: number | null | undefined, digits = 2): number | null {
 }
 
 /** Calls `onLine` for every complete line a stream produces. */
-export function eachLine(stream: Readable, onLine: (line: string) => void): void {
+function eachLine(stream: Readable, onLine: (line: string) => void): void {
   let buffer = '';
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {

@@ -20,7 +20,7 @@ import type { Workload } from './workload.ts';
 const WINDOW_MS = 1_000;
 const TICK_MS = 1_000;
 
-export interface ChangeDetail {
+interface ChangeDetail {
   dest: string;
   from: number;
   limit: number;

@@ -3,7 +3,7 @@
  * step lines, dashed horizontal reference lines, axes with round ticks.
  */
 
-export interface Line {
+interface Line {
   label: string;
   color: string;
   points: [number, number][];

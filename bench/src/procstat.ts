@@ -35,7 +35,7 @@ function statFields(pid: number): string[] | null {
 }
 
 /** CPU seconds the process has used so far (user + system), or null when it is gone. */
-export function cpuSeconds(pid: number): number | null {
+function cpuSeconds(pid: number): number | null {
   const f = statFields(pid);
   return f ? (Number(f[11]) + Number(f[12])) / CLK_TCK : null;
 }
@@ -80,7 +80,7 @@ export interface ProcessGroup {
 }
 
 /** VmRSS and VmHWM (peak RSS) in MB, or null when the process is gone. */
-export function memoryMb(pid: number): { rss: number; hwm: number } | null {
+function memoryMb(pid: number): { rss: number; hwm: number } | null {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? 0);
@@ -96,7 +96,7 @@ export interface MachineTicks {
   total: number;
 }
 
-export function machineTicks(): MachineTicks {
+function machineTicks(): MachineTicks {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
   const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
   const idle = (f[3] ?? 0) + (f[4] ?? 0);
@@ -105,7 +105,7 @@ export function machineTicks(): MachineTicks {
 }
 
 /** Busy and steal % of all cores together between two readings (100 % = every core). */
-export function machineUse(a: MachineTicks, b: MachineTicks): { busyPct: number; stealPct: number } {
+function machineUse(a: MachineTicks, b: MachineTicks): { busyPct: number; stealPct: number } {
   const total = b.total - a.total;
   if (total <= 0) return { busyPct: 0, stealPct: 0 };
   const idle = b.idle - a.idle;

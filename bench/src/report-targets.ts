@@ -8,7 +8,7 @@ import { WARM_S } from './analyze.ts';
 import { type Cells, cellMedian, type RunRecord, SHORT_NAMES } from './report-rows.ts';
 import type { TargetName } from './targets/target.ts';
 
-export interface Judgement {
+interface Judgement {
   measured: string;
   met: boolean | null;
 }

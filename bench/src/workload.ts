@@ -33,7 +33,7 @@ export interface DestinationSpec {
   capacity?: number;
 }
 
-export type Ingest =
+type Ingest =
   | { mode: 'burst' }
   | {
       mode: 'steady';
@@ -42,13 +42,13 @@ export type Ingest =
       batched: boolean;
     };
 
-export interface LimitChange {
+interface LimitChange {
   atMs: number;
   dest: string;
   limit: number;
 }
 
-export interface RetrySpec {
+interface RetrySpec {
   attempts: number;
   initialDelayMs: number;
   maxDelayMs: number;
@@ -246,10 +246,6 @@ const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
 
 export function buildWorkload(scenario: Scenario, options: ScenarioOptions): Workload {
   return BUILDERS[scenario](options);
-}
-
-export function totalEvents(w: Workload): number {
-  return w.destinations.reduce((sum, d) => sum + d.events, 0);
 }
 
 /** The wall time a perfect sliding-window limiter needs (docs/design.md "How we measure"), seconds. */

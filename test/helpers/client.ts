@@ -17,7 +17,7 @@ import { randomToken, waitUntil } from './sluice.ts';
 export type { BoxOptions };
 
 /** A request a client of the box sent, and the status it got (0: no answer). */
-export interface Call {
+interface Call {
   method: string;
   /** The path without the query. */
   path: string;
@@ -51,7 +51,7 @@ export interface ApiBox {
 }
 
 /** Sluice in the shape under test on fresh state, a receiver, and clients. */
-export async function startApiBox(opts: BoxOptions = {}): Promise<ApiBox> {
+async function startApiBox(opts: BoxOptions = {}): Promise<ApiBox> {
   const rcv = await startReceiver();
   let box: ShapeBox;
   try {
@@ -222,8 +222,6 @@ export const ROUTES = [
   'POST /v1/deliveries/{id}/retry',
   'GET /v1/alerts',
 ] as const;
-
-export type Route = (typeof ROUTES)[number];
 
 /** A path as OpenAPI writes it: ids replaced by `{id}`. */
 export const template = (path: string): string => path.replace(/\/(ten|dst|evt|dlv)_[0-9a-z]{26}/g, '/{id}');

@@ -13,15 +13,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { parseConfig } from '@sluice/config';
+import type { LookupFunction } from '@sluice/engine';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
-import {
-  adminToken as dataDirToken,
-  type SingleBoxOptions,
-  startSingleBox,
-} from '../../services/single/src/app.ts';
+import type { z } from 'zod';
+import { startSingleBox } from '../../services/single/src/app.ts';
+import { configSchema, isDistributed } from '../../services/single/src/config.ts';
 import { startDistributedBox } from '../../services/single/src/distributed.ts';
 
 export type Shape = 'single' | 'distributed';
@@ -31,10 +31,24 @@ export const SHAPE: Shape = process.env.SLUICE_TEST_SHAPE === 'distributed' ? 'd
 export const DATABASE_URL = process.env.SLUICE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.SLUICE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
-/** What a test may set; the same names in both shapes. */
-export type BoxOptions = Partial<Omit<SingleBoxOptions, 'dataDir' | 'port' | 'adminToken' | 'logger'>>;
+/**
+ * What a test may set: `npm start`'s settings by their names (numbers may stay numbers; the
+ * schema gives the rest their defaults), the same in both shapes, and a DNS lookup.
+ */
+export type BoxOptions = z.input<typeof configSchema> & { lookup?: LookupFunction | undefined };
 
-export type SqlValue = string | number | null;
+/** The settings of a box under test: private networks allowed (the receivers are local), a quiet log. */
+function testConfig(opts: BoxOptions, own: z.input<typeof configSchema>) {
+  const { lookup: _lookup, ...settings } = opts;
+  return parseConfig(configSchema, {
+    SLUICE_ALLOW_PRIVATE_NETWORKS: 'true',
+    SLUICE_LOG_LEVEL: 'silent',
+    ...settings,
+    ...own,
+  });
+}
+
+type SqlValue = string | number | null;
 
 export interface ShapeBox {
   url: string;
@@ -81,14 +95,8 @@ function sqliteQuery(file: string): ShapeBox['query'] {
 async function startSingle(opts: BoxOptions, token: string | undefined): Promise<ShapeBox> {
   const dataDir = await tempDir();
   const start = (port: number) =>
-    startSingleBox({
-      host: '127.0.0.1',
-      allowPrivateNetworks: true,
-      logLevel: 'silent',
-      ...opts,
-      dataDir,
-      port,
-      adminToken: token,
+    startSingleBox(testConfig(opts, { SLUICE_DATA_DIR: dataDir, PORT: port, SLUICE_ADMIN_TOKEN: token }), {
+      lookup: opts.lookup,
     });
   let box = await start(0).catch(async (err: unknown) => {
     await rm(dataDir, { recursive: true, force: true });
@@ -186,31 +194,21 @@ export async function childState(): Promise<{
 async function startDistributed(opts: BoxOptions, token: string | undefined): Promise<ShapeBox> {
   const state = await distributedState();
   const { dataDir, databaseUrl, prefix } = state;
-  const admin = dataDirToken(dataDir, token);
   const start = async (port: number) => {
+    const config = testConfig(opts, {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      SLUICE_REDIS_PREFIX: prefix,
+      SLUICE_DATA_DIR: dataDir,
+      SLUICE_ADMIN_TOKEN: token,
+      PORT: port,
+    });
+    if (!isDistributed(config)) throw new Error('both URLs are set');
     const store = await PostgresStore.open(databaseUrl, { poolSize: 10 });
-    const box = await startDistributedBox({
+    const box = await startDistributedBox(config, {
       store,
-      redisUrl: REDIS_URL,
-      prefix,
-      adminToken: admin.token,
-      logger: pino({ level: opts.logLevel ?? 'silent' }),
-      config: {
-        allowPrivateNetworks: opts.allowPrivateNetworks ?? true,
-        maxPayloadBytes: opts.maxPayloadBytes ?? 256 * 1024,
-        maxRequestBytes: opts.maxRequestBytes ?? 8 * 1024 * 1024,
-      },
-      host: '127.0.0.1',
-      port,
+      logger: pino({ level: config.SLUICE_LOG_LEVEL }),
       lookup: opts.lookup,
-      ...(opts.deliveryConcurrency === undefined ? {} : { deliveryConcurrency: opts.deliveryConcurrency }),
-      ...(opts.windowMarginMs === undefined ? {} : { windowMarginMs: opts.windowMarginMs }),
-      ...(opts.arrivalBoundMs === undefined ? {} : { arrivalBoundMs: opts.arrivalBoundMs }),
-      ...(opts.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: opts.sweepIntervalMs }),
-      ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
-      ...(opts.retentionDays === undefined ? {} : { retentionMs: opts.retentionDays * 86_400_000 }),
-      alerts: opts.alerts,
-      ...(opts.health === undefined ? {} : { health: opts.health }),
     }).catch(async (err: unknown) => {
       await store.close();
       throw err;
@@ -231,7 +229,7 @@ async function startDistributed(opts: BoxOptions, token: string | undefined): Pr
   const port = Number(new URL(running.box.url).port);
   return {
     url: running.box.url,
-    adminToken: admin.token,
+    adminToken: running.box.adminToken,
     dataDir,
     isScheduled: (id) => running.box.isScheduled(id),
     query: state.query,

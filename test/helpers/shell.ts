@@ -40,10 +40,9 @@ export function shBlocks(markdown: string): Block[] {
 }
 
 /** The shell variables (UPPER_CASE) a block assigns. */
-export const assigned = (code: string): string[] =>
-  [...code.matchAll(/^\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+const assigned = (code: string): string[] => [...code.matchAll(/^\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
 
-export interface Run {
+interface Run {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -51,7 +50,7 @@ export interface Run {
 }
 
 /** `bash -c script` in its own process group, killed (with its children) past `timeoutMs`. */
-export function bash(
+function bash(
   script: string,
   env: Record<string, string>,
   cwd: string,

@@ -52,7 +52,7 @@ export interface Accepted {
   deliveries: { id: string; destinationId: string }[];
 }
 
-export interface Attempt {
+interface Attempt {
   id: string;
   attempt: number;
   statusCode: number | null;
@@ -160,7 +160,7 @@ export interface TestBox extends Client {
 export { tempDir };
 
 /** Sluice on fresh state; `close` stops it and removes the state. */
-export async function startBox(opts: BoxOptions = {}): Promise<TestBox> {
+async function startBox(opts: BoxOptions = {}): Promise<TestBox> {
   const box = await startShape(opts);
   const c = client(box.url);
   return {

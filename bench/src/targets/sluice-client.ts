@@ -62,7 +62,7 @@ async function pool<T>(
 }
 
 /** Sluice's own view of the limit at the end of a run (`GET /v1/destinations/:id/stats`). */
-export interface ApiAudit {
+interface ApiAudit {
   /** Destinations whose stats were read (all, unless the budget ran out). */
   audited: number;
   /** The most of `maxSentInAnyWindow ÷ rateLimit.limit` (the limit in force at the end). */

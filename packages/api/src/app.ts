@@ -7,7 +7,6 @@
  */
 
 import fastifySwagger from '@fastify/swagger';
-import type { Store } from '@sluice/store';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -16,10 +15,8 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import { Authenticator } from './auth.ts';
-import type { ApiConfig, ApiContext, App, Dispatcher } from './context.ts';
+import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { alertRoutes } from './routes/alerts.ts';
@@ -30,19 +27,6 @@ import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { tenantRoutes } from './routes/tenants.ts';
-
-export interface ApiOptions {
-  store: Store;
-  dispatcher: Dispatcher;
-  adminToken: string;
-  config: ApiConfig;
-  logger: Logger;
-  registry: Registry;
-  /** Whether every dependency is reachable (for /readyz). */
-  ready?: () => Promise<void>;
-  clock?: () => number;
-  version?: string;
-}
 
 export async function buildApi(options: ApiOptions): Promise<App> {
   const app = Fastify({

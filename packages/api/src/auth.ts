@@ -12,10 +12,10 @@ import type { Store, Tenant } from '@sluice/store';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, notFound } from './errors.ts';
 
-export type Principal = { kind: 'admin' } | { kind: 'tenant'; tenant: Tenant };
+type Principal = { kind: 'admin' } | { kind: 'tenant'; tenant: Tenant };
 
 /** Who may call a route: set as the route's `config.auth`. */
-export type Access = 'public' | 'admin' | 'tenant';
+type Access = 'public' | 'admin' | 'tenant';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -123,6 +123,6 @@ export class Authenticator {
 }
 
 /** True when the principal may see a resource of `tenantId` (else the route answers 404). */
-export function canSee(principal: Principal, tenantId: string): boolean {
+function canSee(principal: Principal, tenantId: string): boolean {
   return principal.kind === 'admin' || principal.tenant.id === tenantId;
 }

@@ -7,6 +7,8 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Authenticator } from './auth.ts';
 import { ApiError, errorResponses } from './responses.ts';
 
@@ -46,6 +48,20 @@ export interface ApiConfig {
   maxPayloadBytes: number;
   /** Most bytes of one request body. */
   maxRequestBytes: number;
+}
+
+/** What `buildApi` is built from (the routes that need more than the context read it too). */
+export interface ApiOptions {
+  store: Store;
+  dispatcher: Dispatcher;
+  adminToken: string;
+  config: ApiConfig;
+  logger: Logger;
+  registry: Registry;
+  /** Whether every dependency is reachable (for /readyz). */
+  ready?: () => Promise<void>;
+  clock?: () => number;
+  version?: string;
 }
 
 export interface ApiContext {

@@ -34,9 +34,6 @@ export class ApiError extends Error {
 export const notFound = (what: string, id?: string): ApiError =>
   new ApiError(404, 'not_found', `${what} not found`, id === undefined ? null : { id });
 
-export const invalid = (path: string, message: string): ApiError =>
-  new ApiError(400, 'validation_failed', `${path}: ${message}`, [{ path, message }]);
-
 /** Where a failed validation was: the body's fields bare, the others prefixed. */
 const PREFIX: Record<string, string> = {
   body: '',

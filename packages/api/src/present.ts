@@ -61,7 +61,7 @@ export function presentDestinationWithSecret(d: Destination) {
   return { ...presentDestination(d), secret: current?.secret ?? '' };
 }
 
-export function presentAttempt(a: Attempt) {
+function presentAttempt(a: Attempt) {
   return {
     id: a.id,
     attempt: a.attempt,

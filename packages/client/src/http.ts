@@ -47,7 +47,7 @@ export interface HttpConfig {
   headers: Record<string, string>;
 }
 
-export function buildUrl(baseUrl: string, path: string, query: Query | undefined): string {
+function buildUrl(baseUrl: string, path: string, query: Query | undefined): string {
   const url = new URL(path.replace(/^\//, ''), baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined) url.searchParams.set(key, String(value));

@@ -82,6 +82,3 @@ export function alertSettings(config: AlertEnv): AlertSettings {
         : null,
   };
 }
-
-/** The settings with every variable unset (tests, and callers that pass none). */
-export const defaultAlertSettings = (): AlertSettings => alertSettings(z.object(alerts).parse({}));

@@ -9,11 +9,16 @@ import {
   ConfigError,
   checkAlerts,
   checkBreaker,
+  checkShape,
   common,
   distributed,
+  eitherShape,
   healthPolicy,
   int,
+  isDistributed,
+  parseConfig,
   parseEnv,
+  sweeping,
 } from './index.ts';
 
 const schema = z.object({
@@ -134,5 +139,52 @@ describe('breaker settings', () => {
       },
     );
     assert.throws(() => parseEnv(withBreaker, { SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: '101' }), ConfigError);
+  });
+});
+
+describe('the shape: DATABASE_URL and REDIS_URL together', () => {
+  const either = z.object({ ...eitherShape }).superRefine(checkShape);
+
+  it('neither: the single box; both: the distributed shape', () => {
+    const single = parseEnv(either, {});
+    assert.equal(isDistributed(single), false);
+    const both = parseEnv(either, good);
+    assert.equal(isDistributed(both), true);
+    assert.equal(both.DATABASE_URL, good.DATABASE_URL);
+  });
+
+  it('one alone: an error naming the other', () => {
+    assert.throws(
+      () => parseEnv(either, { DATABASE_URL: good.DATABASE_URL }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(
+          err.message,
+          /^ {2}REDIS_URL: required when the other of DATABASE_URL\/REDIS_URL is set .*\(unset\)$/m,
+        );
+        assert.doesNotMatch(err.message, /DATABASE_URL:/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => parseEnv(either, { REDIS_URL: good.REDIS_URL }),
+      /^ {2}DATABASE_URL: required when the other of DATABASE_URL\/REDIS_URL is set/m,
+    );
+  });
+});
+
+describe('parseConfig', () => {
+  const schema = z.object({ ...sweeping, ...common });
+
+  it("gives what a test leaves out the schema's defaults, and takes numbers as numbers", () => {
+    const c = parseConfig(schema, { SLUICE_LEASE_MS: 5_000 });
+    assert.equal(c.SLUICE_LEASE_MS, 5_000);
+    assert.equal(c.SLUICE_SWEEP_INTERVAL_MS, 5_000);
+    assert.equal(c.SLUICE_RETENTION_DAYS, 14);
+    assert.equal(c.SLUICE_DESTINATION_CACHE_SIZE, 100_000);
+  });
+
+  it('refuses a bad override as the environment would', () => {
+    assert.throws(() => parseConfig(schema, { SLUICE_LEASE_MS: 10 }), /SLUICE_LEASE_MS: .*\(got 10\)/);
   });
 });

@@ -26,8 +26,8 @@ const url = (protocols: string[], example: string) =>
     `a ${protocols.join(' or ')} URL such as ${example}`,
   );
 
-export const postgresUrl = url(['postgres:', 'postgresql:'], 'postgres://user@host:5432/sluice');
-export const redisUrl = url(['redis:', 'rediss:'], 'redis://host:6379/0');
+const postgresUrl = url(['postgres:', 'postgresql:'], 'postgres://user@host:5432/sluice');
+const redisUrl = url(['redis:', 'rediss:'], 'redis://host:6379/0');
 
 /** What every service reads. */
 export const common = {
@@ -41,20 +41,98 @@ export const common = {
   SLUICE_DESTINATION_CACHE_SIZE: int(1, 10_000_000).default(100_000),
 };
 
+/** How a destination's window is judged; every process that paces deliveries reads it. */
+const pacing = {
+  SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
+  SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
+};
+
+/** What every process that opens the Postgres store reads. */
+const pool = {
+  SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
+  /** Connections each process opens at start, before it is ready, and keeps through a lull. */
+  SLUICE_PG_POOL_MIN: int(0, 1_000).default(3),
+};
+
+/** Every Redis key of one installation starts with it (several may share a Redis). */
+const redisPrefix = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
+  .default('sluice');
+
 /** What every service of the distributed shape reads. */
 export const distributed = {
   DATABASE_URL: postgresUrl,
   REDIS_URL: redisUrl,
-  /** Every Redis key of one installation starts with it (several may share a Redis). */
-  SLUICE_REDIS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
-    .default('sluice'),
-  SLUICE_PG_POOL_SIZE: int(1, 1_000).default(10),
-  /** Connections each process opens at start, before it is ready, and keeps through a lull. */
-  SLUICE_PG_POOL_MIN: int(0, 1_000).default(3),
-  SLUICE_WINDOW_MARGIN_MS: int(0, 10_000).default(5),
-  SLUICE_ARRIVAL_BOUND_MS: int(0, 60_000).default(250),
+  SLUICE_REDIS_PREFIX: redisPrefix,
+  ...pool,
+  ...pacing,
+};
+
+/**
+ * The single box's view of the distributed settings: both URLs optional, paired by
+ * `checkShape` (neither: the single box on SQLite; both: the distributed shape).
+ */
+export const eitherShape = {
+  ...distributed,
+  DATABASE_URL: postgresUrl.optional(),
+  REDIS_URL: redisUrl.optional(),
+};
+
+/**
+ * `DATABASE_URL` and `REDIS_URL` go together (a zod `superRefine` over a schema with
+ * `eitherShape`): one alone is an error naming the other.
+ */
+export function checkShape(
+  c: { DATABASE_URL?: string | undefined; REDIS_URL?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if ((c.DATABASE_URL === undefined) === (c.REDIS_URL === undefined)) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: [c.DATABASE_URL === undefined ? 'DATABASE_URL' : 'REDIS_URL'],
+    message: 'required when the other of DATABASE_URL/REDIS_URL is set (neither: the single box on SQLite)',
+  });
+}
+
+/** Whether a config of `eitherShape` names both URLs: the distributed shape. */
+export function isDistributed<
+  C extends { DATABASE_URL?: string | undefined; REDIS_URL?: string | undefined },
+>(c: C): c is C & { DATABASE_URL: string; REDIS_URL: string } {
+  return c.DATABASE_URL !== undefined && c.REDIS_URL !== undefined;
+}
+
+/** Outbound requests to private, loopback and link-local addresses (off: SSRF protection). */
+export const network = {
+  SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+};
+
+/** What the HTTP API reads (both shapes): the size limits of what it accepts. */
+export const ingest = {
+  SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
+  SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
+};
+
+/** The settings of `ingest` and `network` as @sluice/api's `ApiConfig`. */
+export function apiConfig(c: {
+  SLUICE_ALLOW_PRIVATE_NETWORKS: boolean;
+  SLUICE_MAX_PAYLOAD_BYTES: number;
+  SLUICE_MAX_REQUEST_BYTES: number;
+}) {
+  return {
+    allowPrivateNetworks: c.SLUICE_ALLOW_PRIVATE_NETWORKS,
+    maxPayloadBytes: c.SLUICE_MAX_PAYLOAD_BYTES,
+    maxRequestBytes: c.SLUICE_MAX_REQUEST_BYTES,
+  };
+}
+
+/** What the processes that sweep and delete old deliveries read (the rate limiter, the single box). */
+export const sweeping = {
+  SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
+  /** A claimed delivery with no request under way returns to pending after this. */
+  SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
+  /** Delivered and cancelled deliveries older than this many days are deleted. */
+  SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
 };
 
 /** What every process that runs ticks reads (the rate limiter, the API, the single box). */
@@ -134,6 +212,19 @@ export function healthPolicy(c: BreakerConfig) {
 
 /** Parses `env` with `schema`; every bad variable is named in one ConfigError. */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  return parse(schema, env);
+}
+
+/**
+ * A config built from `overrides` as if they were the environment, with the schema's
+ * defaults for the rest: how tests (and anything that starts a service in process) make one.
+ * Numbers may stay numbers; a bad value throws the same ConfigError.
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, overrides: z.input<S>): z.output<S> {
+  return parse(schema, overrides as Record<string, unknown>);
+}
+
+function parse<S extends z.ZodType>(schema: S, env: Record<string, unknown>): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
@@ -155,4 +246,4 @@ export function loadOrExit<S extends z.ZodType>(schema: S, service: string): z.o
   }
 }
 
-export { type AlertSettings, alertSettings, alerts, checkAlerts, defaultAlertSettings } from './alerts.ts';
+export { type AlertSettings, alertSettings, alerts, checkAlerts } from './alerts.ts';

@@ -62,7 +62,7 @@ export interface AlertChange {
 }
 
 /** A firing alert resolves once its value is at or below half its threshold. */
-export const RESOLVE_RATIO = 0.5;
+const RESOLVE_RATIO = 0.5;
 
 export function resolveBelow(threshold: number): number {
   return Math.floor(threshold * RESOLVE_RATIO);

@@ -16,7 +16,6 @@ import type {
   DeliveryStatus,
   Destination,
   DestinationOverview,
-  DestinationState,
   DestinationStats,
   DestinationWithSecret,
   Event,
@@ -37,7 +36,6 @@ export type {
   DeliveryStatus,
   Destination,
   DestinationOverview,
-  DestinationState,
   DestinationWithSecret,
   Event,
   HealthState,
@@ -78,7 +76,7 @@ function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path;
 }
 
-export async function call<T>(
+async function call<T>(
   method: string,
   path: string,
   options: { query?: Query; body?: unknown; token?: string } = {},

@@ -28,6 +28,6 @@ export const drainSeconds = (backlog: Backlog, rate: RateLimit): number =>
  * Backing up: work has waited over a minute, or the backlog takes over a minute to drain at
  * the limit. Either way the destination receives less than is sent to it.
  */
-export const BACKING_UP_MS = 60_000;
+const BACKING_UP_MS = 60_000;
 export const isBackingUp = (backlog: Backlog, rate: RateLimit): boolean =>
   backlog.oldestPendingAgeMs > BACKING_UP_MS || drainSeconds(backlog, rate) * 1_000 > BACKING_UP_MS;

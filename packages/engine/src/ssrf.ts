@@ -44,7 +44,7 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 /** The address of an IP-literal URL host (brackets stripped), or undefined for a hostname. */
-export function literalAddress(hostname: string): string | undefined {
+function literalAddress(hostname: string): string | undefined {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return isIP(bare) ? bare : undefined;
 }

@@ -48,7 +48,7 @@ export function reportRepairs(logger: Logger, metrics: EngineMetrics, repairs: R
   logger.warn({ rewoken, requeued, orphans }, 'sweeper repaired the schedule');
 }
 
-export async function sweep(deps: SweeperDeps): Promise<{ rewoken: number; requeued: number }> {
+async function sweep(deps: SweeperDeps): Promise<{ rewoken: number; requeued: number }> {
   const { store, schedule, pacer, live, clock, leaseMs } = deps;
   let rewoken = 0;
   for (const { destinationId, nextPendingAt } of await store.pendingDestinations()) {

@@ -30,10 +30,10 @@ export const DELIVERY_QUEUE = 'deliveries';
 const STALLED_AFTER_MS = 10_000;
 
 /** Deliveries per job unless configured (`SLUICE_JOB_DELIVERIES`). */
-export const JOB_DELIVERIES = 10;
+const JOB_DELIVERIES = 10;
 
 /** A job's data: deliveries, each destination's in claim order. */
-export interface DeliveryJob {
+interface DeliveryJob {
   deliveries: ClaimedDelivery[];
 }
 

@@ -66,7 +66,10 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
   };
 }
 
-/** BullMQ's connection options for a redis:// URL. */
+/**
+ * BullMQ's connection options for a redis:// or rediss:// URL. A `rediss://` URL means TLS,
+ * as ioredis reads it (`tls` set); BullMQ takes options, not the URL, so it is carried here.
+ */
 export function bullConnection(redisUrl: string) {
   const url = new URL(redisUrl);
   return {
@@ -75,5 +78,6 @@ export function bullConnection(redisUrl: string) {
     db: Number(url.pathname.slice(1) || 0),
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }

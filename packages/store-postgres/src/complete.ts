@@ -200,6 +200,6 @@ export async function completeAttempts(
  * body, an error message): one NUL would fail the whole batch, again on every retry. It
  * becomes U+FFFD, as an undecodable byte already does.
  */
-export function text(value: string | null): string | null {
+function text(value: string | null): string | null {
   return value === null ? null : value.replaceAll('\u0000', '\uFFFD');
 }

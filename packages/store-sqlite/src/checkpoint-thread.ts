@@ -15,14 +15,7 @@
 
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { WAL_LARGE } from './checkpointer.ts';
-
-export interface CheckpointSettings {
-  path: string;
-  intervalMs: number;
-  /** Frames in the WAL from which the main thread is asked to let it start over. */
-  restartPages: number;
-}
+import { type CheckpointSettings, WAL_LARGE } from './checkpoint-protocol.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('checkpoint-thread.ts runs as a worker thread');

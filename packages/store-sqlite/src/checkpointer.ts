@@ -19,15 +19,13 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import type { CheckpointSettings } from './checkpoint-thread.ts';
+import { type CheckpointSettings, WAL_LARGE } from './checkpoint-protocol.ts';
 
 const ENTRY = new URL('./checkpoint-thread.ts', import.meta.url);
 /** SQLite's default: an automatic checkpoint past 1,000 WAL pages. */
 const AUTO_CHECKPOINT_PAGES = 1_000;
 /** Frames (pages) in the WAL from which it is made to start over, unless configured. */
 const WAL_RESTART_PAGES = 8_192;
-/** The thread's message: a round found `restartPages` frames or more in the WAL. */
-export const WAL_LARGE = 'wal-large';
 /** The size the WAL file is cut back to when it starts over (bytes). */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 

@@ -5,43 +5,19 @@
  * start it here, in process.
  */
 
-import { type ApiConfig, buildApi } from '@sluice/api';
-import { EngineMetrics, registerAlertGauge, registerHealthGauge } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  RedisDispatcher,
-  type ScheduleClient,
-  tickingSchedule,
-} from '@sluice/redis';
+import { buildApi } from '@sluice/api';
+import { apiConfig } from '@sluice/config';
+import { registerAlertGauge } from '@sluice/engine';
+import { RedisDispatcher, type ScheduleClient, tickingSchedule } from '@sluice/redis';
+import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
+import type { ApiServiceConfig } from './config.ts';
 
-export interface ApiServiceOptions {
+/** What the API service runs on besides its settings. */
+export interface ApiServiceDeps {
   store: Store;
-  redisUrl: string;
-  prefix: string;
-  adminToken: string;
-  config: ApiConfig;
   logger: Logger;
-  host?: string;
-  port?: number;
-  windowMarginMs?: number;
-  arrivalBoundMs?: number;
-  claimLeaseMs?: number;
-  /**
-   * Run the tick an accepted event wakes when it is due now and none is running, instead of
-   * kicking a rate limiter to run it (`SLUICE_API_TICKS`, default true; docs/adr/0013).
-   */
-  runTicks?: boolean | undefined;
-  /** As the rate limiter's (`SLUICE_TICK_LEAD_MS`), for the ticks this process runs. */
-  tickLeadMs?: number | undefined;
-  /** As the rate limiter's (`SLUICE_JOB_DELIVERIES`), for the ticks this process runs. */
-  jobDeliveries?: number | undefined;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
   clock?: () => number;
 }
 
@@ -51,43 +27,30 @@ export interface ApiService {
   close(): Promise<void>;
 }
 
-export async function startApiService(o: ApiServiceOptions): Promise<ApiService> {
+export async function startApiService(config: ApiServiceConfig, o: ApiServiceDeps): Promise<ApiService> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState(o);
-  const { keys, redis, destinations, pacing, schedule } = shared;
-  const registry = new Registry();
-  // Its gauges read the shared state (every service shows the same); it publishes what the
-  // ticks it runs allow.
-  const queue = new BullPublisher({
-    connection: bullConnection(o.redisUrl),
-    prefix: `${o.prefix}-bull`,
-    jobDeliveries: o.jobDeliveries,
-  });
-  const metrics = new EngineMetrics(
-    registry,
-    async () => ({
-      queued: await queue.depth(),
-      inFlight: 0,
-      scheduled: await redis.zcard(keys.schedule(0)),
-    }),
-    (now) => o.store.oldestDueAt(now),
+  // It publishes what the ticks it runs allow.
+  const base = await openDistributedProcess(config, {
+    store: o.store,
     clock,
-  );
+    jobDeliveries: config.SLUICE_JOB_DELIVERIES,
+  });
+  const { shared, queue, registry, metrics, ready } = base;
+  const { keys, redis, destinations, pacing, schedule } = shared;
   registerAlertGauge(registry, o.store);
-  registerHealthGauge(registry, o.store);
-  // The ticks this process runs: those its wakes claim, never a loop over the schedule.
-  const ticks =
-    o.runTicks === false
-      ? undefined
-      : tickingSchedule({
-          shared,
-          store: o.store,
-          publisher: queue,
-          metrics,
-          logger: o.logger,
-          clock,
-          leadMs: o.tickLeadMs,
-        });
+  // The ticks this process runs: those its wakes claim, never a loop over the schedule
+  // (SLUICE_API_TICKS; docs/adr/0013). Off: a wake kicks a rate limiter to run it.
+  const ticks = config.SLUICE_API_TICKS
+    ? tickingSchedule({
+        shared,
+        store: o.store,
+        publisher: queue,
+        metrics,
+        logger: o.logger,
+        clock,
+        leadMs: config.SLUICE_TICK_LEAD_MS,
+      })
+    : undefined;
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -101,18 +64,15 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   const app = await buildApi({
     store: o.store,
     dispatcher,
-    adminToken: o.adminToken,
-    config: o.config,
+    adminToken: config.SLUICE_ADMIN_TOKEN,
+    config: apiConfig(config),
     logger: o.logger,
     registry,
     clock,
-    ready: async () => {
-      await o.store.ping();
-      await redis.ping();
-    },
+    ready,
   });
-  const url = await app.listen({ port: o.port ?? 0, host: o.host ?? '127.0.0.1' });
-  o.logger.info({ url }, 'listening');
+  const url = await app.listen({ port: config.PORT, host: config.HOST });
+  o.logger.info({ url }, 'api ready');
   return {
     url,
     schedule,
@@ -120,8 +80,7 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
       await app.close(); // stops accepting, finishes the requests in flight
       await dispatcher.settled();
       await ticks?.stop(); // the ticks it runs settle: no lease is left behind
-      await queue.close();
-      await shared.close();
+      await base.close();
     },
   };
 }

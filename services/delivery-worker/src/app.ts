@@ -6,46 +6,20 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
+import { healthPolicy } from '@sluice/config';
 import { concurrencyCap } from '@sluice/core';
-import {
-  CompletionWriter,
-  Deliverer,
-  DeliveryRunner,
-  EngineMetrics,
-  type EngineOptions,
-  type LookupFunction,
-  type OpsServer,
-  registerHealthGauge,
-  startOpsServer,
-} from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  publishChange,
-  startDeliveryWorker,
-} from '@sluice/redis';
+import { CompletionWriter, Deliverer, DeliveryRunner, type LookupFunction } from '@sluice/engine';
+import { bullConnection, publishChange, startDeliveryWorker } from '@sluice/redis';
+import { openDistributedProcess } from '@sluice/service';
 import type { HealthChange, Store } from '@sluice/store';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
+import type { DeliveryWorkerConfig } from './config.ts';
 
-export interface DeliveryWorkerServiceOptions {
+/** What the delivery worker runs on besides its settings (`lookup`: DNS, injected by the SSRF tests). */
+export interface DeliveryWorkerDeps {
   store: Store;
-  redisUrl: string;
-  prefix: string;
   logger: Logger;
-  host?: string;
-  port?: number;
-  concurrency?: number;
-  allowPrivateNetworks?: boolean;
   lookup?: LookupFunction | undefined;
-  windowMarginMs?: number;
-  arrivalBoundMs?: number;
-  claimLeaseMs?: number;
-  /** The circuit breaker's settings (docs/adr/0007). */
-  health?: EngineOptions['health'];
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
   clock?: () => number;
   random?: () => number;
 }
@@ -56,30 +30,19 @@ export interface DeliveryWorkerService {
 }
 
 export async function startDeliveryWorkerService(
-  o: DeliveryWorkerServiceOptions,
+  config: DeliveryWorkerConfig,
+  o: DeliveryWorkerDeps,
 ): Promise<DeliveryWorkerService> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState(o);
-  const { keys, redis, destinations, pacing, schedule } = shared;
-  const registry = new Registry();
   let active = 0;
-  // A view of the delivery queue that publishes nothing: it reads the depth for /metrics, so
+  // Its view of the delivery queue publishes nothing: it reads the depth for /metrics, so
   // the workers' own scrape target carries the signal they are scaled by.
-  const queue = new BullPublisher({ connection: bullConnection(o.redisUrl), prefix: `${o.prefix}-bull` });
-  const metrics = new EngineMetrics(
-    registry,
-    async () => ({
-      queued: await queue.depth(),
-      inFlight: active,
-      scheduled: await redis.zcard(keys.schedule(0)),
-    }),
-    (now) => o.store.oldestDueAt(now),
-    clock,
-  );
-  registerHealthGauge(registry, o.store);
-  const concurrency = o.concurrency ?? 100;
+  const base = await openDistributedProcess(config, { store: o.store, clock, inFlight: () => active });
+  const { shared, metrics } = base;
+  const { keys, redis, destinations, pacing, schedule } = shared;
+  const concurrency = config.SLUICE_DELIVERY_CONCURRENCY;
   const deliverer = new Deliverer({
-    allowPrivateNetworks: o.allowPrivateNetworks ?? false,
+    allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
     lookup: o.lookup,
     connections: concurrency,
   });
@@ -100,7 +63,7 @@ export async function startDeliveryWorkerService(
     logger: o.logger,
     clock,
     flushMs: 5,
-    health: o.health,
+    health: healthPolicy(config),
     onHealth: (change) => {
       healthChanged(change).catch((err) => fail(err, change.destinationId));
     },
@@ -141,8 +104,8 @@ export async function startDeliveryWorkerService(
     },
   });
   const worker = startDeliveryWorker({
-    connection: bullConnection(o.redisUrl),
-    prefix: `${o.prefix}-bull`,
+    connection: bullConnection(config.REDIS_URL),
+    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
     concurrency,
     run: async (delivery) => {
       active++;
@@ -167,15 +130,7 @@ export async function startDeliveryWorkerService(
       'could not start the deliveries of a job; BullMQ tries it again, then the sweeper',
     ),
   );
-  const ops: OpsServer = await startOpsServer({
-    host: o.host ?? '127.0.0.1',
-    port: o.port ?? 0,
-    registry,
-    ready: async () => {
-      await o.store.ping();
-      await redis.ping();
-    },
-  });
+  const ops = await base.serveOps();
   o.logger.info({ url: ops.url, concurrency }, 'delivery worker ready');
   return {
     url: ops.url,
@@ -184,9 +139,8 @@ export async function startDeliveryWorkerService(
       await worker.close(); // takes no new job, waits for the requests in flight
       await completions.flush();
       await deliverer.close();
-      await queue.close();
       await ops.close();
-      await shared.close();
+      await base.close();
     },
   };
 }

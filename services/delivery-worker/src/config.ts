@@ -1,6 +1,6 @@
 /** The delivery worker's settings (`.env.example` lists them). */
 
-import { bool, breaker, checkBreaker, checkPool, common, distributed, int } from '@sluice/config';
+import { breaker, checkBreaker, checkPool, common, distributed, int, network } from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them (`.partial()` and `.shape` need a plain object). */
@@ -8,8 +8,8 @@ export const deliveryWorkerConfigFields = z.object({
   ...common,
   ...distributed,
   ...breaker,
+  ...network,
   PORT: int(0, 65_535).default(3002),
-  SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Webhook requests one worker process has in flight at once. */
   SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(100),
 });
@@ -17,3 +17,5 @@ export const deliveryWorkerConfigFields = z.object({
 export const deliveryWorkerConfigSchema = deliveryWorkerConfigFields
   .superRefine(checkBreaker)
   .superRefine(checkPool);
+
+export type DeliveryWorkerConfig = z.output<typeof deliveryWorkerConfigSchema>;

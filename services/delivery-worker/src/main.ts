@@ -5,37 +5,12 @@
  * finishes the requests in flight, writes their outcomes and exits.
  */
 
-import { healthPolicy, loadOrExit } from '@sluice/config';
-import { drainOnSignal } from '@sluice/engine';
-import { PostgresStore } from '@sluice/store-postgres';
-import { pino } from 'pino';
+import { runService } from '@sluice/service';
 import { startDeliveryWorkerService } from './app.ts';
 import { deliveryWorkerConfigSchema } from './config.ts';
 
-const config = loadOrExit(deliveryWorkerConfigSchema, 'sluice-delivery-worker');
-const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-delivery-worker' } });
-const store = await PostgresStore.open(config.DATABASE_URL, {
-  poolSize: config.SLUICE_PG_POOL_SIZE,
-  poolMin: config.SLUICE_PG_POOL_MIN,
-  genericPoolMin: config.SLUICE_PG_POOL_MIN, // the completions' connections (Db.generic)
-  applicationName: 'sluice-delivery-worker',
-});
-const worker = await startDeliveryWorkerService({
-  store,
-  redisUrl: config.REDIS_URL,
-  prefix: config.SLUICE_REDIS_PREFIX,
-  logger,
-  host: config.HOST,
-  port: config.PORT,
-  concurrency: config.SLUICE_DELIVERY_CONCURRENCY,
-  allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
-  windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-  health: healthPolicy(config),
-});
-logger.info({ url: worker.url }, 'listening');
-drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {
-  await worker.close();
-  await store.close();
+await runService({
+  name: 'sluice-delivery-worker',
+  schema: deliveryWorkerConfigSchema,
+  start: startDeliveryWorkerService,
 });

@@ -5,54 +5,19 @@
  * `main.ts` starts it from the environment; tests start it here, in process.
  */
 
-import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
-import {
-  ALERTS_DESTINATION_ID,
-  Alerter,
-  EngineMetrics,
-  ensureAlertsDestination,
-  type OpsServer,
-  Retention,
-  registerHealthGauge,
-  startOpsServer,
-} from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  RedisDispatcher,
-  type RedisSchedule,
-  tickingSchedule,
-} from '@sluice/redis';
+import { alertSettings } from '@sluice/config';
+import { ALERTS_DESTINATION_ID, Alerter, ensureAlertsDestination, Retention } from '@sluice/engine';
+import { RedisDispatcher, type RedisSchedule, tickingSchedule } from '@sluice/redis';
+import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
+import type { RateLimiterConfig } from './config.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
-export interface RateLimiterOptions {
+/** What the rate limiter runs on besides its settings. */
+export interface RateLimiterDeps {
   store: Store;
-  redisUrl: string;
-  prefix: string;
   logger: Logger;
-  host?: string;
-  port?: number;
-  windowMarginMs?: number;
-  arrivalBoundMs?: number;
-  /** A published delivery whose request has not started after this no longer counts. */
-  claimLeaseMs?: number;
-  /** A claimed delivery with no job left returns to pending after this. */
-  leaseMs?: number;
-  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
-  tickLeadMs?: number | undefined;
-  /** Most deliveries in one delivery-queue job. */
-  jobDeliveries?: number | undefined;
-  sweepIntervalMs?: number;
-  /** Delivered and cancelled deliveries older than this are deleted (default 14 days). */
-  retentionMs?: number;
-  /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
-  alerts?: AlertSettings;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
   clock?: () => number;
 }
 
@@ -63,27 +28,15 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimiter> {
+export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiterDeps): Promise<RateLimiter> {
   const clock = o.clock ?? Date.now;
-  const shared = await openSharedState(o);
-  const { keys, redis, subscriber, destinations, pacing } = shared;
-  const publisher = new BullPublisher({
-    connection: bullConnection(o.redisUrl),
-    prefix: `${o.prefix}-bull`,
-    jobDeliveries: o.jobDeliveries,
-  });
-  const registry = new Registry();
-  const metrics = new EngineMetrics(
-    registry,
-    async () => ({
-      queued: await publisher.depth(),
-      inFlight: 0,
-      scheduled: await redis.zcard(keys.schedule(0)),
-    }),
-    (now) => o.store.oldestDueAt(now),
+  const base = await openDistributedProcess(config, {
+    store: o.store,
     clock,
-  );
-  registerHealthGauge(registry, o.store);
+    jobDeliveries: config.SLUICE_JOB_DELIVERIES,
+  });
+  const { shared, queue: publisher, registry, metrics } = base;
+  const { keys, redis, subscriber, destinations, pacing } = shared;
   const schedule = tickingSchedule({
     shared,
     subscriber,
@@ -92,7 +45,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     metrics,
     logger: o.logger,
     clock,
-    leadMs: o.tickLeadMs,
+    leadMs: config.SLUICE_TICK_LEAD_MS,
     onTakeover: (destinationIds) => {
       metrics.tickTakeovers.inc(destinationIds.length);
       o.logger.warn(
@@ -112,19 +65,19 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     logger: o.logger,
     metrics,
     clock,
-    leaseMs: o.leaseMs ?? 300_000,
+    leaseMs: config.SLUICE_LEASE_MS,
   });
   // Every replica runs retention: it deletes in small batches, so replicas only share work.
   const retention = new Retention({
     store: o.store,
     logger: o.logger,
     clock,
-    retentionMs: o.retentionMs ?? 14 * 86_400_000,
+    retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
     intervalMs: 60_000,
     batch: 500,
   });
   // Backlog alerts: every replica evaluates; the store lets exactly one raise each alert.
-  const alerts = o.alerts ?? defaultAlertSettings();
+  const alerts = alertSettings(config);
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
@@ -150,18 +103,10 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
   });
   await sweeper.recoverIfLost();
   await schedule.start();
-  sweeper.start(o.sweepIntervalMs ?? 5_000);
+  sweeper.start(config.SLUICE_SWEEP_INTERVAL_MS);
   retention.start();
   alerter.start();
-  const ops: OpsServer = await startOpsServer({
-    host: o.host ?? '127.0.0.1',
-    port: o.port ?? 0,
-    registry,
-    ready: async () => {
-      await o.store.ping();
-      await redis.ping();
-    },
-  });
+  const ops = await base.serveOps();
   o.logger.info({ url: ops.url }, 'rate limiter ready');
   return {
     url: ops.url,
@@ -173,9 +118,8 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
       await retention.stop();
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
-      await publisher.close();
       await ops.close();
-      await shared.close();
+      await base.close();
     },
   };
 }

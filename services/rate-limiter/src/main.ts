@@ -5,40 +5,12 @@
  * exits.
  */
 
-import { alertSettings, loadOrExit } from '@sluice/config';
-import { drainOnSignal } from '@sluice/engine';
-import { PostgresStore } from '@sluice/store-postgres';
-import { pino } from 'pino';
+import { runService } from '@sluice/service';
 import { startRateLimiter } from './app.ts';
 import { rateLimiterConfigSchema } from './config.ts';
 
-const config = loadOrExit(rateLimiterConfigSchema, 'sluice-rate-limiter');
-const logger = pino({ level: config.SLUICE_LOG_LEVEL, base: { service: 'sluice-rate-limiter' } });
-const store = await PostgresStore.open(config.DATABASE_URL, {
-  poolSize: config.SLUICE_PG_POOL_SIZE,
-  poolMin: config.SLUICE_PG_POOL_MIN,
-  genericPoolMin: config.SLUICE_PG_POOL_MIN, // the claims' connections (Db.generic)
-  applicationName: 'sluice-rate-limiter',
-});
-const limiter = await startRateLimiter({
-  store,
-  redisUrl: config.REDIS_URL,
-  prefix: config.SLUICE_REDIS_PREFIX,
-  logger,
-  host: config.HOST,
-  port: config.PORT,
-  windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-  destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-  sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
-  leaseMs: config.SLUICE_LEASE_MS,
-  tickLeadMs: config.SLUICE_TICK_LEAD_MS,
-  jobDeliveries: config.SLUICE_JOB_DELIVERIES,
-  retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
-  alerts: alertSettings(config),
-});
-logger.info({ url: limiter.url }, 'listening');
-drainOnSignal(logger, config.SLUICE_SHUTDOWN_TIMEOUT_MS, async () => {
-  await limiter.close();
-  await store.close();
+await runService({
+  name: 'sluice-rate-limiter',
+  schema: rateLimiterConfigSchema,
+  start: startRateLimiter,
 });

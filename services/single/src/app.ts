@@ -1,53 +1,32 @@
 /**
  * The single box: the API, the engine and the SQLite store in one process, on one file
- * (`<dataDir>/sluice.db`). `main.ts` starts it from the environment; tests start it here.
+ * (`SLUICE_DATA_DIR/sluice.db`). `main.ts` starts it from the environment; tests start it here.
  */
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApi, generateAdminToken } from '@sluice/api';
-import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
+import { alertSettings, apiConfig, healthPolicy } from '@sluice/config';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
   defaultDeliveryThreads,
   Engine,
-  type EngineOptions,
   ensureAlertsDestination,
   type LookupFunction,
 } from '@sluice/engine';
-import { SqliteStore, type Synchronous } from '@sluice/store-sqlite';
+import { SqliteStore } from '@sluice/store-sqlite';
 import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
+import type { Config } from './config.ts';
 
-export interface SingleBoxOptions {
-  dataDir: string;
-  port?: number;
-  host?: string;
-  adminToken?: string | undefined;
-  allowPrivateNetworks?: boolean;
+/**
+ * What the single box runs on besides its settings: a logger (default: one at
+ * `SLUICE_LOG_LEVEL`) and a DNS lookup (injected by the SSRF tests).
+ */
+export interface SingleBoxDeps {
+  logger?: Logger | undefined;
   lookup?: LookupFunction | undefined;
-  sweepIntervalMs?: number;
-  leaseMs?: number;
-  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
-  tickLeadMs?: number | undefined;
-  logLevel?: string;
-  logger?: Logger;
-  maxPayloadBytes?: number;
-  maxRequestBytes?: number;
-  deliveryConcurrency?: number;
-  /** Threads that make the HTTP requests (0: the main thread); default: one with 2+ cores. */
-  deliveryThreads?: number;
-  windowMarginMs?: number;
-  arrivalBoundMs?: number;
-  synchronous?: Synchronous;
-  retentionDays?: number;
-  /** Backlog alerts (ADR 0009); default: the defaults of `SLUICE_ALERT_*`, no webhook. */
-  alerts?: AlertSettings;
-  /** The circuit breaker's settings (docs/adr/0007). */
-  health?: EngineOptions['health'];
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
 }
 
 export interface SingleBox {
@@ -75,34 +54,35 @@ export function adminToken(
   return { token, generated: true };
 }
 
-export async function startSingleBox(options: SingleBoxOptions): Promise<SingleBox> {
-  const logger = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
-  mkdirSync(options.dataDir, { recursive: true });
-  const admin = adminToken(options.dataDir, options.adminToken);
-  const store = new SqliteStore(join(options.dataDir, 'sluice.db'), {
-    synchronous: options.synchronous ?? 'full',
+/** The single box on `config.SLUICE_DATA_DIR` (resolved by the caller; `main.ts` from INIT_CWD). */
+export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): Promise<SingleBox> {
+  const logger = deps.logger ?? pino({ level: config.SLUICE_LOG_LEVEL });
+  const dataDir = config.SLUICE_DATA_DIR;
+  mkdirSync(dataDir, { recursive: true });
+  const admin = adminToken(dataDir, config.SLUICE_ADMIN_TOKEN);
+  const store = new SqliteStore(join(dataDir, 'sluice.db'), {
+    synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
     // WAL checkpoints on a thread of their own, never inside a commit of the event loop.
     checkpointIntervalMs: 250,
   });
   const registry = new Registry();
-  const allowPrivateNetworks = options.allowPrivateNetworks ?? false;
   const engine = new Engine({
     store,
     logger,
     registry,
-    allowPrivateNetworks,
-    lookup: options.lookup,
-    deliveryConcurrency: options.deliveryConcurrency ?? 256,
-    deliveryThreads: options.deliveryThreads ?? defaultDeliveryThreads(),
-    windowMarginMs: options.windowMarginMs ?? 5,
-    arrivalBoundMs: options.arrivalBoundMs ?? 250,
-    sweepIntervalMs: options.sweepIntervalMs ?? 5_000,
-    leaseMs: options.leaseMs ?? 120_000,
-    tickLeadMs: options.tickLeadMs,
+    allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
+    lookup: deps.lookup,
+    deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
+    deliveryThreads: config.SLUICE_DELIVERY_THREADS ?? defaultDeliveryThreads(),
+    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+    sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
+    leaseMs: config.SLUICE_LEASE_MS,
+    tickLeadMs: config.SLUICE_TICK_LEAD_MS,
     completionFlushMs: 5,
-    retentionMs: (options.retentionDays ?? 14) * 86_400_000,
-    health: options.health,
-    destinationCacheSize: options.destinationCacheSize,
+    retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
+    health: healthPolicy(config),
+    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
   });
   const api = await buildApi({
     store,
@@ -110,13 +90,9 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
     adminToken: admin.token,
     logger,
     registry,
-    config: {
-      allowPrivateNetworks,
-      maxPayloadBytes: options.maxPayloadBytes ?? 256 * 1024,
-      maxRequestBytes: options.maxRequestBytes ?? 8 * 1024 * 1024,
-    },
+    config: apiConfig(config),
   });
-  const alerts = options.alerts ?? defaultAlertSettings();
+  const alerts = alertSettings(config);
   if (alerts.sink !== null) await ensureAlertsDestination(store, alerts.sink, Date.now());
   const alerter = new Alerter({
     store,
@@ -132,8 +108,8 @@ export async function startSingleBox(options: SingleBoxOptions): Promise<SingleB
   alerter.start();
   if (alerts.sink !== null)
     logger.info({ destinationId: ALERTS_DESTINATION_ID }, 'backlog alerts go to SLUICE_ALERT_URL');
-  const address = await api.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
-  logger.info({ url: address }, 'listening');
+  const address = await api.listen({ port: config.PORT, host: config.HOST });
+  logger.info({ url: address }, 'single box ready');
   let closing: Promise<void> | undefined;
   return {
     url: address,

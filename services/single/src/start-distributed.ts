@@ -10,34 +10,37 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadOrExit } from '@sluice/config';
 import { ensureDatabase } from '@sluice/store-postgres';
 import { adminToken } from './app.ts';
+import { configSchema } from './config.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sluice',
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
-};
-const dataDir = resolve(process.env.INIT_CWD ?? process.cwd(), process.env.SLUICE_DATA_DIR ?? './data');
-const admin = adminToken(dataDir, process.env.SLUICE_ADMIN_TOKEN);
-env.SLUICE_ADMIN_TOKEN = admin.token;
-await ensureDatabase(env.DATABASE_URL as string);
+// This machine's Postgres and Redis unless told otherwise: the local way to try the shape.
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/sluice';
+process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/0';
+// The settings as `npm start` reads them (a bad one stops here, named); each service reads its own.
+const config = loadOrExit(configSchema, 'sluice');
+const dataDir = resolve(process.env.INIT_CWD ?? process.cwd(), config.SLUICE_DATA_DIR);
+const admin = adminToken(dataDir, config.SLUICE_ADMIN_TOKEN);
+const env: NodeJS.ProcessEnv = { ...process.env, SLUICE_ADMIN_TOKEN: admin.token };
+await ensureDatabase(process.env.DATABASE_URL);
 if (admin.generated) {
   process.stderr.write(
     `\n  Sluice admin token (shown once, kept in ${resolve(dataDir, 'admin-token')}):\n  ${admin.token}\n\n`,
   );
 }
 
-const services: [string, Record<string, string>][] = [
-  ['api', { PORT: process.env.PORT ?? '3000' }],
-  ['rate-limiter', { PORT: process.env.RATE_LIMITER_PORT ?? '3001' }],
-  ['delivery-worker', { PORT: process.env.DELIVERY_WORKER_PORT ?? '3002' }],
+// Each on its schema's default port (3000, 3001, 3002) unless told: PORT is the API's.
+const services: [string, string | undefined][] = [
+  ['api', process.env.PORT],
+  ['rate-limiter', process.env.RATE_LIMITER_PORT],
+  ['delivery-worker', process.env.DELIVERY_WORKER_PORT],
 ];
-const children: ChildProcess[] = services.map(([name, own]) =>
+const children: ChildProcess[] = services.map(([name, port]) =>
   spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: root,
-    env: { ...env, ...own },
+    env: { ...env, PORT: port }, // an undefined value is left out of the child's environment
     stdio: 'inherit',
   }),
 );

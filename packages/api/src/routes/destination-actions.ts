@@ -17,7 +17,7 @@ import { presentDestination, presentHealth, presentTransition } from '../present
 import { ownedDestination, tags } from './destinations.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
-export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+const SECRET_OVERLAP_MS = 24 * 3_600_000;
 
 export function destinationActionRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, clock } = ctx;

@@ -24,7 +24,7 @@ import {
 import { notFound } from '../errors.ts';
 import { presentDestination, presentDestinationWithSecret } from '../present.ts';
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_TIMEOUT_MS = 15_000;
 export const tags = ['destinations'];
 
 /** The destination named in the path, if the caller may see it; 404 otherwise. */

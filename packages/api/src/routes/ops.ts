@@ -1,5 +1,4 @@
-import type { ApiOptions } from '../app.ts';
-import type { App } from '../context.ts';
+import type { ApiOptions, App } from '../context.ts';
 
 /** Health, readiness, metrics and the OpenAPI document: no token needed. */
 export function opsRoutes(app: App, options: ApiOptions): void {

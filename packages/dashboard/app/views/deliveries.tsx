@@ -47,7 +47,7 @@ function Attempts({ id }: { id: string }) {
   );
 }
 
-export function DeliveryRows({
+function DeliveryRows({
   deliveries,
   showDestination = false,
   onChanged,

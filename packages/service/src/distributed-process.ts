@@ -1,0 +1,93 @@
+/**
+ * What every process of the distributed shape opens the same way around the shared Redis
+ * state: the state itself on the settings' URL, prefix and pace margins; a view of the
+ * delivery queue (it publishes the ticks this process runs, and its depth is a gauge); the
+ * engine's metrics over both; and the readiness check (the store and Redis answer).
+ */
+
+import { EngineMetrics, type OpsServer, registerHealthGauge, startOpsServer } from '@sluice/engine';
+import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
+import type { Store } from '@sluice/store';
+import { Registry } from 'prom-client';
+
+/** The settings read here (every distributed service's schema has them). */
+interface ProcessSettings {
+  HOST: string;
+  PORT: number;
+  REDIS_URL: string;
+  SLUICE_REDIS_PREFIX: string;
+  SLUICE_WINDOW_MARGIN_MS: number;
+  SLUICE_ARRIVAL_BOUND_MS: number;
+  SLUICE_DESTINATION_CACHE_SIZE: number;
+}
+
+export interface DistributedProcess {
+  shared: SharedState;
+  /** The delivery queue: what this process publishes, and its depth for the gauges. */
+  queue: BullPublisher;
+  registry: Registry;
+  metrics: EngineMetrics;
+  /** The store and Redis answer (for `/readyz`). */
+  ready(): Promise<void>;
+  /** `/healthz`, `/readyz` and `/metrics` on `HOST`:`PORT` (the services without the API). */
+  serveOps(): Promise<OpsServer>;
+  /** Closes the queue, then the shared state. */
+  close(): Promise<void>;
+}
+
+export async function openDistributedProcess(
+  config: ProcessSettings,
+  o: {
+    store: Store;
+    clock: () => number;
+    /** Requests this process has in flight (the delivery worker's); default 0. */
+    inFlight?: () => number;
+    /** Most deliveries in one job this process publishes (`SLUICE_JOB_DELIVERIES`). */
+    jobDeliveries?: number | undefined;
+  },
+): Promise<DistributedProcess> {
+  const shared = await openSharedState({
+    store: o.store,
+    redisUrl: config.REDIS_URL,
+    prefix: config.SLUICE_REDIS_PREFIX,
+    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
+  });
+  const { keys, redis } = shared;
+  const queue = new BullPublisher({
+    connection: bullConnection(config.REDIS_URL),
+    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
+    jobDeliveries: o.jobDeliveries,
+  });
+  const registry = new Registry();
+  const inFlight = o.inFlight ?? (() => 0);
+  // Every service shows the same gauges of the shared state.
+  const metrics = new EngineMetrics(
+    registry,
+    async () => ({
+      queued: await queue.depth(),
+      inFlight: inFlight(),
+      scheduled: await redis.zcard(keys.schedule(0)),
+    }),
+    (now) => o.store.oldestDueAt(now),
+    o.clock,
+  );
+  registerHealthGauge(registry, o.store);
+  const ready = async (): Promise<void> => {
+    await o.store.ping();
+    await redis.ping();
+  };
+  return {
+    shared,
+    queue,
+    registry,
+    metrics,
+    ready,
+    serveOps: () => startOpsServer({ host: config.HOST, port: config.PORT, registry, ready }),
+    async close() {
+      await queue.close();
+      await shared.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { type DistributedProcess, openDistributedProcess } from './distributed-process.ts';
+export { openStore, runService } from './run-service.ts';
