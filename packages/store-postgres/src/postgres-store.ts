@@ -20,6 +20,7 @@ import {
   HEALTHY,
   type HealthPolicy,
   type HealthState,
+  sqlSourcesOf,
 } from '@sluice/core';
 import type {
   AcceptResult,
@@ -194,7 +195,7 @@ export class PostgresStore implements Store {
        ), cancelled AS (
          UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
          WHERE destination_id IN (SELECT id FROM gone)
-           AND status IN ('pending', 'queued', 'delivering', 'dead')
+           AND status IN (${sqlSourcesOf('cancel')})
        )
        SELECT count(*) AS n FROM gone`,
       [id, now],

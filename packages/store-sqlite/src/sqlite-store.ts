@@ -18,6 +18,7 @@ import {
   type HealthPolicy,
   type HealthState,
   newId,
+  sqlSourcesOf,
 } from '@sluice/core';
 import type {
   AcceptResult,
@@ -268,7 +269,7 @@ export class SqliteStore implements Store {
       if (changes === 0) return false;
       this.sql(
         `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
-         WHERE destination_id = ? AND status IN ('pending', 'queued', 'delivering', 'dead')`,
+         WHERE destination_id = ? AND status IN (${sqlSourcesOf('cancel')})`,
       ).run(now, id);
       return true;
     });
