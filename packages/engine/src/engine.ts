@@ -5,7 +5,6 @@
  */
 
 import {
-  concurrencyCap,
   emissionMs,
   type HealthPolicy,
   lowersCap,
@@ -17,7 +16,8 @@ import {
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { untilOldLimitArrived } from './arrivals.ts';
-import { type Completion, CompletionWriter } from './completion-writer.ts';
+import { completionFollowUps, probeWakeAt } from './completion-policy.ts';
+import { CompletionWriter } from './completion-writer.ts';
 import { Deliverer } from './deliver.ts';
 import { type AttemptTransport, DeliveryThreads } from './delivery-threads.ts';
 import { DestinationCache } from './destinations.ts';
@@ -30,8 +30,9 @@ import { type DestinationPace, Pacer } from './pacer.ts';
 import { MemoryPacing } from './pacing.ts';
 import { Retention } from './retention.ts';
 import { DeliveryRunner } from './runner.ts';
+import { type RuntimeStats, runtimeStats } from './runtime-stats.ts';
 import type { LookupFunction } from './ssrf.ts';
-import type { Destination, HealthChange, Store } from './store.ts';
+import type { Destination, Store } from './store.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {
@@ -65,15 +66,6 @@ export interface EngineOptions {
   destinationCacheSize?: number | undefined;
   clock?: () => number;
   random?: () => number;
-}
-
-export interface RuntimeStats {
-  queued: number;
-  inFlight: number;
-  scheduled: boolean;
-  /** The limit the tick plans with now (adaptive pacing may hold it lower). */
-  effectiveLimit: number;
-  backingOff: boolean;
 }
 
 export class Engine {
@@ -126,14 +118,21 @@ export class Engine {
       logger,
       clock,
       flushMs: options.completionFlushMs,
-      onSettled: (completion) => this.settled(completion),
-      onFinished: (completion) => this.finished(completion),
       health: options.health,
-      onHealth: (change) => {
-        this.healthChanged(change).catch((err: unknown) =>
-          logger.error({ err, destinationId: change.destinationId }, 'health change not applied'),
-        );
-      },
+      ...completionFollowUps({
+        logger,
+        clock,
+        wake: (id, at) => this.schedule.wake(id, at),
+        wakeAtRoom: (destination) => this.wakeAtRoom(destination),
+        refresh: (id) => this.destinations.refresh(id),
+        // One process: its cache is the only copy.
+        announce: () => undefined,
+        reopened: (id) => {
+          // The probe ticks noted no room (so wakes waited for them): it has room again.
+          const pace = this.pacer.peek(id);
+          if (pace !== undefined) pace.roomForMore = true;
+        },
+      }),
     });
     const runner = new DeliveryRunner({
       destinations: this.destinations,
@@ -236,51 +235,16 @@ export class Engine {
     return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
   }
 
-  /** What follows a committed completion: the destination may have work or room again. */
-  private settled({ destination, outcome, completed }: Completion): void {
-    // An exhausted attempt the breaker held is pending again at `holdAt` (docs/adr/0007).
-    const retryAt = outcome.transition === 'exhaust' ? (completed.holdAt ?? null) : outcome.nextAttemptAt;
-    if (outcome.disableDestination) {
-      this.logger.warn({ destinationId: destination.id }, 'destination answered 410 Gone: disabled');
-      void this.destinations.refresh(destination.id);
-    } else if (retryAt !== null) {
-      this.schedule.wake(destination.id, retryAt);
-    }
-  }
-
   /**
-   * A finished request frees a concurrency slot: a tick held back by the cap may send again
-   * as soon as the window has room, not a whole interval later, and without waiting for the
-   * completion's batch to commit (the next claim takes other deliveries; this one is not
-   * pending until then). A fifo destination is capped at one request (core/ordering.ts): this
-   * sends its next. (`wake` would not: the capped tick took all it was allowed, so it left no
-   * room for more.)
+   * A freed slot of a capped destination: a tick held back by the cap may send again as soon
+   * as the window has room, not a whole interval later (`wake` would not: the capped tick
+   * took all it was allowed, so it left no room for more).
    */
-  private finished({ destination }: Completion): void {
-    if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
+  private wakeAtRoom(destination: Destination): void {
     if (!this.schedule.isScheduled(destination.id)) return;
     const pace = this.pacer.peek(destination.id);
     const now = this.clock();
     this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
-  }
-
-  /**
-   * A batch moved a destination's health: the ticks read the new state. An open circuit's
-   * tick runs at the probe time; a circuit just closed runs at once (its backlog flows).
-   */
-  private async healthChanged(change: HealthChange): Promise<void> {
-    const id = change.destinationId;
-    await this.destinations.refresh(id);
-    const { state, nextProbeAt } = change.health;
-    const now = this.clock();
-    if (state === 'suspended') {
-      this.schedule.wake(id, Math.max(now, nextProbeAt ?? now));
-    } else if (change.from === 'suspended') {
-      // The probe ticks noted no room (so wakes waited for them): it has room again.
-      const pace = this.pacer.peek(id);
-      if (pace !== undefined) pace.roomForMore = true;
-      this.schedule.wake(id, now);
-    }
   }
 
   /**
@@ -292,9 +256,10 @@ export class Engine {
     const now = this.clock();
     const pace = this.pacer.peek(destinationId);
     const destination = this.destinations.peek(destinationId);
-    if (destination?.health.state === 'suspended') {
+    const probeAt = destination === undefined ? null : probeWakeAt(destination.health, now);
+    if (probeAt !== null) {
       // The circuit is open: the work waits for the probe time (docs/adr/0007).
-      this.schedule.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
+      this.schedule.wake(destinationId, probeAt);
       return;
     }
     if (pace === undefined || destination === undefined) {
@@ -346,18 +311,11 @@ export class Engine {
     return this.destinations.get(destinationId);
   }
 
-  async runtimeStats(destinationId: string): Promise<RuntimeStats> {
-    const pace = this.pacer.peek(destinationId);
+  async runtimeStats(destinationId: string): Promise<RuntimeStats & { scheduled: boolean }> {
     const destination = await this.destinations.get(destinationId);
-    const effective = destination
-      ? paceLimit(destination, pace?.adaptive ?? null, this.clock())
-      : { limit: 0, holdUntil: 0, backingOff: false };
     return {
-      queued: pace?.queued ?? 0,
-      inFlight: pace?.inFlight ?? 0,
+      ...runtimeStats(destination, this.pacer.peek(destinationId), this.clock()),
       scheduled: this.schedule.isScheduled(destinationId),
-      effectiveLimit: effective.limit,
-      backingOff: effective.backingOff,
     };
   }
 

@@ -1,10 +1,17 @@
 export { Alerter, registerAlertGauge } from './alerter.ts';
 export { untilOldLimitArrived } from './arrivals.ts';
+export {
+  type CompletionFollowUps,
+  type CompletionPorts,
+  completionFollowUps,
+  pendingAgainAt,
+  probeWakeAt,
+} from './completion-policy.ts';
 export { type Completion, CompletionWriter } from './completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
 export { defaultDeliveryThreads } from './delivery-threads.ts';
 export { DestinationCache, signingSecrets } from './destinations.ts';
-export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
+export { Engine, type EngineOptions } from './engine.ts';
 export { registerHealthGauge } from './health-metrics.ts';
 export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
 export { createTick, type Publisher, paceLimit } from './limiter.ts';
@@ -35,6 +42,7 @@ export {
   type Row,
 } from './rows.ts';
 export { DeliveryRunner } from './runner.ts';
+export { type RuntimeStats, runtimeStats } from './runtime-stats.ts';
 export { drainOnSignal } from './shutdown.ts';
 export {
   checkUrlHost,

@@ -6,7 +6,13 @@
  */
 
 import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
-import { type Destination, type DestinationCache, paceLimit, untilOldLimitArrived } from '@sluice/engine';
+import {
+  type Destination,
+  type DestinationCache,
+  type RuntimeStats,
+  runtimeStats,
+  untilOldLimitArrived,
+} from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { publishChange } from './change-feed.ts';
@@ -115,19 +121,10 @@ export class RedisDispatcher {
     return this.d.destinations.get(destinationId);
   }
 
-  async runtimeStats(destinationId: string): Promise<{
-    queued: number;
-    inFlight: number;
-    effectiveLimit: number;
-    backingOff: boolean;
-  }> {
+  async runtimeStats(destinationId: string): Promise<RuntimeStats> {
     const destination = await this.d.destinations.get(destinationId);
     const periodMs = PERIOD_MS[destination?.rateLimit.period ?? 'second'];
     const now = this.d.clock();
-    const { queued, inFlight, adaptive } = await this.d.pacing.read(destinationId, periodMs, now);
-    const effective = destination
-      ? paceLimit(destination, adaptive, now)
-      : { limit: 0, holdUntil: 0, backingOff: false };
-    return { queued, inFlight, effectiveLimit: effective.limit, backingOff: effective.backingOff };
+    return runtimeStats(destination, await this.d.pacing.read(destinationId, periodMs, now), now);
   }
 }

@@ -7,7 +7,7 @@
  */
 
 import { emissionMs, ratePlan, windowCap } from '@sluice/core';
-import type { DestinationCache } from '@sluice/engine';
+import { type DestinationCache, probeWakeAt } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import type { RedisPacing } from './redis-pacing.ts';
@@ -50,9 +50,10 @@ export class ScheduleClient {
   ): Promise<ClaimedTick | null> {
     const destination = await destinations.get(destinationId);
     if (destination === undefined || destination.state !== 'active') return null;
-    if (destination.health.state === 'suspended') {
+    const probeAt = probeWakeAt(destination.health, now);
+    if (probeAt !== null) {
       // The circuit is open: the work waits for the probe time (docs/adr/0007).
-      await this.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
+      await this.wake(destinationId, probeAt);
       return null;
     }
     const plan = ratePlan(destination.rateLimit);

@@ -6,14 +6,13 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
-import { concurrencyCap } from '@sluice/core';
 import {
   CompletionWriter,
+  completionFollowUps,
   Deliverer,
   DeliveryRunner,
   EngineMetrics,
   type EngineOptions,
-  type HealthChange,
   type LookupFunction,
   type OpsServer,
   registerHealthGauge,
@@ -84,17 +83,6 @@ export async function startDeliveryWorkerService(
     lookup: o.lookup,
     connections: concurrency,
   });
-  const fail = (err: unknown, destinationId: string) =>
-    o.logger.warn({ err, destinationId }, 'wake after a completion failed; the sweeper will repair it');
-  // A batch moved a destination's health: every process refreshes its copy; an open
-  // circuit's tick runs at the probe time, a circuit just closed at once (docs/adr/0007).
-  const healthChanged = async ({ destinationId: id, from, health }: HealthChange): Promise<void> => {
-    await destinations.refresh(id);
-    await publishChange(redis, keys, id);
-    const now = clock();
-    if (health.state === 'suspended') await schedule.wake(id, Math.max(now, health.nextProbeAt ?? now));
-    else if (from === 'suspended') await schedule.wake(id, now);
-  };
   const completions = new CompletionWriter({
     store: o.store,
     metrics,
@@ -102,30 +90,14 @@ export async function startDeliveryWorkerService(
     clock,
     flushMs: 5,
     health: o.health,
-    onHealth: (change) => {
-      healthChanged(change).catch((err) => fail(err, change.destinationId));
-    },
-    onSettled: ({ destination, outcome, completed }) => {
-      const id = destination.id;
-      // An exhausted attempt the breaker held is pending again at `holdAt`.
-      const retryAt = outcome.transition === 'exhaust' ? (completed.holdAt ?? null) : outcome.nextAttemptAt;
-      if (outcome.disableDestination) {
-        o.logger.warn({ destinationId: id }, 'destination answered 410 Gone: disabled');
-        void destinations
-          .refresh(id)
-          .then(() => publishChange(redis, keys, id))
-          .catch((err) => fail(err, id));
-      } else if (retryAt !== null) {
-        schedule.wake(id, retryAt).catch((err) => fail(err, id));
-      }
-    },
-    // A freed slot of a capped destination (a fifo one is capped at 1): its next may go at
-    // once, without waiting for the completion's batch to commit.
-    onFinished: ({ destination }) => {
-      if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
-      const id = destination.id;
-      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
-    },
+    ...completionFollowUps({
+      logger: o.logger,
+      clock,
+      wake: (id, at) => schedule.wake(id, at),
+      wakeAtRoom: ({ id }) => schedule.wakeForWork(id, destinations, pacing, clock()),
+      refresh: (id) => destinations.refresh(id),
+      announce: (id) => publishChange(redis, keys, id),
+    }),
   });
   const runner = new DeliveryRunner({
     destinations,
@@ -138,7 +110,14 @@ export async function startDeliveryWorkerService(
     store: o.store,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
-      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
+      schedule
+        .wakeForWork(id, destinations, pacing, clock())
+        .catch((err: unknown) =>
+          o.logger.warn(
+            { err, destinationId: id },
+            'wake after a release failed; the sweeper will repair it',
+          ),
+        );
     },
   });
   const worker = startDeliveryWorker({
