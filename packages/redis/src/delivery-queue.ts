@@ -231,3 +231,15 @@ class Slots {
     else this.free++;
   }
 }
+
+/** BullMQ's connection options for a redis:// URL. */
+export function bullConnection(redisUrl: string) {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+  };
+}

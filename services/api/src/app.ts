@@ -6,15 +6,9 @@
  */
 
 import { type ApiConfig, buildApi } from '@sluice/api';
+import { openSharedState, RedisDispatcher, tickingSchedule } from '@sluice/distributed';
 import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  RedisDispatcher,
-  type ScheduleClient,
-  tickingSchedule,
-} from '@sluice/redis';
+import { BullPublisher, bullConnection, type ScheduleClient } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 

@@ -6,6 +6,7 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
+import { openSharedState } from '@sluice/distributed';
 import {
   CompletionWriter,
   completionFollowUps,
@@ -19,13 +20,7 @@ import {
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  publishChange,
-  startDeliveryWorker,
-} from '@sluice/redis';
+import { BullPublisher, bullConnection, publishChange, startDeliveryWorker } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 

@@ -6,6 +6,7 @@
  */
 
 import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
+import { openSharedState, RedisDispatcher, tickingSchedule } from '@sluice/distributed';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
@@ -17,14 +18,7 @@ import {
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import {
-  BullPublisher,
-  bullConnection,
-  openSharedState,
-  RedisDispatcher,
-  type RedisSchedule,
-  tickingSchedule,
-} from '@sluice/redis';
+import { BullPublisher, bullConnection, type RedisSchedule } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DistributedSweeper } from './sweeper.ts';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, ratePlan } from '@sluice/core';
+import { openSharedState, type SharedState } from '@sluice/distributed';
 import { EngineMetrics, type NewDestination, type Store } from '@sluice/engine';
-import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
+import { BullPublisher, bullConnection } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';

@@ -6,9 +6,9 @@
  */
 
 import { createTick, type EngineMetrics, LeaseLostError, type Publisher, type Store } from '@sluice/engine';
+import { RedisSchedule, type RedisScheduleOptions } from '@sluice/redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RedisSchedule, type RedisScheduleOptions } from './redis-schedule.ts';
 import type { SharedState } from './shared-state.ts';
 
 export interface TickingOptions {

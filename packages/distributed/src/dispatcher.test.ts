@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Destination, Store } from '@sluice/engine';
 import { pino } from 'pino';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
 import { RedisDispatcher } from './dispatcher.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from './test-redis.ts';
 
 const skip = !(await redisAvailable());
 

@@ -13,13 +13,15 @@ import {
   runtimeStats,
   untilOldLimitArrived,
 } from '@sluice/engine';
+import {
+  type Keys,
+  publishChange,
+  type RedisPacing,
+  type RedisSchedule,
+  type ScheduleClient,
+} from '@sluice/redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { publishChange } from './change-feed.ts';
-import type { Keys } from './keys.ts';
-import type { RedisPacing } from './redis-pacing.ts';
-import type { RedisSchedule } from './redis-schedule.ts';
-import type { ScheduleClient } from './schedule-client.ts';
 
 export interface RedisDispatcherDeps {
   redis: Redis;

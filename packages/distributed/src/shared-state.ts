@@ -5,11 +5,8 @@
  */
 
 import { DestinationCache, type Store } from '@sluice/engine';
+import { type ChangeFeed, followChanges, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
 import { Redis } from 'ioredis';
-import { type ChangeFeed, followChanges } from './change-feed.ts';
-import { Keys } from './keys.ts';
-import { RedisPacing } from './redis-pacing.ts';
-import { ScheduleClient } from './schedule-client.ts';
 
 export interface SharedStateOptions {
   store: Store;
@@ -62,17 +59,5 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
       redis.disconnect();
       subscriber.disconnect();
     },
-  };
-}
-
-/** BullMQ's connection options for a redis:// URL. */
-export function bullConnection(redisUrl: string) {
-  const url = new URL(redisUrl);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    db: Number(url.pathname.slice(1) || 0),
-    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
   };
 }

@@ -1,0 +1,3 @@
+export { RedisDispatcher, type RedisDispatcherDeps } from './dispatcher.ts';
+export { openSharedState, type SharedState, type SharedStateOptions } from './shared-state.ts';
+export { type TickingOptions, tickingSchedule } from './ticking.ts';
