@@ -22,6 +22,7 @@ import {
 } from '@sluice/redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { wakeForWork } from './wake.ts';
 
 export interface RedisDispatcherDeps {
   redis: Redis;
@@ -52,18 +53,17 @@ export class RedisDispatcher {
   }
 
   wake(destinationId: string): void {
-    const { schedule, destinations, pacing, clock, logger, ticks } = this.d;
+    const { clock, logger, ticks } = this.d;
     const woken = (
       ticks === undefined
-        ? schedule.wakeForWork(destinationId, destinations, pacing, clock())
+        ? wakeForWork(this.d, destinationId, clock())
         : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
-          Promise.all([
-            ticks.ready(),
-            schedule.wakeForWork(destinationId, destinations, pacing, clock(), ticks.leaseMs),
-          ]).then(([ready, claimed]) => {
-            if (claimed !== null) ticks.runClaimed(claimed, ready);
-            return null;
-          })
+          Promise.all([ticks.ready(), wakeForWork(this.d, destinationId, clock(), ticks.leaseMs)]).then(
+            ([ready, claimed]) => {
+              if (claimed !== null) ticks.runClaimed(claimed, ready);
+              return null;
+            },
+          )
     )
       .then(() => undefined)
       .catch((err: unknown) => {

@@ -6,7 +6,7 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
-import { openSharedState } from '@sluice/distributed';
+import { openSharedState, wakeForWork } from '@sluice/distributed';
 import {
   CompletionWriter,
   completionFollowUps,
@@ -89,7 +89,7 @@ export async function startDeliveryWorkerService(
       logger: o.logger,
       clock,
       wake: (id, at) => schedule.wake(id, at),
-      wakeAtRoom: ({ id }) => schedule.wakeForWork(id, destinations, pacing, clock()),
+      wakeAtRoom: ({ id }) => wakeForWork(shared, id, clock()),
       refresh: (id) => destinations.refresh(id),
       announce: (id) => publishChange(redis, keys, id),
     }),
@@ -105,14 +105,9 @@ export async function startDeliveryWorkerService(
     store: o.store,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
-      schedule
-        .wakeForWork(id, destinations, pacing, clock())
-        .catch((err: unknown) =>
-          o.logger.warn(
-            { err, destinationId: id },
-            'wake after a release failed; the sweeper will repair it',
-          ),
-        );
+      wakeForWork(shared, id, clock()).catch((err: unknown) =>
+        o.logger.warn({ err, destinationId: id }, 'wake after a release failed; the sweeper will repair it'),
+      );
     },
   });
   const worker = startDeliveryWorker({
