@@ -1,35 +1,44 @@
-export { Alerter, registerAlertGauge } from './alerter.ts';
-export { untilOldLimitArrived } from './arrivals.ts';
 export {
   type CompletionFollowUps,
   type CompletionPorts,
   completionFollowUps,
   pendingAgainAt,
   probeWakeAt,
-} from './completion-policy.ts';
-export { type Completion, CompletionWriter } from './completion-writer.ts';
-export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
-export { defaultDeliveryThreads } from './delivery-threads.ts';
-export { DestinationCache, signingSecrets } from './destinations.ts';
-export { Engine, type EngineOptions } from './engine.ts';
-export { registerHealthGauge } from './health-metrics.ts';
+} from './delivery/completion-policy.ts';
+export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
+export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
+export { defaultDeliveryThreads } from './delivery/delivery-threads.ts';
+export { DestinationCache, signingSecrets } from './delivery/destinations.ts';
+export { DeliveryRunner } from './delivery/runner.ts';
+export {
+  checkUrlHost,
+  DestinationNotAllowedError,
+  guardedLookup,
+  isForbiddenAddress,
+  type LookupFunction,
+  NOT_ALLOWED,
+} from './delivery/ssrf.ts';
 export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
-export { createTick, type Publisher, paceLimit } from './limiter.ts';
-export { MemorySchedule } from './memory-schedule.ts';
-export { EngineMetrics, type Sample } from './metrics.ts';
-export { type OpsServer, startOpsServer } from './ops-server.ts';
+export { Alerter, registerAlertGauge } from './ops/alerter.ts';
+export { registerHealthGauge } from './ops/health-metrics.ts';
+export { EngineMetrics, type Sample } from './ops/metrics.ts';
+export { type OpsServer, startOpsServer } from './ops/ops-server.ts';
+export { MIN_RETENTION_MS, Retention } from './ops/retention.ts';
+export { drainOnSignal } from './ops/shutdown.ts';
+export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './ops/system.ts';
+export { untilOldLimitArrived } from './pace/arrivals.ts';
+export { MemoryPacing } from './pace/memory-pacing.ts';
 export {
   type AttemptPace,
   type AttemptPacing,
   LeaseLostError,
-  MemoryPacing,
   type PaceCounts,
   type PublishedPlan,
   type PublishOptions,
   type TickPacing,
-} from './pacing.ts';
+} from './pace/pacing.ts';
+export { type RuntimeStats, runtimeStats } from './pace/runtime-stats.ts';
 export { type PerTurn, perTurn } from './per-turn.ts';
-export { MIN_RETENTION_MS, Retention } from './retention.ts';
 export {
   attemptFromRow,
   claimedFromRow,
@@ -41,17 +50,8 @@ export {
   destinationParams,
   type Row,
 } from './rows.ts';
-export { DeliveryRunner } from './runner.ts';
-export { type RuntimeStats, runtimeStats } from './runtime-stats.ts';
-export { drainOnSignal } from './shutdown.ts';
-export {
-  checkUrlHost,
-  DestinationNotAllowedError,
-  guardedLookup,
-  isForbiddenAddress,
-  type LookupFunction,
-  NOT_ALLOWED,
-} from './ssrf.ts';
+export { Engine, type EngineOptions } from './single/engine.ts';
+export { reportRepairs } from './single/sweeper.ts';
 export type {
   AcceptedEvent,
   AcceptResult,
@@ -82,5 +82,5 @@ export type {
   StoredEvent,
   Tenant,
 } from './store.ts';
-export { reportRepairs } from './sweeper.ts';
-export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';
+export { MemorySchedule } from './tick/memory-schedule.ts';
+export { createTick, type Publisher, paceLimit } from './tick/tick.ts';

@@ -1,5 +1,5 @@
 /**
- * When a tick plans its destination's next run (packages/engine/src/limiter.ts), on the
+ * When a tick plans its destination's next run (packages/engine/src/tick/tick.ts), on the
  * distributed parts: a real store (SQLite, in memory), the Redis pace state and the BullMQ
  * delivery queue, on a clock the test moves.
  */

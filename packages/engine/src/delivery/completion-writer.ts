@@ -13,8 +13,8 @@ import {
   isHeld,
 } from '@sluice/core';
 import type { Logger } from 'pino';
-import type { EngineMetrics } from './metrics.ts';
-import type { CompletedAttempt, Destination, HealthChange, Store } from './store.ts';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import type { CompletedAttempt, Destination, HealthChange, Store } from '../store.ts';
 
 export interface Completion {
   completed: CompletedAttempt;

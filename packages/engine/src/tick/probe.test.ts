@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HEALTHY } from '@sluice/core';
 import { Registry } from 'prom-client';
-import type { DestinationCache } from './destinations.ts';
-import { EngineMetrics } from './metrics.ts';
-import { Pacer } from './pacer.ts';
-import { MemoryPacing } from './pacing.ts';
+import type { DestinationCache } from '../delivery/destinations.ts';
+import { EngineMetrics } from '../ops/metrics.ts';
+import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
+import type { ClaimedDelivery, Destination, ProbeClaim, Store } from '../store.ts';
+import { claimedDelivery, newDestination } from '../store-conformance.ts';
 import { PROBE_HOLD_MARGIN_MS, PROBE_RECHECK_MS, probeTick } from './probe.ts';
-import type { ClaimedDelivery, Destination, ProbeClaim, Store } from './store.ts';
-import { claimedDelivery, newDestination } from './store-conformance.ts';
 
 const PERIOD_MS = 1_000;
 const MARGIN_MS = 5;

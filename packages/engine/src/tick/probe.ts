@@ -14,10 +14,10 @@
  */
 
 import { ratePlan, windowCap } from '@sluice/core';
-import type { DestinationCache } from './destinations.ts';
-import type { EngineMetrics } from './metrics.ts';
-import type { TickPacing } from './pacing.ts';
-import type { ClaimedDelivery, Destination, Store } from './store.ts';
+import type { DestinationCache } from '../delivery/destinations.ts';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import type { TickPacing } from '../pace/pacing.ts';
+import type { ClaimedDelivery, Destination, Store } from '../store.ts';
 
 /** How soon a suspended destination whose requests are still out looks again. */
 export const PROBE_RECHECK_MS = 250;
@@ -64,7 +64,7 @@ export async function probeTick(
   const probe = claim.deliveries;
   if (probe.length > 0) {
     // Counted before publishing, as every publish: the probe is in the send window too.
-    // Fenced as every count (limiter.ts): a probe of a tick that lost its lease is not sent.
+    // Fenced as every count (tick.ts): a probe of a tick that lost its lease is not sent.
     await pacing.published(
       id,
       probe.map((d) => d.id),

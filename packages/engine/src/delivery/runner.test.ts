@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HEALTHY } from '@sluice/core';
 import { Registry } from 'prom-client';
+import { EngineMetrics } from '../ops/metrics.ts';
+import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
+import type { Destination } from '../store.ts';
+import { claimedDelivery, newDestination } from '../store-conformance.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptTransport } from './delivery-threads.ts';
 import type { DestinationCache } from './destinations.ts';
-import { EngineMetrics } from './metrics.ts';
-import { Pacer } from './pacer.ts';
-import { MemoryPacing } from './pacing.ts';
 import { DeliveryRunner } from './runner.ts';
-import type { Destination } from './store.ts';
-import { claimedDelivery, newDestination } from './store-conformance.ts';
 
 const destinationAt = (limit: number): Destination => ({
   ...newDestination('ten_1', { id: 'dst_1', rateLimit: { limit, period: 'second' } }),

@@ -10,10 +10,10 @@
  */
 
 import type { Logger } from 'pino';
-import type { MemorySchedule } from './memory-schedule.ts';
-import type { EngineMetrics } from './metrics.ts';
-import type { Pacer } from './pacer.ts';
-import type { Store } from './store.ts';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import type { Pacer } from '../pace/memory-pacing.ts';
+import type { Store } from '../store.ts';
+import type { MemorySchedule } from '../tick/memory-schedule.ts';
 
 export interface SweeperDeps {
   store: Store;

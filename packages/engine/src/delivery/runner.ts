@@ -12,15 +12,15 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, windowCap } from '@sluice/core';
-import { adaptiveFeedback } from './adaptive-feedback.ts';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import { isSystemDestination } from '../ops/system.ts';
+import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
+import type { AttemptPacing } from '../pace/pacing.ts';
+import type { ClaimedDelivery, Store } from '../store.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport } from './deliver.ts';
 import type { AttemptTransport } from './delivery-threads.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
-import type { EngineMetrics } from './metrics.ts';
-import type { AttemptPacing } from './pacing.ts';
-import type { ClaimedDelivery, Store } from './store.ts';
-import { isSystemDestination } from './system.ts';
 
 export interface RunnerDeps {
   destinations: DestinationCache;

@@ -6,7 +6,7 @@
  */
 
 import type { RateLimit } from '@sluice/core';
-import type { Destination, Store, Tenant } from './store.ts';
+import type { Destination, Store, Tenant } from '../store.ts';
 
 export const SYSTEM_TENANT: Tenant = {
   id: 'ten_00000000000000000000000000',

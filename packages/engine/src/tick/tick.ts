@@ -30,11 +30,11 @@ import {
   scaledRateLimit,
   TICK_LEAD_MS,
 } from '@sluice/core';
-import type { DestinationCache } from './destinations.ts';
-import type { EngineMetrics } from './metrics.ts';
-import type { PaceCounts, TickPacing } from './pacing.ts';
+import type { DestinationCache } from '../delivery/destinations.ts';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import type { PaceCounts, TickPacing } from '../pace/pacing.ts';
+import type { ClaimedDelivery, Destination, Store } from '../store.ts';
 import { probeTick } from './probe.ts';
-import type { ClaimedDelivery, Destination, Store } from './store.ts';
 
 /** The limit a destination is planned with now: its own, or adaptive pacing's effective one. */
 export function paceLimit(

@@ -4,9 +4,9 @@
  * cannot read (deleted, or gone from the store) has no limit and no backoff.
  */
 
-import { paceLimit } from './limiter.ts';
+import type { Destination } from '../store.ts';
+import { paceLimit } from '../tick/tick.ts';
 import type { PaceCounts } from './pacing.ts';
-import type { Destination } from './store.ts';
 
 export interface RuntimeStats {
   queued: number;

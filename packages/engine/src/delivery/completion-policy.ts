@@ -17,8 +17,8 @@
 
 import { concurrencyCap, type Health } from '@sluice/core';
 import type { Logger } from 'pino';
+import type { Destination, HealthChange } from '../store.ts';
 import type { Completion, CompletionWriterDeps } from './completion-writer.ts';
-import type { Destination, HealthChange } from './store.ts';
 
 /**
  * The wake rule of an open circuit: a suspended destination's work waits for its probe

@@ -11,9 +11,9 @@
  * never requeues one of those.
  */
 
-import type { Publisher } from './limiter.ts';
+import type { ClaimedDelivery } from '../store.ts';
+import type { Publisher } from '../tick/tick.ts';
 import type { DeliveryRunner } from './runner.ts';
-import type { ClaimedDelivery } from './store.ts';
 
 export class LocalQueue implements Publisher {
   readonly live = new Set<string>();

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
+import type { Destination, Store } from '../store.ts';
 import { Engine } from './engine.ts';
-import type { Destination, Store } from './store.ts';
 
 /** The one store read the engine makes before it starts: a destination, counted. */
 function engine(

@@ -25,7 +25,7 @@ import {
 } from '@sluice/core';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AlertNotice, Store } from './store.ts';
+import type { AlertNotice, Store } from '../store.ts';
 import { ALERTS_DESTINATION_ID, SYSTEM_TENANT } from './system.ts';
 
 const ALERT_RAISED = 'sluice.backlog.raised';

@@ -5,7 +5,7 @@
  */
 
 import { type AdaptiveFeedback, type AttemptResult, PERIOD_MS, parseRetryAfter } from '@sluice/core';
-import type { Destination } from './store.ts';
+import type { Destination } from '../store.ts';
 
 export function adaptiveFeedback(
   destination: Pick<Destination, 'adaptive' | 'rateLimit'>,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { EngineMetrics } from './metrics.ts';
+import { EngineMetrics } from '../ops/metrics.ts';
 import { reportRepairs } from './sweeper.ts';
 
 function rig() {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClaimedDelivery } from '../store.ts';
+import { claimedDelivery } from '../store-conformance.ts';
 import { LocalQueue } from './local-queue.ts';
 import type { DeliveryRunner } from './runner.ts';
-import type { ClaimedDelivery } from './store.ts';
-import { claimedDelivery } from './store-conformance.ts';
 
 function delivery(id: string, notBefore?: number): ClaimedDelivery {
   return claimedDelivery(id, notBefore === undefined ? {} : { notBefore });

@@ -1,6 +1,8 @@
 /**
- * Per-destination pacing state of the single box: the send window and the counters of the
- * tick arithmetic. The distributed shape keeps the same numbers in Redis.
+ * The single box's pacing, in memory and exact: per destination, the send window and the
+ * counters of the tick arithmetic (`Pacer`, `DestinationPace`), read and recorded through
+ * the pace ports of `pacing.ts` (`MemoryPacing`). The distributed shape keeps the same
+ * numbers in Redis.
  *
  * - queued: published to the delivery queue, request not yet started (`stillInQueue`);
  * - inFlight: request started, response not yet in;
@@ -12,13 +14,25 @@
 
 import {
   type AdaptiveState,
+  adapt,
   type BucketState,
+  bucketFinish,
   bucketRoomAt,
+  bucketStart,
+  emissionMs,
   emptyBucket,
   type RatePlan,
   SendWindow,
   windowCap,
 } from '@sluice/core';
+import type {
+  AttemptPace,
+  AttemptPacing,
+  PaceCounts,
+  PublishedPlan,
+  PublishOptions,
+  TickPacing,
+} from './pacing.ts';
 
 /** A backed-off destination quiet this long forgets its adaptive state (the Redis hash's expiry). */
 const ADAPTIVE_FORGET_MS = 86_400_000;
@@ -113,5 +127,80 @@ export class Pacer {
       inFlight += pace.inFlight;
     }
     return { queued, inFlight };
+  }
+}
+
+/** The single box's pace state: in memory, exact. */
+export class MemoryPacing implements TickPacing, AttemptPacing {
+  readonly pacer: Pacer;
+  readonly windowMarginMs: number;
+
+  constructor(pacer: Pacer) {
+    this.pacer = pacer;
+    this.windowMarginMs = pacer.options.marginMs;
+  }
+
+  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
+    const pace = this.pacer.of(destinationId, periodMs);
+    return {
+      queued: pace.queued,
+      inFlight: pace.inFlight,
+      sentInWindow: pace.window.count(now),
+      leaving: horizon > now ? pace.window.leaving(now, horizon) : [],
+      bucketTat: pace.bucket.tat,
+      adaptive: pace.adaptive,
+    };
+  }
+
+  async published(
+    destinationId: string,
+    deliveryIds: readonly string[],
+    plan: PublishedPlan,
+    now: number,
+    { room = 1, startsAt = now }: PublishOptions = {},
+  ): Promise<number> {
+    const pace = this.pacer.of(destinationId, plan.periodMs);
+    pace.queued += deliveryIds.length;
+    pace.bucket.emissionMs = plan.burst === null ? 0 : emissionMs(plan);
+    const cap = windowCap(plan) - Math.max(1, room);
+    return pace.window.roomAt(now, cap, pace.queued, Math.max(now, startsAt));
+  }
+
+  noteRoom(destinationId: string, roomForMore: boolean): void {
+    const pace = this.pacer.peek(destinationId);
+    if (pace) pace.roomForMore = roomForMore;
+  }
+
+  async start(
+    destinationId: string,
+    _deliveryId: string,
+    periodMs: number,
+    _timeoutMs: number,
+    now: number,
+    cap?: number,
+  ): Promise<AttemptPace | null> {
+    const pace: DestinationPace = this.pacer.of(destinationId, periodMs);
+    // The scan only when the window may be full: a start is once per request.
+    if (cap !== undefined && !pace.window.surelyRoom(now, cap, 0) && pace.window.count(now) >= cap)
+      return null;
+    pace.queued--;
+    pace.inFlight++;
+    const handle = pace.window.start(now);
+    const index = bucketStart(pace.bucket, now);
+    return {
+      written: (at) => pace.window.written(handle, at),
+      finished: async (at, feedback) => {
+        pace.window.finish(handle, at);
+        pace.inFlight--;
+        const { periodMs: p, marginMs } = pace.window.options;
+        bucketFinish(pace.bucket, index, pace.window.occupiedUntil(handle) - p - marginMs);
+        if (feedback) pace.adaptive = adapt(pace.adaptive, feedback);
+      },
+    };
+  }
+
+  async drop(destinationId: string): Promise<void> {
+    const pace = this.pacer.peek(destinationId);
+    if (pace) pace.queued--;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * What the tick and the workers need to know and record about each destination's pace
  * (DESIGN "The tick arithmetic"), declared here by the code that uses it. The single box
- * keeps it in memory (`MemoryPacing`, over `Pacer`); the distributed shape in Redis.
+ * keeps it in memory (`memory-pacing.ts`); the distributed shape in Redis (`RedisPacing`).
  *
  * - queued: published to the delivery queue, request not yet started (`stillInQueue`);
  * - inFlight: request started, response not yet in;
@@ -13,17 +13,7 @@
  * Implementations may over-count (that only slows a destination), never under-count.
  */
 
-import {
-  type AdaptiveFeedback,
-  type AdaptiveState,
-  adapt,
-  bucketFinish,
-  bucketStart,
-  emissionMs,
-  type RatePlan,
-  windowCap,
-} from '@sluice/core';
-import type { DestinationPace, Pacer } from './pacer.ts';
+import type { AdaptiveFeedback, AdaptiveState, RatePlan } from '@sluice/core';
 
 export interface PaceCounts {
   queued: number;
@@ -121,79 +111,4 @@ export interface AttemptPacing {
   ): Promise<AttemptPace | null>;
   /** A published delivery will not be sent (its destination is gone). */
   drop(destinationId: string, deliveryId: string): Promise<void>;
-}
-
-/** The single box's pace state: in memory, exact. */
-export class MemoryPacing implements TickPacing, AttemptPacing {
-  readonly pacer: Pacer;
-  readonly windowMarginMs: number;
-
-  constructor(pacer: Pacer) {
-    this.pacer = pacer;
-    this.windowMarginMs = pacer.options.marginMs;
-  }
-
-  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
-    const pace = this.pacer.of(destinationId, periodMs);
-    return {
-      queued: pace.queued,
-      inFlight: pace.inFlight,
-      sentInWindow: pace.window.count(now),
-      leaving: horizon > now ? pace.window.leaving(now, horizon) : [],
-      bucketTat: pace.bucket.tat,
-      adaptive: pace.adaptive,
-    };
-  }
-
-  async published(
-    destinationId: string,
-    deliveryIds: readonly string[],
-    plan: PublishedPlan,
-    now: number,
-    { room = 1, startsAt = now }: PublishOptions = {},
-  ): Promise<number> {
-    const pace = this.pacer.of(destinationId, plan.periodMs);
-    pace.queued += deliveryIds.length;
-    pace.bucket.emissionMs = plan.burst === null ? 0 : emissionMs(plan);
-    const cap = windowCap(plan) - Math.max(1, room);
-    return pace.window.roomAt(now, cap, pace.queued, Math.max(now, startsAt));
-  }
-
-  noteRoom(destinationId: string, roomForMore: boolean): void {
-    const pace = this.pacer.peek(destinationId);
-    if (pace) pace.roomForMore = roomForMore;
-  }
-
-  async start(
-    destinationId: string,
-    _deliveryId: string,
-    periodMs: number,
-    _timeoutMs: number,
-    now: number,
-    cap?: number,
-  ): Promise<AttemptPace | null> {
-    const pace: DestinationPace = this.pacer.of(destinationId, periodMs);
-    // The scan only when the window may be full: a start is once per request.
-    if (cap !== undefined && !pace.window.surelyRoom(now, cap, 0) && pace.window.count(now) >= cap)
-      return null;
-    pace.queued--;
-    pace.inFlight++;
-    const handle = pace.window.start(now);
-    const index = bucketStart(pace.bucket, now);
-    return {
-      written: (at) => pace.window.written(handle, at),
-      finished: async (at, feedback) => {
-        pace.window.finish(handle, at);
-        pace.inFlight--;
-        const { periodMs: p, marginMs } = pace.window.options;
-        bucketFinish(pace.bucket, index, pace.window.occupiedUntil(handle) - p - marginMs);
-        if (feedback) pace.adaptive = adapt(pace.adaptive, feedback);
-      },
-    };
-  }
-
-  async drop(destinationId: string): Promise<void> {
-    const pace = this.pacer.peek(destinationId);
-    if (pace) pace.queued--;
-  }
 }

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
+import { EngineMetrics } from '../ops/metrics.ts';
+import type { CompletedAttempt, Destination, Store } from '../store.ts';
 import { type Completion, CompletionWriter } from './completion-writer.ts';
-import { EngineMetrics } from './metrics.ts';
-import type { CompletedAttempt, Destination, Store } from './store.ts';
 
 /** A completion as the writer reads it: the attempt, a delivered outcome, a healthy destination. */
 function completion(n: number): Completion {

@@ -5,7 +5,7 @@
  */
 
 import { Gauge, type Registry } from 'prom-client';
-import type { Store } from './store.ts';
+import type { Store } from '../store.ts';
 
 export function registerHealthGauge(registry: Registry, store: Pick<Store, 'healthCounts'>): Gauge<'state'> {
   return new Gauge({

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Health } from '@sluice/core';
 import { pino } from 'pino';
+import type { CompletedAttempt, Destination, HealthChange } from '../store.ts';
 import {
   type CompletionPorts,
   completionFollowUps,
@@ -9,7 +10,6 @@ import {
   probeWakeAt,
 } from './completion-policy.ts';
 import type { Completion } from './completion-writer.ts';
-import type { CompletedAttempt, Destination, HealthChange } from './store.ts';
 
 const NOW = 1_000_000;
 

@@ -7,7 +7,7 @@
  */
 
 import type { Logger } from 'pino';
-import type { RetentionResult, Store } from './store.ts';
+import type { RetentionResult, Store } from '../store.ts';
 
 export const MIN_RETENTION_MS = 86_400_000;
 

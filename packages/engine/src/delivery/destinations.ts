@@ -5,7 +5,7 @@
  */
 
 import { LRUCache } from 'lru-cache';
-import type { Destination, Store } from './store.ts';
+import type { Destination, Store } from '../store.ts';
 
 /**
  * Most destinations one process caches. Every process learns each destination at its
