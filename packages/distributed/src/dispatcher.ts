@@ -9,6 +9,7 @@ import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
 import {
   type Destination,
   type DestinationCache,
+  type Dispatcher,
   type RuntimeStats,
   runtimeStats,
   untilOldLimitArrived,
@@ -17,7 +18,7 @@ import {
   type Keys,
   publishChange,
   type RedisPacing,
-  type RedisSchedule,
+  type RedisTickLoop,
   type ScheduleClient,
 } from '@sluice/redis';
 import type { Redis } from 'ioredis';
@@ -41,24 +42,24 @@ export interface RedisDispatcherDeps {
    * Runs the ticks this process wakes when they are due now and none is running, instead of
    * kicking a rate limiter to run them (docs/adr/0013). Absent: wakes only.
    */
-  ticks?: RedisSchedule | undefined;
+  ticks?: RedisTickLoop | undefined;
 }
 
-export class RedisDispatcher {
-  private readonly d: RedisDispatcherDeps;
+export class RedisDispatcher implements Dispatcher {
+  private readonly deps: RedisDispatcherDeps;
   private readonly waking = new Set<Promise<void>>();
 
   constructor(deps: RedisDispatcherDeps) {
-    this.d = deps;
+    this.deps = deps;
   }
 
   wake(destinationId: string): void {
-    const { clock, logger, ticks } = this.d;
+    const { clock, logger, ticks } = this.deps;
     const woken = (
       ticks === undefined
-        ? wakeForWork(this.d, destinationId, clock())
+        ? wakeForWork(this.deps, destinationId, clock())
         : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
-          Promise.all([ticks.ready(), wakeForWork(this.d, destinationId, clock(), ticks.leaseMs)]).then(
+          Promise.all([ticks.ready(), wakeForWork(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
             ([ready, claimed]) => {
               if (claimed !== null) ticks.runClaimed(claimed, ready);
               return null;
@@ -83,7 +84,7 @@ export class RedisDispatcher {
    * feed, before its first event. Nothing to wake: it has no work yet.
    */
   async destinationCreated(destinationId: string): Promise<void> {
-    const { redis, keys, logger } = this.d;
+    const { redis, keys, logger } = this.deps;
     try {
       await publishChange(redis, keys, destinationId);
     } catch (err) {
@@ -102,7 +103,7 @@ export class RedisDispatcher {
    * every window that begins after the answer holds the new limit (ADR 0012).
    */
   async destinationChanged(destinationId: string): Promise<void> {
-    const { redis, keys, destinations, schedule, pacing, clock, logger } = this.d;
+    const { redis, keys, destinations, schedule, pacing, clock, logger } = this.deps;
     const before = destinations.peek(destinationId);
     const destination = await destinations.refresh(destinationId);
     const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
@@ -114,19 +115,19 @@ export class RedisDispatcher {
     await untilOldLimitArrived({
       destinationId,
       mayStillArrive: pacing.startedMayStillArrive(destinationId, clock),
-      maxWaitMs: this.d.arrivalWaitMs ?? 2 * pacing.o.arrivalBoundMs,
+      maxWaitMs: this.deps.arrivalWaitMs ?? 2 * pacing.options.arrivalBoundMs,
       logger,
     });
   }
 
   destination(destinationId: string): Promise<Destination | undefined> {
-    return this.d.destinations.get(destinationId);
+    return this.deps.destinations.get(destinationId);
   }
 
   async runtimeStats(destinationId: string): Promise<RuntimeStats> {
-    const destination = await this.d.destinations.get(destinationId);
+    const destination = await this.deps.destinations.get(destinationId);
     const periodMs = PERIOD_MS[destination?.rateLimit.period ?? 'second'];
-    const now = this.d.clock();
-    return runtimeStats(destination, await this.d.pacing.read(destinationId, periodMs, now), now);
+    const now = this.deps.clock();
+    return runtimeStats(destination, await this.deps.pacing.read(destinationId, periodMs, now), now);
   }
 }

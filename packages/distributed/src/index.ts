@@ -1,4 +1,4 @@
 export { RedisDispatcher, type RedisDispatcherDeps } from './dispatcher.ts';
 export { openSharedState, type SharedState, type SharedStateOptions } from './shared-state.ts';
-export { type TickingOptions, tickingSchedule } from './ticking.ts';
+export { createTickLoop, type TickLoopOptions } from './tick-loop.ts';
 export { wakeForWork } from './wake.ts';

@@ -32,7 +32,7 @@ export async function wakeForWork(
     return null;
   }
   const plan = ratePlan(destination.rateLimit);
-  const { windowMarginMs, claimLeaseMs } = pacing.o;
+  const { windowMarginMs, claimLeaseMs } = pacing.options;
   const { at, lease } = await schedule.scripts.wakeForWork(
     destinationId,
     now,

@@ -18,6 +18,7 @@ export {
   type LookupFunction,
   NOT_ALLOWED,
 } from './delivery/ssrf.ts';
+export type { Dispatcher } from './dispatcher.ts';
 export { healthFromRow, isTransition, transitionFromRow, transitionReason } from './health-rows.ts';
 export { Alerter, registerAlertGauge } from './ops/alerter.ts';
 export { registerHealthGauge } from './ops/health-metrics.ts';

@@ -9,6 +9,6 @@ export {
 } from './delivery-queue.ts';
 export { Keys } from './keys.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
-export { RedisSchedule, type RedisScheduleOptions, type TickFn } from './redis-schedule.ts';
+export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';
 export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';

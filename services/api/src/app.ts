@@ -6,7 +6,7 @@
  */
 
 import { type ApiConfig, buildApi } from '@sluice/api';
-import { openSharedState, RedisDispatcher, tickingSchedule } from '@sluice/distributed';
+import { createTickLoop, openSharedState, RedisDispatcher } from '@sluice/distributed';
 import { EngineMetrics, registerAlertGauge, registerHealthGauge, type Store } from '@sluice/engine';
 import { BullPublisher, bullConnection, type ScheduleClient } from '@sluice/redis';
 import type { Logger } from 'pino';
@@ -72,7 +72,7 @@ export async function startApiService(o: ApiServiceOptions): Promise<ApiService>
   const ticks =
     o.runTicks === false
       ? undefined
-      : tickingSchedule({
+      : createTickLoop({
           shared,
           store: o.store,
           publisher: queue,

@@ -6,7 +6,7 @@
  */
 
 import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
-import { openSharedState, RedisDispatcher, tickingSchedule } from '@sluice/distributed';
+import { createTickLoop, openSharedState, RedisDispatcher } from '@sluice/distributed';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
@@ -18,7 +18,7 @@ import {
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import { BullPublisher, bullConnection, type RedisSchedule } from '@sluice/redis';
+import { BullPublisher, bullConnection, type RedisTickLoop } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { DistributedSweeper } from './sweeper.ts';
@@ -52,7 +52,7 @@ export interface RateLimiterOptions {
 
 export interface RateLimiter {
   url: string;
-  schedule: RedisSchedule;
+  schedule: RedisTickLoop;
   sweeper: DistributedSweeper;
   close(): Promise<void>;
 }
@@ -78,7 +78,7 @@ export async function startRateLimiter(o: RateLimiterOptions): Promise<RateLimit
     clock,
   );
   registerHealthGauge(registry, o.store);
-  const schedule = tickingSchedule({
+  const schedule = createTickLoop({
     shared,
     subscriber,
     store: o.store,

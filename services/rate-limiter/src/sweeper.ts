@@ -36,10 +36,10 @@ export interface DistributedSweeperDeps {
 export class DistributedSweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
-  private readonly d: DistributedSweeperDeps;
+  private readonly deps: DistributedSweeperDeps;
 
   constructor(deps: DistributedSweeperDeps) {
-    this.d = deps;
+    this.deps = deps;
   }
 
   start(intervalMs: number): void {
@@ -49,7 +49,7 @@ export class DistributedSweeper {
       if (sweeping) return;
       sweeping = true;
       this.running = this.sweep()
-        .catch((err: unknown) => this.d.logger.error({ err }, 'sweep failed'))
+        .catch((err: unknown) => this.deps.logger.error({ err }, 'sweep failed'))
         .finally(() => {
           sweeping = false;
         });
@@ -74,7 +74,7 @@ export class DistributedSweeper {
    * their entries go too, except where a tick has counted one again since.
    */
   private async requeueLost(claimedBefore: number, now: number): Promise<Map<string, number>> {
-    const { store, publisher, pacing } = this.d;
+    const { store, publisher, pacing } = this.deps;
     const stale = await store.staleClaims(claimedBefore);
     if (stale.length === 0) return new Map();
     const live = await publisher.liveOf(stale);
@@ -92,7 +92,7 @@ export class DistributedSweeper {
 
   /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
   async recoverIfLost(): Promise<boolean> {
-    const { redis, keys, store, pacing, schedule, clock, logger, destinations, metrics } = this.d;
+    const { redis, keys, store, pacing, schedule, clock, logger, destinations, metrics } = this.deps;
     if ((await redis.get(keys.epoch())) === 'ready') return false;
     const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', 60_000, 'NX');
     if (mine !== 'OK') return false; // another replica rebuilds
@@ -129,7 +129,7 @@ export class DistributedSweeper {
   }
 
   async sweep(): Promise<void> {
-    const { store, schedule, clock, leaseMs, logger, metrics } = this.d;
+    const { store, schedule, clock, leaseMs, logger, metrics } = this.deps;
     await this.recoverIfLost();
     let rewoken = 0;
     const pending = await store.pendingDestinations();

@@ -80,7 +80,13 @@ export interface DelivererOptions {
   connections?: number;
 }
 
-export class Deliverer {
+/** What the runner needs of whatever makes the HTTP request. `Deliverer` is one, `DeliveryThreads` another. */
+export interface AttemptTransport {
+  attempt(req: DeliveryRequest, nowSeconds: number, written?: (at: number) => void): Promise<AttemptReport>;
+  close(): Promise<void>;
+}
+
+export class Deliverer implements AttemptTransport {
   readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly lookup: LookupFunction | undefined;

@@ -19,14 +19,8 @@
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { AttemptReport, DeliveryRequest } from './deliver.ts';
+import type { AttemptReport, AttemptTransport, DeliveryRequest } from './deliver.ts';
 import type { AttemptMessage, FromThread, ThreadSettings, ToThread } from './delivery-thread.ts';
-
-/** What the runner needs of whatever makes the HTTP request. `Deliverer` is one. */
-export interface AttemptTransport {
-  attempt(req: DeliveryRequest, nowSeconds: number, written?: (at: number) => void): Promise<AttemptReport>;
-  close(): Promise<void>;
-}
 
 export const THREAD_FAILED = 'delivery_thread_failed';
 

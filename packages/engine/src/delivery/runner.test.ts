@@ -7,7 +7,7 @@ import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import type { Destination } from '../store.ts';
 import { claimedDelivery, newDestination } from '../store-conformance.ts';
 import type { CompletionWriter } from './completion-writer.ts';
-import type { AttemptTransport } from './delivery-threads.ts';
+import type { AttemptTransport } from './deliver.ts';
 import type { DestinationCache } from './destinations.ts';
 import { DeliveryRunner } from './runner.ts';
 

@@ -18,8 +18,7 @@ import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
 import type { AttemptPacing } from '../pace/pacing.ts';
 import type { ClaimedDelivery, Store } from '../store.ts';
 import type { CompletionWriter } from './completion-writer.ts';
-import type { AttemptReport } from './deliver.ts';
-import type { AttemptTransport } from './delivery-threads.ts';
+import type { AttemptReport, AttemptTransport } from './deliver.ts';
 import { type DestinationCache, signingSecrets } from './destinations.ts';
 
 export interface RunnerDeps {

@@ -77,13 +77,13 @@ function alertPayload(change: AlertChange, raisedAt: number, resolvedAt: number 
 }
 
 export class Alerter {
-  private readonly o: AlerterOptions;
+  private readonly options: AlerterOptions;
   private readonly changes: Counter<'kind' | 'transition'>;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
 
   constructor(options: AlerterOptions) {
-    this.o = options;
+    this.options = options;
     registerAlertGauge(options.registry, options.store);
     this.changes = new Counter({
       name: 'sluice_backlog_alerts_total',
@@ -95,7 +95,7 @@ export class Alerter {
 
   /** One evaluation; returns the changes this process made (another replica's are not). */
   async evaluate(): Promise<AlertChange[]> {
-    const { store, thresholds, clock } = this.o;
+    const { store, thresholds, clock } = this.options;
     // The firing alerts first, then the samples: each alert read was raised before the
     // samples' snapshot, so a sample below its threshold shows the backlog fell after the
     // raise. Read side by side (two statements, two snapshots), a replica could take a sample
@@ -112,7 +112,7 @@ export class Alerter {
   }
 
   private async apply(change: AlertChange, now: number): Promise<boolean> {
-    const { store, logger } = this.o;
+    const { store, logger } = this.options;
     const raise = change.action === 'raise';
     if (raise && change.kind === 'pending_count') {
       // The sample counts only up to the cap; the operator is told the real backlog.
@@ -126,7 +126,7 @@ export class Alerter {
       value: change.value,
       raisedAt: now,
     };
-    const notice: AlertNotice | null = this.o.notify
+    const notice: AlertNotice | null = this.options.notify
       ? {
           tenantId: SYSTEM_TENANT.id,
           event: {
@@ -147,7 +147,7 @@ export class Alerter {
       { action, destinationId, tenantId, kind, threshold, value },
       `backlog alert ${raise ? 'raised' : 'resolved'}`,
     );
-    if (notice !== null) this.o.wake(ALERTS_DESTINATION_ID);
+    if (notice !== null) this.options.wake(ALERTS_DESTINATION_ID);
     return true;
   }
 
@@ -155,11 +155,11 @@ export class Alerter {
     this.timer = setInterval(() => {
       if (this.running !== undefined) return; // the last evaluation is still going
       this.running = this.evaluate()
-        .catch((err: unknown) => this.o.logger.error({ err }, 'backlog alert evaluation failed'))
+        .catch((err: unknown) => this.options.logger.error({ err }, 'backlog alert evaluation failed'))
         .finally(() => {
           this.running = undefined;
         });
-    }, this.o.intervalMs);
+    }, this.options.intervalMs);
     this.timer.unref();
   }
 

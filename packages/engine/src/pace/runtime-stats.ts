@@ -11,7 +11,7 @@ import type { PaceCounts } from './pacing.ts';
 export interface RuntimeStats {
   queued: number;
   inFlight: number;
-  /** The limit the tick plans with now (adaptive pacing may hold it lower). */
+  /** The limit the tick plans with now (adaptive pacing may hold it below the configured one). */
   effectiveLimit: number;
   backingOff: boolean;
 }

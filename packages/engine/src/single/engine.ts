@@ -17,12 +17,13 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { completionFollowUps, probeWakeAt } from '../delivery/completion-policy.ts';
 import { CompletionWriter } from '../delivery/completion-writer.ts';
-import { Deliverer } from '../delivery/deliver.ts';
-import { type AttemptTransport, DeliveryThreads } from '../delivery/delivery-threads.ts';
+import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
+import { DeliveryThreads } from '../delivery/delivery-threads.ts';
 import { DestinationCache } from '../delivery/destinations.ts';
 import { LocalQueue } from '../delivery/local-queue.ts';
 import { DeliveryRunner } from '../delivery/runner.ts';
 import type { LookupFunction } from '../delivery/ssrf.ts';
+import type { Dispatcher } from '../dispatcher.ts';
 import { registerHealthGauge } from '../ops/health-metrics.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
@@ -67,7 +68,7 @@ export interface EngineOptions {
   random?: () => number;
 }
 
-export class Engine {
+export class Engine implements Dispatcher {
   readonly destinations: DestinationCache;
   readonly metrics: EngineMetrics;
   private readonly store: Store;

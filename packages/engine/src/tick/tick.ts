@@ -57,7 +57,7 @@ export interface Publisher {
   publish(destinationId: string, deliveries: ClaimedDelivery[]): Promise<void>;
 }
 
-export interface LimiterDeps {
+export interface TickDeps {
   store: Store;
   destinations: DestinationCache;
   pacing: TickPacing;
@@ -68,7 +68,7 @@ export interface LimiterDeps {
   leadMs?: number | undefined;
 }
 
-export function createTick(deps: LimiterDeps) {
+export function createTick(deps: TickDeps) {
   const { store, destinations, pacing, publisher, metrics, clock } = deps;
   const lead = deps.leadMs ?? TICK_LEAD_MS;
   /**

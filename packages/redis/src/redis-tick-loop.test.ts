@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
-import { RedisSchedule, type TickFn } from './redis-schedule.ts';
+import { RedisTickLoop, type TickFn } from './redis-tick-loop.ts';
 import { ScheduleClient } from './schedule-client.ts';
 import { Scripts } from './scripts.ts';
 import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
@@ -111,7 +111,7 @@ function replicasOf(keys: Keys, n: number, tick: TickFn, maxIdleMs: number) {
   const replicas = Array.from(
     { length: n },
     () =>
-      new RedisSchedule({
+      new RedisTickLoop({
         redis: open(),
         subscriber: open(),
         keys,
@@ -127,7 +127,7 @@ function replicasOf(keys: Keys, n: number, tick: TickFn, maxIdleMs: number) {
   return { replicas, disconnect };
 }
 
-describe('RedisSchedule with two replicas', { skip }, () => {
+describe('RedisTickLoop with two replicas', { skip }, () => {
   it('runs every tick once at a time, reschedules, and empties the schedule', async () => {
     const prefix = uniquePrefix();
     const keys = new Keys(prefix);
@@ -148,7 +148,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     try {
       await redis.set(keys.epoch(), 'ready'); // the state is built (no Redis loss to repair)
       for (const r of replicas) await r.start();
-      for (let i = 0; i < 50; i++) await (replicas[i % 2] as RedisSchedule).wake(`d${i}`, Date.now());
+      for (let i = 0; i < 50; i++) await (replicas[i % 2] as RedisTickLoop).wake(`d${i}`, Date.now());
       const deadline = Date.now() + 10_000;
       while ([...runs.values()].filter((n) => n === 3).length < 50 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -180,7 +180,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     let runs = 0;
     const replicas = connections.map(
       (connection) =>
-        new RedisSchedule({
+        new RedisTickLoop({
           redis: connection,
           keys,
           // Four leases long: a claim waiting on a slow store, in a replica that is alive.
@@ -200,7 +200,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     );
     try {
       await redis.set(keys.epoch(), 'ready');
-      await (replicas[0] as RedisSchedule).scripts.wake('slow', Date.now());
+      await (replicas[0] as RedisTickLoop).scripts.wake('slow', Date.now());
       for (const r of replicas) await r.start();
       const deadline = Date.now() + 10_000;
       while ((runs === 0 || running > 0) && Date.now() < deadline)
@@ -256,7 +256,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     };
     const replicas = connections.map(
       (connection) =>
-        new RedisSchedule({
+        new RedisTickLoop({
           redis: connection,
           keys,
           tick,
@@ -269,7 +269,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     );
     try {
       await redis.set(keys.epoch(), 'ready');
-      await (replicas[0] as RedisSchedule).scripts.wake('d', Date.now());
+      await (replicas[0] as RedisTickLoop).scripts.wake('d', Date.now());
       for (const r of replicas) await r.start();
       const deadline = Date.now() + 10_000;
       while (outcomes.length < 2 && Date.now() < deadline)
@@ -296,7 +296,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
     const connections = [connect()];
     const ranAt: number[] = [];
     // No subscriber: nothing but the replica's own settle can cut its sleep short.
-    const schedule = new RedisSchedule({
+    const schedule = new RedisTickLoop({
       redis: connections[0] as Redis,
       keys,
       tick: async () => {
@@ -324,7 +324,7 @@ describe('RedisSchedule with two replicas', { skip }, () => {
   });
 });
 
-describe('RedisSchedule: kicks instead of the longest sleep', { skip }, () => {
+describe('RedisTickLoop: kicks instead of the longest sleep', { skip }, () => {
   /** Replicas that poll only once a minute: anything sooner than that came from a kick. */
   async function sleepyReplicas(n: number, tick: TickFn) {
     const prefix = uniquePrefix();
@@ -365,7 +365,7 @@ describe('RedisSchedule: kicks instead of the longest sleep', { skip }, () => {
     const s = await sleepyReplicas(2, tick);
     try {
       await s.redis.set(s.keys.epoch(), 'ready');
-      const [a, b] = s.replicas as [RedisSchedule, RedisSchedule];
+      const [a, b] = s.replicas as [RedisTickLoop, RedisTickLoop];
       await a.start();
       await a.wake('d', Date.now());
       await until(() => ranBy.length === 1, 5_000);
@@ -390,7 +390,7 @@ describe('RedisSchedule: kicks instead of the longest sleep', { skip }, () => {
     });
     try {
       await s.client.wake('d', Date.now());
-      await (s.replicas[0] as RedisSchedule).start(); // no epoch: puts the tick back, sleeps
+      await (s.replicas[0] as RedisTickLoop).start(); // no epoch: puts the tick back, sleeps
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.deepEqual(ran, [], 'nothing runs before the state is ready');
       await s.redis.set(s.keys.epoch(), 'ready');

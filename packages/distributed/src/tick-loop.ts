@@ -1,17 +1,17 @@
 /**
- * A schedule that runs the real tick (`createTick`) against the shared state: a rate
+ * A tick loop that runs the real tick (`createTick`) against the shared state: a rate
  * limiter's, which loops over the schedule, and the API's, which runs only the ticks its
  * wakes claim (docs/adr/0013). Both log a tick the same way, so every process that runs
  * ticks tells the same story.
  */
 
 import { createTick, type EngineMetrics, LeaseLostError, type Publisher, type Store } from '@sluice/engine';
-import { RedisSchedule, type RedisScheduleOptions } from '@sluice/redis';
+import { RedisTickLoop, type RedisTickLoopOptions } from '@sluice/redis';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { SharedState } from './shared-state.ts';
 
-export interface TickingOptions {
+export interface TickLoopOptions {
   shared: Pick<SharedState, 'redis' | 'keys' | 'destinations' | 'pacing'>;
   store: Store;
   publisher: Publisher;
@@ -22,12 +22,12 @@ export interface TickingOptions {
   leadMs?: number | undefined;
   /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
   subscriber?: Redis | undefined;
-  onTakeover?: RedisScheduleOptions['onTakeover'];
+  onTakeover?: RedisTickLoopOptions['onTakeover'];
 }
 
-export function tickingSchedule(o: TickingOptions): RedisSchedule {
+export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
   const { shared, logger, clock } = o;
-  return new RedisSchedule({
+  return new RedisTickLoop({
     redis: shared.redis,
     subscriber: o.subscriber,
     keys: shared.keys,

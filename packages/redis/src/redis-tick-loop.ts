@@ -1,6 +1,7 @@
 /**
- * The distributed schedule: the same entries as the single box's MemorySchedule, in Redis
- * sorted sets, shared by any number of rate-limiter replicas (docs/adr/0002).
+ * The distributed tick loop: it runs the ticks of the Redis schedule (the same entries as the
+ * single box's MemorySchedule, in sorted sets, shared by any number of rate-limiter replicas;
+ * docs/adr/0002).
  *
  * Each replica loops over the shards: claim the due ticks (a Lua script moves them to
  * leases, so one replica runs each), run them, settle them (reschedule, or leave the
@@ -49,7 +50,7 @@ const TICK_LEASE_MS = 10_000;
  */
 const MAX_IDLE_MS = 1_000;
 
-export interface RedisScheduleOptions {
+export interface RedisTickLoopOptions {
   redis: Redis;
   /** A connection for SUBSCRIBE (no other commands on it); without it, only polling (MAX_IDLE_MS). */
   subscriber?: Redis | undefined;
@@ -77,10 +78,10 @@ export interface RedisScheduleOptions {
   errorBackoffMs?: number;
 }
 
-export class RedisSchedule {
+export class RedisTickLoop {
   readonly scripts: Scripts;
-  private readonly options: Required<Omit<RedisScheduleOptions, 'subscriber' | 'onTick' | 'onTakeover'>> &
-    Pick<RedisScheduleOptions, 'subscriber' | 'onTick' | 'onTakeover'>;
+  private readonly options: Required<Omit<RedisTickLoopOptions, 'subscriber' | 'onTick' | 'onTakeover'>> &
+    Pick<RedisTickLoopOptions, 'subscriber' | 'onTick' | 'onTakeover'>;
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
@@ -99,7 +100,7 @@ export class RedisSchedule {
     for (const wakeUp of this.sleepers) wakeUp();
   };
 
-  constructor(options: RedisScheduleOptions) {
+  constructor(options: RedisTickLoopOptions) {
     this.options = {
       leaseMs: TICK_LEASE_MS,
       maxIdleMs: MAX_IDLE_MS,
