@@ -5,14 +5,14 @@
  * never lost: the rate limiters' sweeper re-wakes every destination with pending work.
  */
 
-import { lowersCap, PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
+import { PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
 import {
   type Destination,
   type DestinationCache,
   type Dispatcher,
+  followDestinationChange,
   type RuntimeStats,
   runtimeStats,
-  untilOldLimitArrived,
 } from '@sluice/engine';
 import {
   type Keys,
@@ -104,19 +104,18 @@ export class RedisDispatcher implements Dispatcher {
    */
   async destinationChanged(destinationId: string): Promise<void> {
     const { redis, keys, destinations, schedule, pacing, clock, logger } = this.deps;
-    const before = destinations.peek(destinationId);
-    const destination = await destinations.refresh(destinationId);
-    const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
-    await pacing.storeCap(destinationId, cap, destination?.updatedAt ?? clock());
-    await publishChange(redis, keys, destinationId);
-    // A new limit is in force within one tick: run that tick now.
-    if (destination?.state === 'active') await schedule.wake(destinationId, clock());
-    if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
-    await untilOldLimitArrived({
-      destinationId,
-      mayStillArrive: pacing.startedMayStillArrive(destinationId, clock),
-      maxWaitMs: this.deps.arrivalWaitMs ?? 2 * pacing.options.arrivalBoundMs,
+    await followDestinationChange(destinationId, {
+      destinations,
       logger,
+      clock,
+      wake: (id, at) => schedule.wake(id, at),
+      publish: async (id, destination) => {
+        const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
+        await pacing.storeCap(id, cap, destination?.updatedAt ?? clock());
+        await publishChange(redis, keys, id);
+      },
+      mayStillArrive: (id) => pacing.startedMayStillArrive(id, clock),
+      maxWaitMs: this.deps.arrivalWaitMs ?? 2 * pacing.options.arrivalBoundMs,
     });
   }
 

@@ -1,4 +1,5 @@
 export { RedisDispatcher, type RedisDispatcherDeps } from './dispatcher.ts';
+export { sharedFollowUps } from './follow-ups.ts';
 export { openSharedState, type SharedState, type SharedStateOptions } from './shared-state.ts';
 export { createTickLoop, type TickLoopOptions } from './tick-loop.ts';
 export { wakeForWork } from './wake.ts';

@@ -1,3 +1,4 @@
+export { type ChangePorts, followDestinationChange } from './delivery/change-policy.ts';
 export {
   type CompletionFollowUps,
   type CompletionPorts,

@@ -6,10 +6,9 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
-import { openSharedState, wakeForWork } from '@sluice/distributed';
+import { openSharedState, sharedFollowUps, wakeForWork } from '@sluice/distributed';
 import {
   CompletionWriter,
-  completionFollowUps,
   Deliverer,
   DeliveryRunner,
   EngineMetrics,
@@ -20,7 +19,7 @@ import {
   type Store,
   startOpsServer,
 } from '@sluice/engine';
-import { BullPublisher, bullConnection, publishChange, startDeliveryWorker } from '@sluice/redis';
+import { BullPublisher, bullConnection, startDeliveryWorker } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
@@ -55,7 +54,7 @@ export async function startDeliveryWorkerService(
 ): Promise<DeliveryWorkerService> {
   const clock = o.clock ?? Date.now;
   const shared = await openSharedState(o);
-  const { keys, redis, destinations, pacing, schedule } = shared;
+  const { keys, redis, destinations, pacing } = shared;
   const registry = new Registry();
   let active = 0;
   // A view of the delivery queue that publishes nothing: it reads the depth for /metrics, so
@@ -85,14 +84,7 @@ export async function startDeliveryWorkerService(
     clock,
     flushMs: 5,
     health: o.health,
-    ...completionFollowUps({
-      logger: o.logger,
-      clock,
-      wake: (id, at) => schedule.wake(id, at),
-      wakeAtRoom: ({ id }) => wakeForWork(shared, id, clock()),
-      refresh: (id) => destinations.refresh(id),
-      announce: (id) => publishChange(redis, keys, id),
-    }),
+    ...sharedFollowUps(shared, o.logger, clock),
   });
   const runner = new DeliveryRunner({
     destinations,

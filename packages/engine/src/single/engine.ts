@@ -7,7 +7,6 @@
 import {
   emissionMs,
   type HealthPolicy,
-  lowersCap,
   PERIOD_MS,
   ratePlan,
   scaledRateLimit,
@@ -15,6 +14,7 @@ import {
 } from '@sluice/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { followDestinationChange } from '../delivery/change-policy.ts';
 import { completionFollowUps, probeWakeAt } from '../delivery/completion-policy.ts';
 import { CompletionWriter } from '../delivery/completion-writer.ts';
 import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
@@ -27,7 +27,6 @@ import type { Dispatcher } from '../dispatcher.ts';
 import { registerHealthGauge } from '../ops/health-metrics.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
-import { untilOldLimitArrived } from '../pace/arrivals.ts';
 import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
 import type { Destination, Store } from '../store.ts';
@@ -290,16 +289,16 @@ export class Engine implements Dispatcher {
    * window that begins after the answer holds the new limit.
    */
   async destinationChanged(destinationId: string): Promise<void> {
-    const before = this.destinations.peek(destinationId);
-    const destination = await this.destinations.refresh(destinationId);
-    if (destination?.state === 'active') this.schedule.wake(destinationId, this.clock());
-    if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
-    const window = this.pacer.peek(destinationId)?.window;
-    await untilOldLimitArrived({
-      destinationId,
-      mayStillArrive: () => window?.mayStillArrive(this.clock()) ?? false,
-      maxWaitMs: 2 * this.pacer.options.arrivalBoundMs,
+    await followDestinationChange(destinationId, {
+      destinations: this.destinations,
       logger: this.logger,
+      clock: this.clock,
+      wake: (id, at) => this.schedule.wake(id, at),
+      mayStillArrive: (id) => {
+        const window = this.pacer.peek(id)?.window;
+        return () => window?.mayStillArrive(this.clock()) ?? false;
+      },
+      maxWaitMs: 2 * this.pacer.options.arrivalBoundMs,
     });
   }
 
