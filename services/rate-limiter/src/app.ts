@@ -6,7 +6,7 @@
  */
 
 import { type AlertSettings, defaultAlertSettings } from '@sluice/config';
-import { createTickLoop, openSharedState, RedisDispatcher } from '@sluice/distributed';
+import { createTickLoop, DistributedSweeper, openSharedState, RedisDispatcher } from '@sluice/distributed';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
@@ -21,7 +21,6 @@ import {
 import { BullPublisher, bullConnection, type RedisTickLoop } from '@sluice/redis';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { DistributedSweeper } from './sweeper.ts';
 
 export interface RateLimiterOptions {
   store: Store;

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, ratePlan } from '@sluice/core';
-import { openSharedState, type SharedState } from '@sluice/distributed';
 import { EngineMetrics, type NewDestination, type Store } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import {
-  cleanup,
-  connect,
-  REDIS_URL,
-  redisAvailable,
-  uniquePrefix,
-} from '../../../packages/redis/src/test-redis.ts';
-import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
+import { newDestination } from '../../store-postgres/src/testing.ts';
+import { openSharedState, type SharedState } from './shared-state.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
 const skip = !(await redisAvailable());
