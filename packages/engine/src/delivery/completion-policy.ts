@@ -62,7 +62,7 @@ export type CompletionFollowUps = Required<
 export function completionFollowUps(ports: CompletionPorts): CompletionFollowUps {
   const { logger, clock } = ports;
   const failed = (err: unknown, destinationId: string) =>
-    logger.warn({ err, destinationId }, 'what follows a completion failed; the sweeper will repair it');
+    logger.warn({ err, destinationId }, 'wake after a completion failed; the sweeper will repair it');
   const run = (destinationId: string, step: () => unknown): void => {
     try {
       Promise.resolve(step()).catch((err: unknown) => failed(err, destinationId));
