@@ -1,9 +1,7 @@
-export { type ChangePorts, followDestinationChange } from './delivery/change-policy.ts';
+export { followDestinationChange } from './delivery/change-policy.ts';
 export {
   type CompletionFollowUps,
-  type CompletionPorts,
   completionFollowUps,
-  pendingAgainAt,
   probeWakeAt,
 } from './delivery/completion-policy.ts';
 export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
@@ -28,7 +26,6 @@ export { type OpsServer, startOpsServer } from './ops/ops-server.ts';
 export { MIN_RETENTION_MS, Retention } from './ops/retention.ts';
 export { drainOnSignal } from './ops/shutdown.ts';
 export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './ops/system.ts';
-export { untilOldLimitArrived } from './pace/arrivals.ts';
 export { MemoryPacing } from './pace/memory-pacing.ts';
 export {
   type AttemptPace,
@@ -85,4 +82,4 @@ export type {
   Tenant,
 } from './store.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
-export { createTick, type Publisher, paceLimit } from './tick/tick.ts';
+export { createTick, type Publisher } from './tick/tick.ts';
