@@ -1,4 +1,5 @@
-import type { Destination, Store } from '@sluice/store';
+import type { Dispatcher } from '@sluice/engine';
+import type { Store } from '@sluice/store';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -12,35 +13,7 @@ import type { Registry } from 'prom-client';
 import type { Authenticator } from './auth.ts';
 import { ApiError, errorResponses } from './responses.ts';
 
-/** A destination's live pace, as the delivery side sees it. */
-export interface RuntimeStats {
-  queued: number;
-  inFlight: number;
-  /** The limit the rate limiter plans with (adaptive pacing may hold it below the configured one). */
-  effectiveLimit: number;
-  backingOff: boolean;
-}
-
-/** What the API needs from the delivery side, told after each commit. */
-export interface Dispatcher {
-  /** New work was committed for this destination. */
-  wake(destinationId: string): void;
-  /**
-   * A destination was created: every process caches it now, so its first events read
-   * nothing (a first event whose tick, request and ingest each read the destination paid
-   * those reads when every destination of a platform starts at once). Never fails: a
-   * process that missed it reads the destination on first use.
-   */
-  destinationCreated(destinationId: string): Promise<void>;
-  /** The destination changed (limit, state, …) or was deleted. */
-  destinationChanged(destinationId: string): Promise<void>;
-  runtimeStats(destinationId: string): Promise<RuntimeStats>;
-  /**
-   * The live destination as the delivery side sees it (its cache, refreshed on every change):
-   * ingest checks the destinations an event names without a read of the store each time.
-   */
-  destination(destinationId: string): Promise<Destination | undefined>;
-}
+export type { Dispatcher, RuntimeStats } from '@sluice/engine';
 
 export interface ApiConfig {
   allowPrivateNetworks: boolean;

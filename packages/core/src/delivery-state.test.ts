@@ -7,6 +7,7 @@ import {
   type DeliveryTransition,
   isFinal,
   sourcesOf,
+  sqlSourcesOf,
   transition,
 } from './delivery-state.ts';
 
@@ -22,7 +23,7 @@ const LEGAL: Record<DeliveryTransition, { from: DeliveryStatus[]; to: DeliverySt
   disable: { from: ['queued', 'delivering'], to: 'pending' },
   exhaust: { from: ['queued', 'delivering'], to: 'dead' },
   expire: { from: ['queued', 'delivering'], to: 'pending' },
-  cancel: { from: ['pending', 'queued', 'delivering'], to: 'cancelled' },
+  cancel: { from: ['pending', 'queued', 'delivering', 'dead'], to: 'cancelled' },
   replay: { from: ['dead'], to: 'pending' },
 };
 const TRANSITIONS = Object.keys(LEGAL) as DeliveryTransition[];
@@ -58,7 +59,7 @@ describe('delivery state machine', () => {
         assert.throws(() => transition(from, t), /illegal delivery transition/, `${t} from ${from}`);
       }
     }
-    assert.equal(illegal, 9 * 6 - 16);
+    assert.equal(illegal, 9 * 6 - 17);
   });
 
   it('sourcesOf gives the statuses a transition starts from (the store WHERE clause)', () => {
@@ -76,6 +77,14 @@ describe('delivery state machine', () => {
   it('dead is not final: a replay takes it back to pending', () => {
     assert.equal(isFinal('dead'), false);
     assert.equal(transition('dead', 'replay'), 'pending');
+  });
+
+  it('a dead delivery is cancelled with its destination', () => {
+    assert.equal(transition('dead', 'cancel'), 'cancelled');
+  });
+
+  it('sqlSourcesOf lists the sources as SQL literals', () => {
+    assert.equal(sqlSourcesOf('exhaust'), "'queued', 'delivering'");
   });
 
   it('walks the usual lives of a delivery', () => {

@@ -8,7 +8,7 @@
  *      │                   │                   └─fail, none left──────▶ dead
  *      └──────lease expired (crash)────────────┘
  *
- *   pending | queued | delivering ──cancel (destination deleted)──▶ cancelled
+ *   pending | queued | delivering | dead ──cancel (destination deleted)──▶ cancelled
  *   dead ──replay / retry──▶ pending
  *
  * The outcomes of an attempt may also start from `queued`: the single box does not write
@@ -51,7 +51,8 @@ const TRANSITIONS: Readonly<
   disable: { from: ['queued', 'delivering'], to: 'pending' },
   exhaust: { from: ['queued', 'delivering'], to: 'dead' },
   expire: { from: ['queued', 'delivering'], to: 'pending' },
-  cancel: { from: ['pending', 'queued', 'delivering'], to: 'cancelled' },
+  // A dead delivery is cancelled with its destination: nothing may replay it any more.
+  cancel: { from: ['pending', 'queued', 'delivering', 'dead'], to: 'cancelled' },
   replay: { from: ['dead'], to: 'pending' },
 };
 
@@ -69,6 +70,11 @@ export function transition(from: DeliveryStatus, t: DeliveryTransition): Deliver
 /** The statuses a transition may start from: the WHERE clause of the store's update. */
 export function sourcesOf(t: DeliveryTransition): readonly DeliveryStatus[] {
   return TRANSITIONS[t].from;
+}
+
+/** `sourcesOf(t)` as an SQL list of literals (`'pending', 'queued'`), for `status IN (…)`. */
+export function sqlSourcesOf(t: DeliveryTransition): string {
+  return TRANSITIONS[t].from.map((status) => `'${status}'`).join(', ');
 }
 
 export function isFinal(status: DeliveryStatus): boolean {

@@ -37,6 +37,7 @@ export {
   type DeliveryTransition,
   isFinal,
   sourcesOf,
+  sqlSourcesOf,
   transition,
 } from './delivery-state.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';

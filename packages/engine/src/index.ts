@@ -1,29 +1,14 @@
-export { Alerter, registerAlertGauge } from './alerter.ts';
-export { untilOldLimitArrived } from './arrivals.ts';
-export { type Completion, CompletionWriter } from './completion-writer.ts';
-export { Deliverer, describeError, USER_AGENT } from './deliver.ts';
-export { defaultDeliveryThreads } from './delivery-threads.ts';
-export { DestinationCache, signingSecrets } from './destinations.ts';
-export { Engine, type EngineOptions, type RuntimeStats } from './engine.ts';
-export { registerHealthGauge } from './health-metrics.ts';
-export { createTick, type Publisher, paceLimit } from './limiter.ts';
-export { MemorySchedule } from './memory-schedule.ts';
-export { EngineMetrics, type Sample } from './metrics.ts';
-export { type OpsServer, startOpsServer } from './ops-server.ts';
+export { followDestinationChange } from './delivery/change-policy.ts';
 export {
-  type AttemptPace,
-  type AttemptPacing,
-  LeaseLostError,
-  MemoryPacing,
-  type PaceCounts,
-  type PublishedPlan,
-  type PublishOptions,
-  type TickPacing,
-} from './pacing.ts';
-export { type PerTurn, perTurn } from './per-turn.ts';
-export { MIN_RETENTION_MS, Retention } from './retention.ts';
-export { DeliveryRunner } from './runner.ts';
-export { drainOnSignal } from './shutdown.ts';
+  type CompletionFollowUps,
+  completionFollowUps,
+  probeWakeAt,
+} from './delivery/completion-policy.ts';
+export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
+export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
+export { defaultDeliveryThreads } from './delivery/delivery-threads.ts';
+export { DestinationCache, signingSecrets } from './delivery/destinations.ts';
+export { DeliveryRunner } from './delivery/runner.ts';
 export {
   checkUrlHost,
   DestinationNotAllowedError,
@@ -31,6 +16,28 @@ export {
   isForbiddenAddress,
   type LookupFunction,
   NOT_ALLOWED,
-} from './ssrf.ts';
-export { reportRepairs } from './sweeper.ts';
-export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './system.ts';
+} from './delivery/ssrf.ts';
+export type { Dispatcher } from './dispatcher.ts';
+export { Alerter, registerAlertGauge } from './ops/alerter.ts';
+export { registerHealthGauge } from './ops/health-metrics.ts';
+export { EngineMetrics, type Sample } from './ops/metrics.ts';
+export { type OpsServer, startOpsServer } from './ops/ops-server.ts';
+export { MIN_RETENTION_MS, Retention } from './ops/retention.ts';
+export { drainOnSignal } from './ops/shutdown.ts';
+export { ALERTS_DESTINATION_ID, ensureAlertsDestination } from './ops/system.ts';
+export { MemoryPacing } from './pace/memory-pacing.ts';
+export {
+  type AttemptPace,
+  type AttemptPacing,
+  LeaseLostError,
+  type PaceCounts,
+  type PublishedPlan,
+  type PublishOptions,
+  type TickPacing,
+} from './pace/pacing.ts';
+export { type RuntimeStats, runtimeStats } from './pace/runtime-stats.ts';
+export { type PerTurn, perTurn } from './per-turn.ts';
+export { Engine, type EngineOptions } from './single/engine.ts';
+export { reportRepairs } from './single/sweeper.ts';
+export { MemorySchedule } from './tick/memory-schedule.ts';
+export { createTick, type Publisher } from './tick/tick.ts';

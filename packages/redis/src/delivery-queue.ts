@@ -232,3 +232,19 @@ class Slots {
     else this.free++;
   }
 }
+
+/**
+ * BullMQ's connection options for a redis:// or rediss:// URL. A `rediss://` URL means TLS,
+ * as ioredis reads it (`tls` set); BullMQ takes options, not the URL, so it is carried here.
+ */
+export function bullConnection(redisUrl: string) {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
 import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts } from '@sluice/engine';
 import type { Redis } from 'ioredis';
-import { Pacer } from '../../engine/src/pacer.ts';
+import { Pacer } from '../../engine/src/pace/memory-pacing.ts';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { Scripts } from './scripts.ts';

@@ -73,7 +73,7 @@ function later(fn: () => void, ms: number): () => void {
 
 export class RedisPacing implements TickPacing, AttemptPacing {
   /** Also what a wake needs to find when the window has room (`Scripts.wakeForWork`). */
-  readonly o: RedisPacingOptions;
+  readonly options: RedisPacingOptions;
   readonly windowMarginMs: number;
   /**
    * A request's entry in the window is `<delivery>:<this process>.<count>`: unique across
@@ -90,13 +90,13 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   constructor(options: RedisPacingOptions) {
     defineScripts(options.redis);
-    this.o = options;
+    this.options = options;
     this.windowMarginMs = options.windowMarginMs;
   }
 
   private script(name: string): ScriptFn {
-    const fn = (this.o.redis as unknown as Record<string, ScriptFn>)[name] as ScriptFn;
-    return (...args) => fn.apply(this.o.redis, args);
+    const fn = (this.options.redis as unknown as Record<string, ScriptFn>)[name] as ScriptFn;
+    return (...args) => fn.apply(this.options.redis, args);
   }
 
   async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
@@ -144,7 +144,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   /** One paceReadBatch call per shard for the reads of a turn (the ticks run side by side). */
   private readBatch(calls: readonly ReadCall[]): Promise<PaceReply[]> {
-    const { keys, windowMarginMs, claimLeaseMs } = this.o;
+    const { keys, windowMarginMs, claimLeaseMs } = this.options;
     return perShard(keys, calls, async (_shard, group) => {
       const ids = group.map((c) => c.destinationId);
       return (await this.script('paceReadBatch')(
@@ -159,7 +159,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   /** One paceRoomBatch call per shard for the counts of a turn; each is fenced on its own. */
   private countBatch(calls: readonly CountCall[]): Promise<string[]> {
-    const { keys, windowMarginMs, claimLeaseMs } = this.o;
+    const { keys, windowMarginMs, claimLeaseMs } = this.options;
     return perShard(keys, calls, async (shard, group) => {
       const ids = group.map((c) => c.destinationId);
       const leases = keys.leases(shard);
@@ -184,7 +184,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     now: number,
     cap?: number,
   ): Promise<AttemptPace | null> {
-    const { redis, keys, arrivalBoundMs } = this.o;
+    const { redis, keys, arrivalBoundMs } = this.options;
     const token = `${deliveryId}:${this.nonce}.${(this.sent++).toString(36)}`;
     const sends = keys.sends(destinationId);
     const pace = keys.pace(destinationId);
@@ -220,7 +220,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     return {
       written: (at) => {
         arrivedBy = Math.ceil(at + arrivalBoundMs);
-        cancel = (this.o.later ?? later)(
+        cancel = (this.options.later ?? later)(
           () => void redis.zadd(sends, 'LT', arrivedBy, token).catch(() => undefined),
           arrivalBoundMs,
         );
@@ -253,7 +253,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     bucket?: Pick<RatePlan, 'limit' | 'periodMs'>,
   ): Promise<void> {
     if (arrivedBy.length === 0) return;
-    const { redis, keys } = this.o;
+    const { redis, keys } = this.options;
     const members = arrivedBy.flatMap((t, i) => [
       Math.ceil(t),
       `restored:${i}:${randomBytes(4).toString('hex')}`,
@@ -268,7 +268,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   async drop(destinationId: string, deliveryId: string): Promise<void> {
-    await this.o.redis.zrem(this.o.keys.queued(destinationId), deliveryId);
+    await this.options.redis.zrem(this.options.keys.queued(destinationId), deliveryId);
   }
 
   /**
@@ -278,7 +278,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
    * destination is gone. `version`: the committed copy's `updatedAt`.
    */
   async storeCap(destinationId: string, cap: number | null, version: number): Promise<void> {
-    await this.script('storeCap')(this.o.keys.cap(destinationId), cap ?? 0, version, STORED_CAP_MS);
+    await this.script('storeCap')(this.options.keys.cap(destinationId), cap ?? 0, version, STORED_CAP_MS);
   }
 
   /**
@@ -290,7 +290,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
    * at the requests the one before found still on their way.
    */
   startedMayStillArrive(destinationId: string, clock: () => number): () => Promise<boolean> {
-    const { redis, keys } = this.o;
+    const { redis, keys } = this.options;
     const sends = keys.sends(destinationId);
     let pending: string[] | undefined;
     return async () => {
@@ -315,7 +315,9 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   async forget(destinationId: string, deliveryIds: string[], publishedBefore: number): Promise<number> {
     if (deliveryIds.length === 0) return 0;
     const cutoff = Math.min(publishedBefore, Number.MAX_SAFE_INTEGER);
-    return Number(await this.script('paceForget')(this.o.keys.queued(destinationId), cutoff, ...deliveryIds));
+    return Number(
+      await this.script('paceForget')(this.options.keys.queued(destinationId), cutoff, ...deliveryIds),
+    );
   }
 }
 

@@ -1,17 +1,13 @@
 /**
  * Waking destinations from any process (the API after an ingest, a worker after a retry or
- * a freed concurrency slot): a sooner-only wake in the shared schedule, at the earliest
- * moment the destination's window has room, so an event under the limit goes out at once
- * and a full window is not re-ticked on every event. A wake that lands at the head of a
+ * a freed concurrency slot): a sooner-only wake in the shared schedule (`wakeForWork` in
+ * packages/distributed adds the destination's room). A wake that lands at the head of a
  * schedule kicks the rate limiters so none sleeps past it.
  */
 
-import { emissionMs, ratePlan, windowCap } from '@sluice/core';
-import type { DestinationCache } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
-import type { RedisPacing } from './redis-pacing.ts';
-import { type ClaimedTick, Scripts } from './scripts.ts';
+import { Scripts } from './scripts.ts';
 
 export class ScheduleClient {
   readonly scripts: Scripts;
@@ -34,45 +30,6 @@ export class ScheduleClient {
   /** Tells every rate limiter to look at the schedule now (their loops may sleep up to 1 s). */
   async kick(): Promise<void> {
     await this.redis.publish(this.keys.kickChannel(), '*');
-  }
-
-  /**
-   * Schedules a tick at the earliest moment the destination may have room, in one round
-   * trip (`wakeForWork-6.lua`). With `tickLeaseMs`, a tick due now with none running is
-   * claimed for the caller instead (docs/adr/0013), under that lease: run it, then settle.
-   */
-  async wakeForWork(
-    destinationId: string,
-    destinations: DestinationCache,
-    pacing: RedisPacing,
-    now: number,
-    tickLeaseMs = 0,
-  ): Promise<ClaimedTick | null> {
-    const destination = await destinations.get(destinationId);
-    if (destination === undefined || destination.state !== 'active') return null;
-    if (destination.health.state === 'suspended') {
-      // The circuit is open: the work waits for the probe time (docs/adr/0007).
-      await this.wake(destinationId, Math.max(now, destination.health.nextProbeAt ?? now));
-      return null;
-    }
-    const plan = ratePlan(destination.rateLimit);
-    const { periodMs } = plan;
-    const { windowMarginMs, claimLeaseMs } = pacing.o;
-    const { at, lease } = await this.scripts.wakeForWork(
-      destinationId,
-      now,
-      {
-        // The window's cap: a burst allowance lets the window hold up to the burst.
-        limit: windowCap(plan),
-        periodMs,
-        windowMarginMs,
-        claimLeaseMs,
-        bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
-        adaptiveLimit: destination.adaptive ? plan.limit : undefined,
-      },
-      tickLeaseMs,
-    );
-    return lease === null ? null : { destinationId, due: at, lease, takenOver: false };
   }
 
   /**

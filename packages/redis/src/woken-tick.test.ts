@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
-import { RedisSchedule, type TickFn } from './redis-schedule.ts';
+import { RedisTickLoop, type TickFn } from './redis-tick-loop.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
 import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
@@ -86,7 +86,7 @@ describe('a wake that claims its tick', { skip }, () => {
   });
 });
 
-describe('RedisSchedule.runClaimed', { skip }, () => {
+describe('RedisTickLoop.runClaimed', { skip }, () => {
   async function setUp(tick: TickFn) {
     const prefix = uniquePrefix();
     const keys = new Keys(prefix);
@@ -98,14 +98,14 @@ describe('RedisSchedule.runClaimed', { skip }, () => {
       onTickError: (_id: string, err: unknown) => assert.fail(String(err)),
     };
     // A limiter that polls once a minute: a tick it runs sooner came from a kick.
-    const limiter = new RedisSchedule({
+    const limiter = new RedisTickLoop({
       ...options,
       redis: connections[0],
       subscriber: connections[1],
       maxIdleMs: 60_000,
     });
     // The API's: no loops, only the ticks its wakes claim.
-    const api = new RedisSchedule({ ...options, redis: connections[2] });
+    const api = new RedisTickLoop({ ...options, redis: connections[2] });
     const redis = connect();
     await limiter.start();
     const close = async (): Promise<void> => {

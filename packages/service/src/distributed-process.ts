@@ -5,8 +5,9 @@
  * engine's metrics over both; and the readiness check (the store and Redis answer).
  */
 
+import { openSharedState, type SharedState } from '@sluice/distributed';
 import { EngineMetrics, type OpsServer, registerHealthGauge, startOpsServer } from '@sluice/engine';
-import { BullPublisher, bullConnection, openSharedState, type SharedState } from '@sluice/redis';
+import { BullPublisher, bullConnection } from '@sluice/redis';
 import type { Store } from '@sluice/store';
 import { Registry } from 'prom-client';
 

@@ -1,5 +1,5 @@
 /**
- * What every service's `main.ts` does the same way (STYLE "Shape": `main.ts` is the only
+ * What every service's `main.ts` does the same way (CONTRIBUTING.md "House style": `main.ts` is the only
  * place that wires things together; this is the part that is the same in each): parse the
  * settings (a bad one exits 2, naming it), a JSON log tagged with the service's name, the
  * Postgres store with the configured pool, the service started on them, one `listening`

@@ -13,7 +13,14 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
-import type { BacklogSample, ClaimOrder, FiringAlert, HealthPolicy, HealthState } from '@sluice/core';
+import {
+  type BacklogSample,
+  type ClaimOrder,
+  type FiringAlert,
+  type HealthPolicy,
+  type HealthState,
+  sqlSourcesOf,
+} from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -169,7 +176,7 @@ export class PostgresStore implements Store {
        ), cancelled AS (
          UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
          WHERE destination_id IN (SELECT id FROM gone)
-           AND status IN ('pending', 'queued', 'delivering', 'dead')
+           AND status IN (${sqlSourcesOf('cancel')})
        )
        SELECT count(*) AS n FROM gone`,
       [id, now],

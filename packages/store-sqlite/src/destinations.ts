@@ -3,6 +3,7 @@
  * and attempts point at it) with `deleted_at` set, and is found by no read here.
  */
 
+import { sqlSourcesOf } from '@sluice/core';
 import {
   type Destination,
   type DestinationPatch,
@@ -77,7 +78,7 @@ export function deleteDestination(db: Sql, id: string, now: number): boolean {
     if (changes === 0) return false;
     db.sql(
       `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
-       WHERE destination_id = ? AND status IN ('pending', 'queued', 'delivering', 'dead')`,
+       WHERE destination_id = ? AND status IN (${sqlSourcesOf('cancel')})`,
     ).run(now, id);
     return true;
   });

@@ -7,8 +7,9 @@
 
 import { buildApi } from '@sluice/api';
 import { apiConfig } from '@sluice/config';
+import { createTickLoop, RedisDispatcher } from '@sluice/distributed';
 import { registerAlertGauge } from '@sluice/engine';
-import { RedisDispatcher, type ScheduleClient, tickingSchedule } from '@sluice/redis';
+import type { ScheduleClient } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
@@ -41,7 +42,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
   // The ticks this process runs: those its wakes claim, never a loop over the schedule
   // (SLUICE_API_TICKS; docs/adr/0013). Off: a wake kicks a rate limiter to run it.
   const ticks = config.SLUICE_API_TICKS
-    ? tickingSchedule({
+    ? createTickLoop({
         shared,
         store: o.store,
         publisher: queue,

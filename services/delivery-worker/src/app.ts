@@ -7,11 +7,11 @@
  */
 
 import { healthPolicy } from '@sluice/config';
-import { concurrencyCap } from '@sluice/core';
+import { sharedFollowUps, wakeForWork } from '@sluice/distributed';
 import { CompletionWriter, Deliverer, DeliveryRunner, type LookupFunction } from '@sluice/engine';
-import { bullConnection, publishChange, startDeliveryWorker } from '@sluice/redis';
+import { bullConnection, startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
-import type { HealthChange, Store } from '@sluice/store';
+import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { DeliveryWorkerConfig } from './config.ts';
 
@@ -39,24 +39,13 @@ export async function startDeliveryWorkerService(
   // the workers' own scrape target carries the signal they are scaled by.
   const base = await openDistributedProcess(config, { store: o.store, clock, inFlight: () => active });
   const { shared, metrics } = base;
-  const { keys, redis, destinations, pacing, schedule } = shared;
+  const { destinations, pacing } = shared;
   const concurrency = config.SLUICE_DELIVERY_CONCURRENCY;
   const deliverer = new Deliverer({
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
     lookup: o.lookup,
     connections: concurrency,
   });
-  const fail = (err: unknown, destinationId: string) =>
-    o.logger.warn({ err, destinationId }, 'wake after a completion failed; the sweeper will repair it');
-  // A batch moved a destination's health: every process refreshes its copy; an open
-  // circuit's tick runs at the probe time, a circuit just closed at once (docs/adr/0007).
-  const healthChanged = async ({ destinationId: id, from, health }: HealthChange): Promise<void> => {
-    await destinations.refresh(id);
-    await publishChange(redis, keys, id);
-    const now = clock();
-    if (health.state === 'suspended') await schedule.wake(id, Math.max(now, health.nextProbeAt ?? now));
-    else if (from === 'suspended') await schedule.wake(id, now);
-  };
   const completions = new CompletionWriter({
     store: o.store,
     metrics,
@@ -64,30 +53,7 @@ export async function startDeliveryWorkerService(
     clock,
     flushMs: 5,
     health: healthPolicy(config),
-    onHealth: (change) => {
-      healthChanged(change).catch((err) => fail(err, change.destinationId));
-    },
-    onSettled: ({ destination, outcome, completed }) => {
-      const id = destination.id;
-      // An exhausted attempt the breaker held is pending again at `holdAt`.
-      const retryAt = outcome.transition === 'exhaust' ? (completed.holdAt ?? null) : outcome.nextAttemptAt;
-      if (outcome.disableDestination) {
-        o.logger.warn({ destinationId: id }, 'destination answered 410 Gone: disabled');
-        void destinations
-          .refresh(id)
-          .then(() => publishChange(redis, keys, id))
-          .catch((err) => fail(err, id));
-      } else if (retryAt !== null) {
-        schedule.wake(id, retryAt).catch((err) => fail(err, id));
-      }
-    },
-    // A freed slot of a capped destination (a fifo one is capped at 1): its next may go at
-    // once, without waiting for the completion's batch to commit.
-    onFinished: ({ destination }) => {
-      if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;
-      const id = destination.id;
-      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
-    },
+    ...sharedFollowUps(shared, o.logger, clock),
   });
   const runner = new DeliveryRunner({
     destinations,
@@ -100,7 +66,9 @@ export async function startDeliveryWorkerService(
     store: o.store,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
-      schedule.wakeForWork(id, destinations, pacing, clock()).catch((err) => fail(err, id));
+      wakeForWork(shared, id, clock()).catch((err: unknown) =>
+        o.logger.warn({ err, destinationId: id }, 'wake after a release failed; the sweeper will repair it'),
+      );
     },
   });
   const worker = startDeliveryWorker({

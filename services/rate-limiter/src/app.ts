@@ -6,13 +6,13 @@
  */
 
 import { alertSettings } from '@sluice/config';
+import { createTickLoop, DistributedSweeper, RedisDispatcher } from '@sluice/distributed';
 import { ALERTS_DESTINATION_ID, Alerter, ensureAlertsDestination, Retention } from '@sluice/engine';
-import { RedisDispatcher, type RedisSchedule, tickingSchedule } from '@sluice/redis';
+import type { RedisTickLoop } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { RateLimiterConfig } from './config.ts';
-import { DistributedSweeper } from './sweeper.ts';
 
 /** What the rate limiter runs on besides its settings. */
 export interface RateLimiterDeps {
@@ -23,7 +23,7 @@ export interface RateLimiterDeps {
 
 export interface RateLimiter {
   url: string;
-  schedule: RedisSchedule;
+  schedule: RedisTickLoop;
   sweeper: DistributedSweeper;
   close(): Promise<void>;
 }
@@ -37,7 +37,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
   });
   const { shared, queue: publisher, registry, metrics } = base;
   const { keys, redis, subscriber, destinations, pacing } = shared;
-  const schedule = tickingSchedule({
+  const schedule = createTickLoop({
     shared,
     subscriber,
     store: o.store,

@@ -1,5 +1,5 @@
 /**
- * When a tick plans its destination's next run (packages/engine/src/limiter.ts), on the
+ * When a tick plans its destination's next run (packages/engine/src/tick/tick.ts), on the
  * distributed parts: a real store (SQLite, in memory), the Redis pace state and the BullMQ
  * delivery queue, on a clock the test moves.
  */
@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, TICK_LEAD_MS } from '@sluice/core';
+import { openSharedState } from '@sluice/distributed';
 import { createTick, EngineMetrics } from '@sluice/engine';
-import { BullPublisher, bullConnection, openSharedState } from '@sluice/redis';
+import { BullPublisher, bullConnection } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
 import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';

@@ -1,0 +1,132 @@
+/**
+ * The API's view of the delivery side in the distributed shape: after each commit it wakes
+ * the destination in the Redis schedule, or announces a changed destination to every
+ * process, and it reads the live counters for the stats endpoint. A failed wake is logged,
+ * never lost: the rate limiters' sweeper re-wakes every destination with pending work.
+ */
+
+import { PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
+import {
+  type DestinationCache,
+  type Dispatcher,
+  followDestinationChange,
+  type RuntimeStats,
+  runtimeStats,
+} from '@sluice/engine';
+import {
+  type Keys,
+  publishChange,
+  type RedisPacing,
+  type RedisTickLoop,
+  type ScheduleClient,
+} from '@sluice/redis';
+import type { Destination } from '@sluice/store';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { wakeForWork } from './wake.ts';
+
+export interface RedisDispatcherDeps {
+  redis: Redis;
+  keys: Keys;
+  schedule: ScheduleClient;
+  pacing: RedisPacing;
+  destinations: DestinationCache;
+  logger: Logger;
+  clock: () => number;
+  /**
+   * Longest a lowered limit's answer waits for the requests started under the old one to
+   * arrive (default: twice the arrival bound).
+   */
+  arrivalWaitMs?: number;
+  /**
+   * Runs the ticks this process wakes when they are due now and none is running, instead of
+   * kicking a rate limiter to run them (docs/adr/0013). Absent: wakes only.
+   */
+  ticks?: RedisTickLoop | undefined;
+}
+
+export class RedisDispatcher implements Dispatcher {
+  private readonly deps: RedisDispatcherDeps;
+  private readonly waking = new Set<Promise<void>>();
+
+  constructor(deps: RedisDispatcherDeps) {
+    this.deps = deps;
+  }
+
+  wake(destinationId: string): void {
+    const { clock, logger, ticks } = this.deps;
+    const woken = (
+      ticks === undefined
+        ? wakeForWork(this.deps, destinationId, clock())
+        : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
+          Promise.all([ticks.ready(), wakeForWork(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
+            ([ready, claimed]) => {
+              if (claimed !== null) ticks.runClaimed(claimed, ready);
+              return null;
+            },
+          )
+    )
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        logger.warn({ err, destinationId }, 'wake failed; the sweeper will repair it');
+      });
+    this.waking.add(woken);
+    void woken.finally(() => this.waking.delete(woken));
+  }
+
+  /** The wakes in flight are done (their claimed ticks handed to `ticks`, which stop awaits). */
+  async settled(): Promise<void> {
+    while (this.waking.size > 0) await Promise.all(this.waking);
+  }
+
+  /**
+   * A new destination: every process, this one included, reads it now through the change
+   * feed, before its first event. Nothing to wake: it has no work yet.
+   */
+  async destinationCreated(destinationId: string): Promise<void> {
+    const { redis, keys, logger } = this.deps;
+    try {
+      await publishChange(redis, keys, destinationId);
+    } catch (err) {
+      logger.warn(
+        { err, destinationId },
+        'could not announce a new destination; each process reads it on first use',
+      );
+    }
+  }
+
+  /**
+   * After the commit, before the answer: the committed cap goes where every request's start
+   * checks it (a lowered limit holds from the answer on, even for a worker whose copy has not
+   * heard of it yet), every process refreshes its copy, and the destination ticks. A lowered
+   * limit's answer also waits for the requests that started under the old limit to arrive, so
+   * every window that begins after the answer holds the new limit (ADR 0012).
+   */
+  async destinationChanged(destinationId: string): Promise<void> {
+    const { redis, keys, destinations, schedule, pacing, clock, logger } = this.deps;
+    await followDestinationChange(destinationId, {
+      destinations,
+      logger,
+      clock,
+      wake: (id, at) => schedule.wake(id, at),
+      publish: async (id, destination) => {
+        const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
+        await pacing.storeCap(id, cap, destination?.updatedAt ?? clock());
+        await publishChange(redis, keys, id);
+      },
+      mayStillArrive: (id) => pacing.startedMayStillArrive(id, clock),
+      maxWaitMs: this.deps.arrivalWaitMs ?? 2 * pacing.options.arrivalBoundMs,
+    });
+  }
+
+  destination(destinationId: string): Promise<Destination | undefined> {
+    return this.deps.destinations.get(destinationId);
+  }
+
+  async runtimeStats(destinationId: string): Promise<RuntimeStats> {
+    const destination = await this.deps.destinations.get(destinationId);
+    const periodMs = PERIOD_MS[destination?.rateLimit.period ?? 'second'];
+    const now = this.deps.clock();
+    return runtimeStats(destination, await this.deps.pacing.read(destinationId, periodMs, now), now);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A tick loop that runs the real tick (`createTick`) against the shared state: a rate
+ * limiter's, which loops over the schedule, and the API's, which runs only the ticks its
+ * wakes claim (docs/adr/0013). Both log a tick the same way, so every process that runs
+ * ticks tells the same story.
+ */
+
+import { createTick, type EngineMetrics, LeaseLostError, type Publisher } from '@sluice/engine';
+import { RedisTickLoop, type RedisTickLoopOptions } from '@sluice/redis';
+import type { Store } from '@sluice/store';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { SharedState } from './shared-state.ts';
+
+export interface TickLoopOptions {
+  shared: Pick<SharedState, 'redis' | 'keys' | 'destinations' | 'pacing'>;
+  store: Store;
+  publisher: Publisher;
+  metrics: EngineMetrics;
+  logger: Logger;
+  clock: () => number;
+  /** `SLUICE_TICK_LEAD_MS` (docs/adr/0012). */
+  leadMs?: number | undefined;
+  /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
+  subscriber?: Redis | undefined;
+  onTakeover?: RedisTickLoopOptions['onTakeover'];
+}
+
+export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
+  const { shared, logger, clock } = o;
+  return new RedisTickLoop({
+    redis: shared.redis,
+    subscriber: o.subscriber,
+    keys: shared.keys,
+    clock,
+    tick: createTick({
+      store: o.store,
+      destinations: shared.destinations,
+      pacing: shared.pacing,
+      publisher: o.publisher,
+      metrics: o.metrics,
+      clock,
+      leadMs: o.leadMs,
+    }),
+    onTickError: (destinationId, err) =>
+      err instanceof LeaseLostError
+        ? logger.warn(
+            { destinationId },
+            'a tick stalled past its lease and another process took over: it published nothing; ' +
+              'what it claimed returns to pending after the lease',
+          )
+        : logger.error({ err, destinationId }, 'tick failed'),
+    ...(logger.isLevelEnabled('debug') ? { onTick: (tick) => logger.debug(tick, 'tick') } : {}),
+    ...(o.onTakeover ? { onTakeover: o.onTakeover } : {}),
+  });
+}

@@ -1,0 +1,228 @@
+/**
+ * One HTTP attempt of one delivery (docs/design.md, flow 3), the same code in both shapes.
+ * undici with one shared keep-alive Agent; redirects are not followed (undici's `request`
+ * never follows them without an interceptor); the response body is read up to a cap and an
+ * excerpt kept; every failure is typed by a stable code.
+ */
+
+import diagnostics from 'node:diagnostics_channel';
+import { type AttemptResult, signatureHeader } from '@sluice/core';
+import { Agent, errors, request } from 'undici';
+import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
+
+export const USER_AGENT = 'Sluice/0.1.0';
+const EXCERPT_BYTES = 1_024;
+const READ_CAP_BYTES = 64 * 1_024;
+
+/*
+ * When a request is fully written to its socket (the send window bounds its arrival from
+ * then on: docs/adr/0001-send-window.md). undici announces each request it creates on
+ * `undici:request:create` and its last byte written on `undici:request:bodySent`. A request
+ * is created inside the `request()` call when a connection is free; `claimNext` is set
+ * around that call so the request is tied to its callback. A request created later (it
+ * waited for a connection) is not tied to any: its arrival is then bounded by its response.
+ */
+const onWritten = new WeakMap<object, () => void>();
+let claimNext: (() => void) | undefined;
+let subscribed = false;
+
+function subscribeOnce(): void {
+  if (subscribed) return;
+  subscribed = true;
+  diagnostics.subscribe('undici:request:create', (message) => {
+    if (claimNext === undefined) return;
+    onWritten.set((message as { request: object }).request, claimNext);
+    claimNext = undefined;
+  });
+  diagnostics.subscribe('undici:request:bodySent', (message) => {
+    const { request } = message as { request: object };
+    onWritten.get(request)?.();
+    onWritten.delete(request);
+  });
+}
+
+export interface DeliveryRequest {
+  url: string;
+  eventId: string;
+  eventType: string;
+  body: string;
+  /** The delivery's place in its destination's order (`webhook-sequence`). */
+  sequence: number;
+  /** 1-based number of this request within its delivery (`webhook-attempt`). */
+  attempt: number;
+  secrets: readonly string[];
+  timeoutMs: number;
+  /**
+   * Sluice's own destination (the operator's alert URL, from config): not subject to the
+   * SSRF guard, which protects the network from tenants' URLs (ADR 0009).
+   */
+  trusted?: boolean;
+}
+
+export interface AttemptReport {
+  result: AttemptResult;
+  responseExcerpt: string | null;
+  /**
+   * When the attempt ended — its response read, or its error — on the wall clock (`Date.now`),
+   * taken on the thread that made it. The send window ends the request's occupancy from here
+   * as it did from the runner's own time of the end (docs/adr/0001-send-window.md: a response
+   * comes after the receiver saw the request; an error is bounded as that ADR says), without
+   * the delay of a busy main thread reading the report. Absent when the request was refused
+   * before any connection.
+   */
+  endedAt?: number;
+}
+
+export interface DelivererOptions {
+  allowPrivateNetworks: boolean;
+  lookup?: LookupFunction | undefined;
+  /** Most open connections per origin: at least the most requests in flight at once. */
+  connections?: number;
+}
+
+/** What the runner needs of whatever makes the HTTP request. `Deliverer` is one, `DeliveryThreads` another. */
+export interface AttemptTransport {
+  attempt(req: DeliveryRequest, nowSeconds: number, written?: (at: number) => void): Promise<AttemptReport>;
+  close(): Promise<void>;
+}
+
+export class Deliverer implements AttemptTransport {
+  readonly agent: Agent;
+  private readonly allowPrivate: boolean;
+  private readonly lookup: LookupFunction | undefined;
+  /** For trusted requests only, made on first use: no guard at connect. */
+  private unguarded: Agent | undefined;
+
+  constructor(options: DelivererOptions) {
+    this.allowPrivate = options.allowPrivateNetworks;
+    this.lookup = options.lookup;
+    subscribeOnce();
+    this.agent = new Agent({
+      connections: options.connections ?? 256,
+      keepAliveTimeout: 30_000,
+      connect: { lookup: guardedLookup(options.allowPrivateNetworks, options.lookup) },
+    });
+  }
+
+  /**
+   * One attempt; `written` is called with the wall-clock time when the request is on the
+   * socket, if that is known.
+   */
+  async attempt(
+    req: DeliveryRequest,
+    nowSeconds: number,
+    written?: (at: number) => void,
+  ): Promise<AttemptReport> {
+    const url = new URL(req.url);
+    const refused = req.trusted ? undefined : checkUrlHost(url, this.allowPrivate);
+    if (refused)
+      return {
+        result: { kind: 'error', code: NOT_ALLOWED, message: refused.message },
+        responseExcerpt: null,
+      };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': req.eventId,
+      'webhook-timestamp': String(nowSeconds),
+      'webhook-event-type': req.eventType,
+      // Not signed (the signature covers id, timestamp and body, as Standard Webhooks
+      // defines it): hints for reordering and deduplication (docs/receivers.md).
+      'webhook-sequence': String(req.sequence),
+      'webhook-attempt': String(req.attempt),
+      'webhook-signature': signatureHeader(req.secrets, {
+        id: req.eventId,
+        timestamp: nowSeconds,
+        body: req.body,
+      }),
+    };
+    // The whole attempt's deadline, cleared when it is over. (`AbortSignal.timeout` cannot be
+    // cleared: each request left a timer that fired `timeoutMs` later and built a
+    // DOMException — the CPU of an idle box for a quarter of a minute after every busy one.)
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError')),
+      req.timeoutMs,
+    );
+    try {
+      claimNext = written && (() => written(Date.now()));
+      const pending = request(url, {
+        method: 'POST',
+        dispatcher: req.trusted ? this.trustedAgent() : this.agent,
+        headers,
+        body: req.body,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+        signal: deadline.signal,
+      });
+      claimNext = undefined;
+      const res = await pending;
+      const excerpt = await readExcerpt(res.body);
+      const retryAfter = res.headers['retry-after'];
+      return {
+        result: {
+          kind: 'response',
+          statusCode: res.statusCode,
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        },
+        responseExcerpt: excerpt,
+        endedAt: Date.now(),
+      };
+    } catch (err) {
+      claimNext = undefined;
+      return {
+        result: { kind: 'error', ...describeError(err) },
+        responseExcerpt: null,
+        endedAt: Date.now(),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private trustedAgent(): Agent {
+    this.unguarded ??= new Agent({
+      connections: 8,
+      keepAliveTimeout: 30_000,
+      ...(this.lookup === undefined ? {} : { connect: { lookup: this.lookup } }),
+    });
+    return this.unguarded;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+    await this.unguarded?.close();
+  }
+}
+
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of body) {
+    if (read < EXCERPT_BYTES) chunks.push(chunk);
+    read += chunk.length;
+    if (read > READ_CAP_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  if (read === 0) return null;
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+}
+
+/** A stable code and a message for a failed request: ours, undici's `UND_ERR_*`, or node's `E*`. */
+export function describeError(err: unknown): { code: string; message: string } {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === NOT_ALLOWED) return { code, message: e.message };
+    if (
+      e.name === 'TimeoutError' ||
+      e instanceof errors.HeadersTimeoutError ||
+      e instanceof errors.BodyTimeoutError
+    ) {
+      return { code: 'timeout', message: e.message };
+    }
+    if (typeof code === 'string') return { code, message: e.message };
+  }
+  return { code: 'request_failed', message: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,161 @@
+/**
+ * One published delivery, from the start of its request to its completion: the same code
+ * in the single box's in-process queue and in the distributed delivery worker.
+ *
+ *   [wait for notBefore] → start (queued → in flight, into the window) → signed POST
+ *   → outcome (decideOutcome)
+ *   → completion buffered for the batched write
+ *
+ *   start refused (the window is full under a limit lowered since the publish)
+ *   → back to pending in the store, the destination woken: its next tick publishes it
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, windowCap } from '@sluice/core';
+import type { ClaimedDelivery, Store } from '@sluice/store';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import { isSystemDestination } from '../ops/system.ts';
+import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
+import type { AttemptPacing } from '../pace/pacing.ts';
+import type { CompletionWriter } from './completion-writer.ts';
+import type { AttemptReport, AttemptTransport } from './deliver.ts';
+import { type DestinationCache, signingSecrets } from './destinations.ts';
+
+export interface RunnerDeps {
+  destinations: DestinationCache;
+  pacing: AttemptPacing;
+  deliverer: AttemptTransport;
+  completions: CompletionWriter;
+  metrics: EngineMetrics;
+  clock: () => number;
+  random: () => number;
+  /** Where a delivery that may not start goes back to pending. */
+  store: Pick<Store, 'releaseClaims'>;
+  /** The destination has pending work again (a released delivery). */
+  wake(destinationId: string): void;
+}
+
+export class DeliveryRunner {
+  private readonly deps: RunnerDeps;
+
+  constructor(deps: RunnerDeps) {
+    this.deps = deps;
+  }
+
+  /**
+   * Runs one attempt; resolves once its completion is buffered, with `written`, which
+   * resolves once the completion's batch committed. Nothing to write: `written` is undefined.
+   */
+  async run(delivery: ClaimedDelivery): Promise<{ written?: Promise<void> }> {
+    const { pacing, deliverer, clock, random, metrics, destinations, completions } = this.deps;
+    // Live settings (url, secrets, timeout) as of the start of the request. A destination
+    // deleted since the publish is gone: its deliveries are already cancelled.
+    const destination = await destinations.get(delivery.destinationId);
+    if (destination === undefined) {
+      await pacing.drop(delivery.destinationId, delivery.id);
+      return {};
+    }
+    const periodMs = PERIOD_MS[destination.rateLimit.period];
+    // Published ahead of its window's room (core tick.ts publishAhead): its slot frees then.
+    // Nothing counted it as started before; starting sooner would break the limit.
+    if (delivery.notBefore !== undefined)
+      for (let wait = delivery.notBefore - clock(); wait > 0; wait = delivery.notBefore - clock())
+        await sleep(Math.ceil(wait));
+    const startedAt = clock();
+    /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
+    const onClock = (wall: number) => wall + (clock() - Date.now());
+    // The limit in force now, not the one the tick published under: lowered since, the window
+    // may have no room for this request. It then goes back to pending (a claim the tick made,
+    // undone) and the next tick publishes it under the new limit; waiting here instead would
+    // hold a request slot for as long as the new limit makes it wait, and a whole run of the
+    // old limit could be waiting.
+    const cap = windowCap(ratePlan(destination.rateLimit));
+    const pace = await pacing.start(
+      delivery.destinationId,
+      delivery.id,
+      periodMs,
+      destination.timeoutMs,
+      startedAt,
+      cap,
+    );
+    if (pace === null) {
+      // Pending before it leaves `queued`: meanwhile it is over-counted, never under-counted.
+      await this.deps.store.releaseClaims([delivery.id], clock());
+      await pacing.drop(delivery.destinationId, delivery.id);
+      metrics.releasedStarts.inc();
+      this.deps.wake(delivery.destinationId);
+      return {};
+    }
+    const attemptNo = delivery.attempts + 1;
+    let finishedAt = startedAt;
+    let report: AttemptReport | undefined;
+    try {
+      report = await deliverer.attempt(
+        {
+          url: destination.url,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          body: delivery.payload,
+          sequence: delivery.sequence,
+          attempt: attemptNo,
+          secrets: signingSecrets(destination, startedAt),
+          timeoutMs: destination.timeoutMs,
+          trusted: isSystemDestination(destination),
+        },
+        Math.floor(startedAt / 1_000),
+        (at) => pace.written(onClock(at)),
+      );
+    } finally {
+      // When the attempt ended where it was made (a delivery thread: docs/adr/0011), not when
+      // this thread got round to its report; never before its start.
+      const now = clock();
+      finishedAt =
+        report?.endedAt === undefined ? now : Math.max(startedAt, Math.min(now, onClock(report.endedAt)));
+      // The request went out: its outcome must be recorded whatever the pace state does. An
+      // entry left unfinished expires by itself (it only over-counts meanwhile). Adaptive
+      // pacing hears the outcome in the same step.
+      const feedback = adaptiveFeedback(destination, report?.result, startedAt, finishedAt);
+      await pace.finished(finishedAt, feedback).catch(() => undefined);
+    }
+    const attemptsMade = attemptNo - delivery.attemptBase;
+    const outcome = decideOutcome(report.result, attemptsMade, destination.retry, finishedAt, random);
+    const { result } = report;
+    metrics.attemptDuration.observe(
+      { result: result.kind === 'response' ? `${Math.floor(result.statusCode / 100)}xx` : 'error' },
+      (finishedAt - startedAt) / 1_000,
+    );
+    if (outcome.transition === 'succeed')
+      metrics.deliveryLatency.observe((finishedAt - delivery.eventCreatedAt) / 1_000);
+    const written = completions.add({
+      destination,
+      outcome,
+      completed: {
+        attempt: {
+          id: newId('att'),
+          deliveryId: delivery.id,
+          destinationId: delivery.destinationId,
+          attempt: attemptNo,
+          startedAt,
+          finishedAt,
+          statusCode: result.kind === 'response' ? result.statusCode : null,
+          errorCode: result.kind === 'error' ? result.code : null,
+          errorMessage: result.kind === 'error' ? result.message : null,
+          responseExcerpt: report.responseExcerpt,
+        },
+        status:
+          outcome.transition === 'succeed'
+            ? 'delivered'
+            : outcome.transition === 'exhaust'
+              ? 'dead'
+              : 'pending',
+        nextAttemptAt: outcome.nextAttemptAt,
+        disableDestination: outcome.disableDestination,
+        probe: delivery.probe === true,
+        // If the store holds this attempt (its destination degraded: docs/adr/0007), when
+        // an exhausted delivery is tried again instead of dying.
+        holdAt: outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random),
+      },
+    });
+    return { written };
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * The single box's delivery engine: the schedule, the rate limiter's ticks, the in-process
+ * delivery queue and its workers, the sweeper, over one Store. The API tells it about new
+ * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
+ */
+
+import {
+  emissionMs,
+  type HealthPolicy,
+  PERIOD_MS,
+  ratePlan,
+  scaledRateLimit,
+  tatFromArrivals,
+} from '@sluice/core';
+import type { Destination, Store } from '@sluice/store';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { followDestinationChange } from '../delivery/change-policy.ts';
+import { completionFollowUps, probeWakeAt } from '../delivery/completion-policy.ts';
+import { CompletionWriter } from '../delivery/completion-writer.ts';
+import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
+import { DeliveryThreads } from '../delivery/delivery-threads.ts';
+import { DestinationCache } from '../delivery/destinations.ts';
+import { LocalQueue } from '../delivery/local-queue.ts';
+import { DeliveryRunner } from '../delivery/runner.ts';
+import type { LookupFunction } from '../delivery/ssrf.ts';
+import type { Dispatcher } from '../dispatcher.ts';
+import { registerHealthGauge } from '../ops/health-metrics.ts';
+import { EngineMetrics } from '../ops/metrics.ts';
+import { Retention } from '../ops/retention.ts';
+import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
+import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
+import { MemorySchedule } from '../tick/memory-schedule.ts';
+import { createTick, paceLimit } from '../tick/tick.ts';
+import { Sweeper } from './sweeper.ts';
+
+export interface EngineOptions {
+  store: Store;
+  logger: Logger;
+  registry: Registry;
+  allowPrivateNetworks: boolean;
+  lookup?: LookupFunction | undefined;
+  /** Most requests in flight at once, over all destinations. */
+  deliveryConcurrency: number;
+  /**
+   * Threads that make the HTTP requests (`delivery-threads.ts`); 0: the main thread. An
+   * injected `lookup` (tests) cannot cross to a thread: with one, requests run on the main thread.
+   */
+  deliveryThreads?: number | undefined;
+  /** Added to each send's occupancy of the window (clock rounding). */
+  windowMarginMs: number;
+  /** Longest time assumed between a request's start and its arrival. */
+  arrivalBoundMs: number;
+  sweepIntervalMs: number;
+  /** A claimed delivery that nothing in the process holds returns to pending after this. */
+  leaseMs: number;
+  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
+  tickLeadMs?: number | undefined;
+  completionFlushMs: number;
+  /** Delivered data older than this is deleted (at least a day). */
+  retentionMs: number;
+  /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
+  health?: HealthPolicy | undefined;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
+  destinationCacheSize?: number | undefined;
+  clock?: () => number;
+  random?: () => number;
+}
+
+export class Engine implements Dispatcher {
+  readonly destinations: DestinationCache;
+  readonly metrics: EngineMetrics;
+  private readonly store: Store;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly pacer: Pacer;
+  private readonly deliverer: AttemptTransport;
+  private readonly queue: LocalQueue;
+  private readonly completions: CompletionWriter;
+  private readonly schedule: MemorySchedule;
+  private readonly sweeper: Sweeper;
+  readonly retention: Retention;
+
+  constructor(options: EngineOptions) {
+    const { store, logger } = options;
+    const clock = options.clock ?? Date.now;
+    this.store = store;
+    this.logger = logger;
+    this.clock = clock;
+    this.destinations = new DestinationCache(store, options.destinationCacheSize);
+    this.pacer = new Pacer({ marginMs: options.windowMarginMs, arrivalBoundMs: options.arrivalBoundMs });
+    this.metrics = new EngineMetrics(
+      options.registry,
+      () => ({ ...this.pacer.totals(), scheduled: this.schedule.size }),
+      (now) => store.oldestDueAt(now),
+      clock,
+    );
+    registerHealthGauge(options.registry, store);
+    const threads = options.deliveryThreads ?? 0;
+    this.deliverer =
+      threads > 0 && options.lookup === undefined
+        ? new DeliveryThreads({
+            allowPrivateNetworks: options.allowPrivateNetworks,
+            connections: options.deliveryConcurrency,
+            threads,
+            onThreadExit: (err) => logger.error({ err }, 'a delivery thread ended; a new one replaces it'),
+          })
+        : new Deliverer({
+            allowPrivateNetworks: options.allowPrivateNetworks,
+            lookup: options.lookup,
+            connections: options.deliveryConcurrency,
+          });
+    const pacing = new MemoryPacing(this.pacer);
+    this.completions = new CompletionWriter({
+      store,
+      metrics: this.metrics,
+      logger,
+      clock,
+      flushMs: options.completionFlushMs,
+      health: options.health,
+      ...completionFollowUps({
+        logger,
+        clock,
+        wake: (id, at) => this.schedule.wake(id, at),
+        wakeAtRoom: (destination) => this.wakeAtRoom(destination),
+        refresh: (id) => this.destinations.refresh(id),
+        // One process: its cache is the only copy.
+        announce: () => undefined,
+        reopened: (id) => {
+          // The probe ticks noted no room (so wakes waited for them): it has room again.
+          const pace = this.pacer.peek(id);
+          if (pace !== undefined) pace.roomForMore = true;
+        },
+      }),
+    });
+    const runner = new DeliveryRunner({
+      destinations: this.destinations,
+      pacing,
+      deliverer: this.deliverer,
+      completions: this.completions,
+      metrics: this.metrics,
+      clock,
+      random: options.random ?? Math.random,
+      store: this.store,
+      wake: (id) => this.wake(id),
+    });
+    this.queue = new LocalQueue(
+      runner,
+      options.deliveryConcurrency,
+      (err) => logger.error({ err }, 'delivery failed unexpectedly'),
+      clock,
+    );
+    this.schedule = new MemorySchedule({
+      clock,
+      tick: createTick({
+        store,
+        destinations: this.destinations,
+        pacing,
+        publisher: this.queue,
+        metrics: this.metrics,
+        clock,
+        leadMs: options.tickLeadMs,
+      }),
+      onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
+    });
+    this.sweeper = new Sweeper(
+      {
+        store,
+        schedule: this.schedule,
+        pacer: this.pacer,
+        live: this.queue.live,
+        logger,
+        metrics: this.metrics,
+        clock,
+        leaseMs: options.leaseMs,
+      },
+      options.sweepIntervalMs,
+    );
+
+    this.retention = new Retention({
+      store,
+      logger,
+      clock,
+      retentionMs: options.retentionMs,
+      intervalMs: 60_000,
+      batch: 500,
+    });
+  }
+
+  /**
+   * Recovers from whatever the last process left: deliveries it had claimed go back to
+   * pending and count as sent now (they may have reached the receiver); recent attempts
+   * refill the send windows; every destination with pending work is scheduled.
+   */
+  async start(): Promise<void> {
+    const now = this.clock();
+    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now);
+    const longest = PERIOD_MS.hour + 60_000;
+    const arrivals = new Map<string, number[]>();
+    const arrived = (destinationId: string, at: number) => {
+      const list = arrivals.get(destinationId);
+      if (list === undefined) arrivals.set(destinationId, [at]);
+      else list.push(at);
+    };
+    for (const attempt of await this.store.recentAttempts(now - longest)) {
+      const pace = await this.paceOf(attempt.destinationId);
+      pace?.window.finish(pace.window.start(attempt.startedAt), attempt.finishedAt);
+      arrived(attempt.destinationId, attempt.finishedAt);
+    }
+    for (const [destinationId, count] of requeued) {
+      const pace = await this.paceOf(destinationId);
+      for (let i = 0; i < count; i++) pace?.window.finish(pace.window.start(now), now);
+      for (let i = 0; i < count; i++) arrived(destinationId, now);
+    }
+    // A burst allowance's bucket too (docs/adr/0008): what was sent still holds its tokens.
+    for (const [destinationId, times] of arrivals) {
+      const destination = await this.destinations.get(destinationId);
+      const pace = this.pacer.peek(destinationId);
+      if (destination?.rateLimit.burst === undefined || pace === undefined) continue;
+      const plan = ratePlan(destination.rateLimit);
+      pace.bucket.tat = tatFromArrivals(plan, times);
+      pace.bucket.emissionMs = emissionMs(plan);
+    }
+    const pending = await this.store.pendingDestinations();
+    for (const { destinationId, nextPendingAt } of pending) this.schedule.wake(destinationId, nextPendingAt);
+    this.sweeper.start();
+    this.retention.start();
+    const requeuedCount = [...requeued.values()].reduce((a, b) => a + b, 0);
+    this.logger.info({ scheduled: pending.length, requeued: requeuedCount }, 'engine started');
+  }
+
+  private async paceOf(destinationId: string) {
+    const destination = await this.destinations.get(destinationId);
+    return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
+  }
+
+  /**
+   * A freed slot of a capped destination: a tick held back by the cap may send again as soon
+   * as the window has room, not a whole interval later (`wake` would not: the capped tick
+   * took all it was allowed, so it left no room for more).
+   */
+  private wakeAtRoom(destination: Destination): void {
+    if (!this.schedule.isScheduled(destination.id)) return;
+    const pace = this.pacer.peek(destination.id);
+    const now = this.clock();
+    this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
+  }
+
+  /**
+   * New work for a destination was committed (an event, a retry, a resume): schedule a tick
+   * no later than the earliest moment it has room, so an event under the limit goes out at
+   * once and a full window is not re-ticked on every event.
+   */
+  wake(destinationId: string): void {
+    const now = this.clock();
+    const pace = this.pacer.peek(destinationId);
+    const destination = this.destinations.peek(destinationId);
+    const probeAt = destination === undefined ? null : probeWakeAt(destination.health, now);
+    if (probeAt !== null) {
+      // The circuit is open: the work waits for the probe time (docs/adr/0007).
+      this.schedule.wake(destinationId, probeAt);
+      return;
+    }
+    if (pace === undefined || destination === undefined) {
+      this.schedule.wake(destinationId, now);
+      return;
+    }
+    if (this.schedule.isScheduled(destinationId) && !pace.roomForMore) return;
+    this.schedule.wake(destinationId, this.roomAt(destination, pace, now));
+  }
+
+  /** When a tick could next publish one more, at the limit it would plan with. */
+  private roomAt(destination: Destination, pace: DestinationPace, now: number): number {
+    const effective = paceLimit(destination, pace.adaptive, now);
+    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
+    return pace.roomAt(now, plan, effective.holdUntil);
+  }
+
+  /** A destination was created: the cache holds it (as the store reads it) before its first event. */
+  async destinationCreated(destinationId: string): Promise<void> {
+    // Never fails the create: a destination not cached is read on first use.
+    await this.destinations.refresh(destinationId).catch(() => undefined);
+  }
+
+  /**
+   * A destination was changed: the next tick reads the new settings, and runs at once. A
+   * lowered limit's answer waits until no request started under the old one may still arrive
+   * (at most twice the arrival bound), as the distributed API's does (docs/adr/0012): every
+   * window that begins after the answer holds the new limit.
+   */
+  async destinationChanged(destinationId: string): Promise<void> {
+    await followDestinationChange(destinationId, {
+      destinations: this.destinations,
+      logger: this.logger,
+      clock: this.clock,
+      wake: (id, at) => this.schedule.wake(id, at),
+      mayStillArrive: (id) => {
+        const window = this.pacer.peek(id)?.window;
+        return () => window?.mayStillArrive(this.clock()) ?? false;
+      },
+      maxWaitMs: 2 * this.pacer.options.arrivalBoundMs,
+    });
+  }
+
+  isScheduled(destinationId: string): boolean {
+    return this.schedule.isScheduled(destinationId);
+  }
+
+  destination(destinationId: string): Promise<Destination | undefined> {
+    return this.destinations.get(destinationId);
+  }
+
+  async runtimeStats(destinationId: string): Promise<RuntimeStats & { scheduled: boolean }> {
+    const destination = await this.destinations.get(destinationId);
+    return {
+      ...runtimeStats(destination, this.pacer.peek(destinationId), this.clock()),
+      scheduled: this.schedule.isScheduled(destinationId),
+    };
+  }
+
+  /** Stops ticking, finishes the requests in flight, writes their outcomes. */
+  async stop(): Promise<void> {
+    await this.sweeper.stop();
+    await this.retention.stop();
+    await this.schedule.stop();
+    await this.queue.stop();
+    await this.completions.flush();
+    // Published but never started: back to pending now, so the next start need not count
+    // them as possibly sent.
+    await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), this.clock());
+    await this.deliverer.close();
+  }
+}

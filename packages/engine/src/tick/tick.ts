@@ -1,0 +1,159 @@
+/**
+ * One tick of the rate limiter for one destination (docs/design.md, flow 2):
+ *
+ *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
+ *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket
+ *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008); held back
+ *      by its window alone, what the window frees within the lead, each request to start
+ *      when its slot frees (publishAhead, docs/adr/0012);
+ *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence), which
+ *      numbers the first-time ones (docs/adr/0006), learning when the next one left is due;
+ *      count them against the window and publish them;
+ *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
+ *      null: the schedule drops the entry unless a wake arrived meanwhile);
+ *   5. otherwise return when the next tick is due.
+ */
+
+import {
+  bucketRoomAt,
+  bucketTokens,
+  claimOrder,
+  concurrencyCap,
+  decideTick,
+  type EffectiveLimit,
+  effectiveLimit,
+  nextTickAt,
+  PERIOD_MS,
+  publishAhead,
+  ratePlan,
+  roomBatch,
+  scaledRateLimit,
+  TICK_LEAD_MS,
+} from '@sluice/core';
+import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
+import type { DestinationCache } from '../delivery/destinations.ts';
+import type { EngineMetrics } from '../ops/metrics.ts';
+import type { PaceCounts, TickPacing } from '../pace/pacing.ts';
+import { probeTick } from './probe.ts';
+
+/** The limit a destination is planned with now: its own, or adaptive pacing's effective one. */
+export function paceLimit(
+  destination: Pick<Destination, 'rateLimit' | 'adaptive'>,
+  adaptive: PaceCounts['adaptive'],
+  now: number,
+): EffectiveLimit {
+  const { limit, period } = destination.rateLimit;
+  if (!destination.adaptive) return { limit, holdUntil: 0, backingOff: false };
+  return effectiveLimit(
+    adaptive && { ...adaptive, cutAt: 0, calmSince: 0, ewmaMs: 0, baseMs: 0 },
+    limit,
+    PERIOD_MS[period],
+    now,
+  );
+}
+
+/** The delivery queue, as the rate limiter uses it. */
+export interface Publisher {
+  publish(destinationId: string, deliveries: ClaimedDelivery[]): Promise<void>;
+}
+
+export interface TickDeps {
+  store: Store;
+  destinations: DestinationCache;
+  pacing: TickPacing;
+  publisher: Publisher;
+  metrics: EngineMetrics;
+  clock: () => number;
+  /** How long before its window has room a tick runs (default TICK_LEAD_MS; 0: never ahead). */
+  leadMs?: number | undefined;
+}
+
+export function createTick(deps: TickDeps) {
+  const { store, destinations, pacing, publisher, metrics, clock } = deps;
+  const lead = deps.leadMs ?? TICK_LEAD_MS;
+  /**
+   * `fence`, where the schedule leases ticks (distributed): the tick's current lease token,
+   * checked where its deliveries are counted (`TickPacing.published`).
+   */
+  return async function tick(
+    destinationId: string,
+    due: number,
+    fence?: () => Promise<string>,
+  ): Promise<number | null> {
+    const now = clock();
+    metrics.tickLag.observe(Math.max(0, now - due) / 1_000);
+    const destination = await destinations.get(destinationId);
+    if (destination === undefined || destination.state !== 'active') {
+      // Paused, disabled or deleted: its pending deliveries wait in the store; resume wakes it.
+      metrics.ticks.inc({ result: 'inactive' });
+      return null;
+    }
+    // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
+    if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
+    const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now, now + lead);
+    const effective = paceLimit(destination, counts.adaptive, now);
+    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
+    const margin = pacing.windowMarginMs;
+    const input = {
+      plan,
+      stillInQueue: counts.queued,
+      sentInWindow: counts.sentInWindow,
+      inFlight: counts.inFlight,
+      // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
+      maxConcurrency: concurrencyCap(destination.ordering, destination.maxConcurrency),
+      bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
+      held: effective.holdUntil > now,
+    };
+    const decision = decideTick(input);
+    const ahead = publishAhead(input, decision, counts.leaving);
+    const { allow, limitedBy } = ahead ?? decision;
+    const claim =
+      allow > 0 ? await store.claimDue(destinationId, allow, now, claimOrder(destination.ordering)) : null;
+    const claimed = claim?.deliveries ?? [];
+    if (ahead !== null) for (const [i, d] of claimed.entries()) d.notBefore = ahead.startsAt[i] as number;
+    // Counted before publishing (an over-count only slows the destination), and in the same
+    // step: when the window next has room, with these counted.
+    // Held back by its window, a backlog waits for a batch of free slots (core/tick.ts).
+    // A tick that lost its lease meanwhile is refused here (LeaseLostError) and publishes
+    // nothing; what it claimed returns to pending by the sweeper's lease.
+    const token = fence === undefined ? undefined : await fence();
+    const windowRoomAt = await pacing.published(
+      destinationId,
+      claimed.map((d) => d.id),
+      plan,
+      now,
+      {
+        room: limitedBy === 'window' ? roomBatch(plan) : 1,
+        fence: token,
+        startsAt: claimed.at(-1)?.notBefore,
+      },
+    );
+    const queuedNow = counts.queued + claimed.length;
+    // The window's room is where the next tick publishes ahead of (lead ms before it).
+    const roomAt = Math.max(
+      windowRoomAt - lead,
+      bucketRoomAt(plan, counts.bucketTat, queuedNow, now, margin),
+      effective.holdUntil,
+    );
+    if (claimed.length > 0) await publisher.publish(destinationId, claimed);
+    const roomForMore = claim !== null && claimed.length < allow;
+    pacing.noteRoom(destinationId, roomForMore);
+    // Everything due went out with room to spare: no term held work back, so nothing waits
+    // for the window to free a slot. New work wakes the destination itself (at its room
+    // time); this tick only plans the run after it, which finds the queue drained and shuts
+    // down. (The window term is smaller than the per-run one whenever a send is in the
+    // window; planning from it would tick again 10 ms later for nothing, once per event.)
+    const next = nextTickAt(due, now, plan, roomAt, roomForMore ? 'run' : limitedBy);
+    if (claim === null || !roomForMore) {
+      metrics.ticks.inc({ result: allow > 0 ? 'published' : 'short_circuit' });
+      return next;
+    }
+    // Everything due went out: is anything left for later?
+    if (claim.nextPendingAt === null && counts.queued + claimed.length === 0) {
+      metrics.ticks.inc({ result: 'idle' });
+      return null;
+    }
+    metrics.ticks.inc({ result: claimed.length > 0 ? 'published' : 'short_circuit' });
+    return claim.nextPendingAt === null ? next : Math.max(next, claim.nextPendingAt);
+  };
+}
