@@ -71,6 +71,17 @@ export {
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
 export { mulberry32 } from './random.ts';
 export {
+  effectiveQuota,
+  fitsPending,
+  NO_QUOTA,
+  PENDING_RETRY_AFTER_S,
+  type QuotaName,
+  type RateDecision,
+  retryAfterSeconds,
+  type TenantQuota,
+  takeRate,
+} from './quota.ts';
+export {
   lowersCap,
   PERIOD_MS,
   PERIODS,

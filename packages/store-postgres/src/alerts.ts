@@ -19,7 +19,7 @@ import {
   insertValues,
   type NewDestination,
   newDestinationRecord,
-  type Tenant,
+  type NewTenant,
   upsertDestinationSql,
 } from '@sluice/store';
 import { acceptEvents } from './accept.ts';
@@ -103,7 +103,7 @@ const UPSERT_DESTINATION = `${upsertDestinationSql(mark)} RETURNING *`;
 /** Replicas starting together all run it: both statements are upserts, safe side by side. */
 export async function ensureSystemDestination(
   db: Db,
-  tenant: Tenant,
+  tenant: NewTenant,
   input: NewDestination,
   now: number,
 ): Promise<Destination> {

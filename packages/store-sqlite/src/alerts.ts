@@ -15,7 +15,7 @@ import {
   type NewEvent,
   newDestinationRecord,
   type Row,
-  type Tenant,
+  type NewTenant,
   upsertDestinationSql,
 } from '@sluice/store';
 import type { Sql } from './lists.ts';
@@ -96,7 +96,7 @@ const UPSERT_DESTINATION = upsertDestinationSql(mark);
 
 export function ensureSystemDestination(
   db: Sql,
-  tenant: Tenant,
+  tenant: NewTenant,
   input: NewDestination,
   now: number,
 ): Destination {
