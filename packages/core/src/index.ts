@@ -69,7 +69,6 @@ export {
   type Ordering,
 } from './ordering.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
-export { mulberry32 } from './random.ts';
 export {
   effectiveQuota,
   fitsPending,
@@ -81,6 +80,7 @@ export {
   type TenantQuota,
   takeRate,
 } from './quota.ts';
+export { mulberry32 } from './random.ts';
 export {
   lowersCap,
   PERIOD_MS,

@@ -18,8 +18,8 @@ import {
   destinationFromRow,
   insertValues,
   type NewDestination,
-  newDestinationRecord,
   type NewTenant,
+  newDestinationRecord,
   upsertDestinationSql,
 } from '@sluice/store';
 import { acceptEvents } from './accept.ts';

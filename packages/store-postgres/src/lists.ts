@@ -18,8 +18,8 @@ import {
   type RetentionResult,
   type RetryResult,
   type StoredEvent,
-  type Tenant,
   TENANT_COLUMNS,
+  type Tenant,
 } from '@sluice/store';
 import type { Db, Queryable, Row } from './db.ts';
 import {

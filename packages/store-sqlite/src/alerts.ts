@@ -13,9 +13,9 @@ import {
   insertValues,
   type NewDestination,
   type NewEvent,
+  type NewTenant,
   newDestinationRecord,
   type Row,
-  type NewTenant,
   upsertDestinationSql,
 } from '@sluice/store';
 import type { Sql } from './lists.ts';
