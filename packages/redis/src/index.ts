@@ -8,6 +8,7 @@ export {
 } from './delivery-queue.ts';
 export { RedisDispatcher, type RedisDispatcherDeps } from './dispatcher.ts';
 export { Keys } from './keys.ts';
+export { RedisRateCounter } from './rate-counter.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisSchedule, type RedisScheduleOptions, type TickFn } from './redis-schedule.ts';
 export { ScheduleClient } from './schedule-client.ts';

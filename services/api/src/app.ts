@@ -6,9 +6,9 @@
  */
 
 import { buildApi } from '@sluice/api';
-import { apiConfig } from '@sluice/config';
+import { apiConfig, quotaDefaults } from '@sluice/config';
 import { registerAlertGauge } from '@sluice/engine';
-import { RedisDispatcher, type ScheduleClient, tickingSchedule } from '@sluice/redis';
+import { RedisDispatcher, RedisRateCounter, type ScheduleClient, tickingSchedule } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
@@ -70,6 +70,8 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     registry,
     clock,
     ready,
+    // Every replica takes from one bucket per tenant (docs/operations.md "Tenant quotas").
+    quotas: { defaults: quotaDefaults(config), rate: new RedisRateCounter(redis, keys) },
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   o.logger.info({ url }, 'api ready');
