@@ -44,7 +44,7 @@ export interface RateCounter {
 }
 
 /** The buckets in this process: the single box, where one process takes every event. */
-export class MemoryRateCounter implements RateCounter {
+class MemoryRateCounter implements RateCounter {
   readonly #tat = new Map<string, number>();
 
   async take(tenantId: string, n: number, eventsPerSecond: number, now: number): Promise<RateDecision> {
