@@ -176,6 +176,7 @@ export class Quotas {
         limit,
         pending: Math.min(limit, pending),
         requested: n,
+        ...(n > limit ? { reason: 'the request holds more events than the quota' } : {}),
       });
     }
     const held = entry;
