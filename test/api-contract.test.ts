@@ -103,6 +103,22 @@ describe('tenants', () => {
     assert.deepEqual(tenant, expected);
     await rejectsWith(get().admin.tenants.get(`ten_${'0'.repeat(26)}`), 404, 'not_found');
   });
+
+  it('PATCH /v1/tenants/:id → 200 with the quotas named changed, the others kept; tenant key → 403', async () => {
+    const patched = await get().admin.tenants.update(created.id, { quota: { pendingEvents: 1_000_000 } });
+    assertStatus(200, 'patch tenant');
+    assertShape(contract.Tenant, patched, 'tenant');
+    assert.deepEqual(patched.quota, { eventsPerSecond: null, pendingEvents: 1_000_000 });
+    assert.equal(patched.name, 'acme');
+    const back = await get().admin.tenants.update(created.id, { quota: { pendingEvents: null } });
+    assert.deepEqual(back.quota, { eventsPerSecond: null, pendingEvents: null });
+    await rejectsWith(
+      get().client(created.apiKey).tenants.update(created.id, { name: 'mine' }),
+      403,
+      'forbidden',
+    );
+    await rejectsWith(get().admin.tenants.update(`ten_${'0'.repeat(26)}`, { name: 'x' }), 404, 'not_found');
+  });
 });
 
 describe('destinations', () => {

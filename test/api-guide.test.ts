@@ -97,6 +97,9 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
       lowered.includes('the naive check: false'),
       `after a lower limit the naive check fails:\n${lowered}`,
     );
+    const quotas = outputs.get('Tenant quotas') ?? '';
+    assert.ok(quotas.includes('"code":"rate_limited"') && quotas.includes('retry-after 1'), quotas);
+    assert.ok(quotas.includes('{"eventsPerSecond":null,"pendingEvents":null}'), quotas);
     const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
     assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });

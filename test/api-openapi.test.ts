@@ -31,6 +31,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** A body each route with one accepts: a probe fails for the one reason it is about. */
 const VALID_BODY: Record<string, unknown> = {
   'POST /v1/tenants': { name: 'probe' },
+  'PATCH /v1/tenants/{id}': { quota: { pendingEvents: null } },
   'POST /v1/destinations': { url: 'https://example.test/hook', rateLimit: { limit: 1, period: 'second' } },
   'PATCH /v1/destinations/{id}': { name: 'probe' },
   'POST /v1/destinations/{id}/replay': { status: 'dead' },

@@ -106,6 +106,23 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       await page.getByRole('heading', { name: 'Destinations' }).waitFor();
       assert.equal(await page.getByText('Operator (all tenants)').count(), 1);
 
+      // A tenant's ingest quotas, where the operator filters the table to it.
+      const patched = await fetch(`${box.url}/v1/tenants/${tenant.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${box.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ quota: { pendingEvents: 100_000 } }),
+      });
+      assert.equal(patched.status, 200);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+      const tenantFilter = page.locator('form.filters').getByLabel('Tenant');
+      await tenantFilter.selectOption({ label: 'acme' });
+      assert.equal(
+        await page.getByTestId('tenant-quota').textContent(),
+        `Ingest quota of acme: default · ${(100_000).toLocaleString()} pending events`,
+      );
+      await tenantFilter.selectOption({ label: 'All tenants' });
+
       // Create a destination on the receiver, from the page.
       const path = rcv.path('orders');
       await page.getByRole('button', { name: 'New destination' }).click();

@@ -202,6 +202,7 @@ export const ROUTES = [
   'POST /v1/tenants',
   'GET /v1/tenants',
   'GET /v1/tenants/{id}',
+  'PATCH /v1/tenants/{id}',
   'POST /v1/destinations',
   'GET /v1/destinations',
   'GET /v1/destinations/{id}',

@@ -19,6 +19,7 @@ import { Authenticator } from './auth.ts';
 import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler } from './errors.ts';
+import { Quotas } from './quota.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
@@ -61,12 +62,14 @@ export async function buildApi(options: ApiOptions): Promise<App> {
 
   const auth = new Authenticator(options.adminToken, options.store);
   app.addHook('onRequest', auth.hook);
+  const clock = options.clock ?? Date.now;
   const ctx: ApiContext = {
     store: options.store,
     dispatcher: options.dispatcher,
     auth,
     config: options.config,
-    clock: options.clock ?? Date.now,
+    clock,
+    quotas: new Quotas(options.store, options.quotas, options.registry, clock),
   };
   opsRoutes(app, options);
   tenantRoutes(app, ctx);

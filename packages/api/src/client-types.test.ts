@@ -43,6 +43,8 @@ it("the client's types are the contract's", () => {
     CreateTenantInput: true satisfies Same<T.CreateTenantInput, In<typeof contract.CreateTenant>>,
     Tenant: true satisfies Same<T.Tenant, Out<typeof contract.Tenant>>,
     TenantWithKey: true satisfies Same<T.TenantWithKey, Out<typeof contract.TenantWithKey>>,
+    TenantQuota: true satisfies Same<T.TenantQuota, Out<typeof contract.TenantQuota>>,
+    UpdateTenantInput: true satisfies Same<T.UpdateTenantInput, In<typeof contract.PatchTenant>>,
     CreateDestinationInput: true satisfies Same<
       T.CreateDestinationInput,
       In<typeof contract.CreateDestination>

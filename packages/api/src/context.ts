@@ -11,6 +11,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Authenticator } from './auth.ts';
+import type { QuotaOptions, Quotas } from './quota.ts';
 import { ApiError, errorResponses } from './responses.ts';
 
 export type { Dispatcher, RuntimeStats } from '@sluice/engine';
@@ -31,6 +32,8 @@ export interface ApiOptions {
   config: ApiConfig;
   logger: Logger;
   registry: Registry;
+  /** Tenant ingest quotas: the operator-wide defaults and where the rate's buckets live (quota.ts). */
+  quotas?: QuotaOptions;
   /** Whether every dependency is reachable (for /readyz). */
   ready?: () => Promise<void>;
   clock?: () => number;
@@ -43,6 +46,7 @@ export interface ApiContext {
   auth: Authenticator;
   config: ApiConfig;
   clock: () => number;
+  quotas: Quotas;
 }
 
 export type App = FastifyInstance<

@@ -124,9 +124,27 @@ export const listOf = <T extends z.ZodType>(item: T) =>
 
 export const CreateTenant = z.strictObject({ name: text(200) });
 
+const quotaValue = (description: string) =>
+  z.number().int().min(1).max(1_000_000_000).nullable().meta({ description });
+
+/** The operator's quotas of a tenant (docs/api.md "Tenant quotas"); null: the operator-wide default. */
+export const TenantQuota = z
+  .strictObject({
+    eventsPerSecond: quotaValue(
+      'Events a second this tenant may post (a second of burst); null: the default.',
+    ),
+    pendingEvents: quotaValue('Most events of this tenant not yet delivered; null: the default.'),
+  })
+  .meta({ id: 'TenantQuota' });
+
 export const Tenant = z
-  .object({ id: z.string(), name: z.string(), createdAt: isoTime })
+  .object({ id: z.string(), name: z.string(), createdAt: isoTime, quota: TenantQuota })
   .meta({ id: 'Tenant' });
+
+/** The operator's change to a tenant: the fields named change, the others stay. */
+export const PatchTenant = z
+  .strictObject({ name: text(200).optional(), quota: TenantQuota.partial().optional() })
+  .meta({ id: 'PatchTenant' });
 
 export const TenantWithKey = Tenant.extend({
   apiKey: z.string().meta({ description: 'Shown once; stored only as a hash.' }),

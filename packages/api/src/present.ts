@@ -10,7 +10,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 const isoOf = (ms: number): string => new Date(ms).toISOString();
 
 export function presentTenant(t: Tenant) {
-  return { id: t.id, name: t.name, createdAt: isoOf(t.createdAt) };
+  return { id: t.id, name: t.name, createdAt: isoOf(t.createdAt), quota: { ...t.quota } };
 }
 
 export function presentDestination(d: Destination) {

@@ -15,7 +15,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { buildApi } from './app.ts';
-import type { ApiConfig, App, Dispatcher, RuntimeStats } from './context.ts';
+import type { ApiConfig, ApiOptions, App, Dispatcher, RuntimeStats } from './context.ts';
 
 export const ADMIN_TOKEN = `sa_${'a'.repeat(43)}`;
 
@@ -70,7 +70,10 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-export async function testApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
+export async function testApi(
+  config: Partial<ApiConfig> = {},
+  options: Pick<ApiOptions, 'quotas' | 'clock'> = {},
+): Promise<TestApi> {
   const store = new SqliteStore(':memory:');
   const dispatcher = new RecordingDispatcher(store);
   const app = await buildApi({
@@ -80,6 +83,7 @@ export async function testApi(config: Partial<ApiConfig> = {}): Promise<TestApi>
     logger: pino({ level: 'silent' }),
     registry: new Registry(),
     config: { allowPrivateNetworks: false, maxPayloadBytes: 1_024, maxRequestBytes: 64 * 1_024, ...config },
+    ...options,
   });
   await app.ready();
   const inject: TestApi['inject'] = (method, url, { token, body, headers } = {}) =>

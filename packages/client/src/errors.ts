@@ -5,6 +5,8 @@
  * a client-side code: `timeout` (the client's timeout passed), `aborted` (the caller's
  * signal), `network_error` (no connection, reset, DNS…), with the original error as `cause`.
  * An answer that is not the API's error body (a proxy's HTML page, say) is `unexpected_response`.
+ * An answer with `Retry-After` (`429 rate_limited`: a tenant quota; `503`) carries it as
+ * `retryAfterSeconds`.
  */
 
 /** Codes the client itself produces, next to the server's. */
@@ -38,6 +40,15 @@ export interface SluiceErrorInit {
   method: string;
   url: string;
   cause?: unknown;
+  retryAfterSeconds?: number | null;
+}
+
+/** `Retry-After` in seconds: delay-seconds, or an HTTP date from `now`; null when absent or unreadable. */
+export function parseRetryAfterHeader(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1_000));
 }
 
 export class SluiceError extends Error {
@@ -51,6 +62,8 @@ export class SluiceError extends Error {
   /** The request that failed, for logs. */
   readonly method: string;
   readonly url: string;
+  /** The answer's `Retry-After`, in seconds (on a 429 or 503: when to try again), else null. */
+  readonly retryAfterSeconds: number | null;
 
   constructor(init: SluiceErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -59,6 +72,7 @@ export class SluiceError extends Error {
     this.details = init.details ?? null;
     this.method = init.method;
     this.url = init.url;
+    this.retryAfterSeconds = init.retryAfterSeconds ?? null;
   }
 
   /** The validation issues of a `validation_failed` error; empty for any other error. */

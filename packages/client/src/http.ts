@@ -3,7 +3,7 @@
  * timeout, and every failure turned into a `SluiceError`. Nothing here knows any route.
  */
 
-import { SluiceError } from './errors.ts';
+import { parseRetryAfterHeader, SluiceError } from './errors.ts';
 
 /** The part of a `fetch` response the client reads. */
 export interface FetchResponse {
@@ -101,14 +101,16 @@ export async function send<T>(config: HttpConfig, method: string, path: string, 
     status: number,
     code: string,
     message: string,
-    extra: { details?: unknown; cause?: unknown },
+    extra: { details?: unknown; cause?: unknown; retryAfterSeconds?: number | null },
   ) => new SluiceError({ status, code, message, method, url, ...extra });
 
   let status: number;
   let text: string;
+  let retryAfter: string | null;
   try {
     const res = await config.fetch(url, { method, headers, signal, ...(body === undefined ? {} : { body }) });
     status = res.status;
+    retryAfter = res.headers.get('retry-after');
     text = await res.text();
   } catch (cause) {
     if (deadline?.signal.aborted) {
@@ -132,7 +134,10 @@ export async function send<T>(config: HttpConfig, method: string, path: string, 
   }
   if (isErrorBody(parsed)) {
     const { code, message, details } = parsed.error;
-    throw fail(status, code, message, { details: details ?? null });
+    throw fail(status, code, message, {
+      details: details ?? null,
+      retryAfterSeconds: parseRetryAfterHeader(retryAfter),
+    });
   }
   throw fail(status, 'unexpected_response', `${method} ${url}: HTTP ${status}`, {
     details: { body: text.slice(0, 500) },

@@ -34,6 +34,7 @@ import type {
   Tenant,
   TenantWithKey,
   UpdateDestinationInput,
+  UpdateTenantInput,
 } from './types.ts';
 
 /** Options of the calls that act for a tenant: the admin token must name it. */
@@ -100,6 +101,11 @@ export class Tenants {
 
   get(id: string, options?: CallOptions): Promise<Tenant> {
     return this.#t.call('GET', `/v1/tenants/${seg(id)}`, pick(options));
+  }
+
+  /** Changes a tenant's name or quotas; a quota set to null falls back to the operator-wide default. */
+  update(id: string, patch: UpdateTenantInput, options?: CallOptions): Promise<Tenant> {
+    return this.#t.call('PATCH', `/v1/tenants/${seg(id)}`, { ...pick(options), body: patch });
   }
 }
 

@@ -67,10 +67,34 @@ export interface CreateTenantInput {
   name: string;
 }
 
+/**
+ * The operator's quotas of a tenant: a number is the tenant's own, null falls back to the
+ * operator-wide default (none unless the operator set one). Past a quota, ingest answers
+ * `429 rate_limited` with `Retry-After` (`SluiceError.retryAfterSeconds`).
+ */
+export interface TenantQuota {
+  /** Events a second (room for one second's burst). */
+  eventsPerSecond: number | null;
+  /** Most events not yet delivered. */
+  pendingEvents: number | null;
+}
+
 export interface Tenant {
   id: string;
   name: string;
   createdAt: string;
+  quota: TenantQuota;
+}
+
+/** `tenants.update`: the fields named change, the others stay. */
+export interface UpdateTenantInput {
+  name?: string | undefined;
+  quota?:
+    | {
+        eventsPerSecond?: number | null | undefined;
+        pendingEvents?: number | null | undefined;
+      }
+    | undefined;
 }
 
 /** A tenant as created: its API key is in this answer only. */

@@ -107,11 +107,27 @@ export const network = {
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
 };
 
-/** What the HTTP API reads (both shapes): the size limits of what it accepts. */
+/**
+ * What the HTTP API reads (both shapes): the size limits of what it accepts, and the tenant
+ * quotas that apply where the operator set none for a tenant (unset: no quota).
+ */
 export const ingest = {
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
+  SLUICE_TENANT_EVENTS_PER_SECOND: int(1, 1_000_000_000).optional(),
+  SLUICE_TENANT_PENDING_EVENTS: int(1, 1_000_000_000).optional(),
 };
+
+/** The operator-wide tenant quotas as @sluice/core's `TenantQuota` (null: none). */
+export function quotaDefaults(c: {
+  SLUICE_TENANT_EVENTS_PER_SECOND?: number | undefined;
+  SLUICE_TENANT_PENDING_EVENTS?: number | undefined;
+}): { eventsPerSecond: number | null; pendingEvents: number | null } {
+  return {
+    eventsPerSecond: c.SLUICE_TENANT_EVENTS_PER_SECOND ?? null,
+    pendingEvents: c.SLUICE_TENANT_PENDING_EVENTS ?? null,
+  };
+}
 
 /** The settings of `ingest` and `network` as @sluice/api's `ApiConfig`. */
 export function apiConfig(c: {

@@ -70,6 +70,17 @@ export {
   type Ordering,
 } from './ordering.ts';
 export { type AttemptOutcome, type AttemptResult, decideOutcome, isSuccess } from './outcome.ts';
+export {
+  effectiveQuota,
+  fitsPending,
+  NO_QUOTA,
+  PENDING_RETRY_AFTER_S,
+  type QuotaName,
+  type RateDecision,
+  retryAfterSeconds,
+  type TenantQuota,
+  takeRate,
+} from './quota.ts';
 export { mulberry32 } from './random.ts';
 export {
   lowersCap,

@@ -1,6 +1,6 @@
 /** Small display helpers, and the one rule for "backing up". */
 
-import type { Backlog, RateLimit } from './api.ts';
+import type { Backlog, RateLimit, Tenant } from './api.ts';
 
 const PERIOD_SECONDS = { second: 1, minute: 60, hour: 3_600 } as const;
 
@@ -31,3 +31,12 @@ export const drainSeconds = (backlog: Backlog, rate: RateLimit): number =>
 const BACKING_UP_MS = 60_000;
 export const isBackingUp = (backlog: Backlog, rate: RateLimit): boolean =>
   backlog.oldestPendingAgeMs > BACKING_UP_MS || drainSeconds(backlog, rate) * 1_000 > BACKING_UP_MS;
+
+/** A tenant's own ingest quotas; where it has none, the operator-wide default applies (if set). */
+export function formatQuota(quota: Tenant['quota']): string {
+  const rate =
+    quota.eventsPerSecond === null ? 'default' : `${quota.eventsPerSecond.toLocaleString()} events/s`;
+  const pending =
+    quota.pendingEvents === null ? 'default' : `${quota.pendingEvents.toLocaleString()} pending events`;
+  return `${rate} · ${pending}`;
+}

@@ -8,6 +8,7 @@ export {
   startDeliveryWorker,
 } from './delivery-queue.ts';
 export { Keys } from './keys.ts';
+export { RedisRateCounter } from './rate-counter.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';

@@ -17,6 +17,9 @@
  *   <prefix>:{s<n>}:d:<id>:cap          HASH the window's cap as the API last committed it (c)
  *                                        and the copy's version (v); for a few minutes after
  *                                        each change (docs/adr/0012-publish-ahead.md)
+ *   <prefix>:t:<tenant id>:rate         STRING a tenant's events-a-second bucket (GCRA tat, ms;
+ *                                        takeRate-1.lua); expires once the bucket is full
+ *                                        again. A one-key script: no shard tag needed
  *   <prefix>:epoch                      STRING set once the state was built from the store
  *   <prefix>:kick                       channel: a tick moved to the head of a schedule
  *   <prefix>:changes                    channel: a destination changed (id)
@@ -81,6 +84,11 @@ export class Keys {
 
   cap(destinationId: string): string {
     return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:cap`;
+  }
+
+  /** A tenant's ingest-rate bucket (the events-a-second quota). */
+  tenantRate(tenantId: string): string {
+    return `${this.prefix}:t:${tenantId}:rate`;
   }
 
   epoch(): string {

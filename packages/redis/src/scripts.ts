@@ -6,6 +6,7 @@
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
+import type { RateDecision } from '@sluice/core';
 import { type PerTurn, perTurn } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
@@ -223,6 +224,19 @@ export class Scripts {
         ),
       ),
     );
+  }
+
+  /** Takes `n` events from a tenant's rate bucket if they fit (core `takeRate`, in Redis). */
+  async takeRate(tenantId: string, n: number, eventsPerSecond: number, now: number): Promise<RateDecision> {
+    const [ok, value] = (await this.call('takeRate').call(
+      this.redis,
+      this.keys.tenantRate(tenantId),
+      n,
+      eventsPerSecond,
+      now,
+    )) as [number, string];
+    if (Number(ok) === 1) return { ok: true, tat: Number(value) };
+    return { ok: false, retryAfterMs: value === '' ? null : Number(value) };
   }
 
   private settleBatch(calls: readonly SettleCall[]): Promise<Settled[]> {

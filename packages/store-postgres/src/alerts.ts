@@ -18,8 +18,8 @@ import {
   destinationFromRow,
   insertValues,
   type NewDestination,
+  type NewTenant,
   newDestinationRecord,
-  type Tenant,
   upsertDestinationSql,
 } from '@sluice/store';
 import { acceptEvents } from './accept.ts';
@@ -103,7 +103,7 @@ const UPSERT_DESTINATION = `${upsertDestinationSql(mark)} RETURNING *`;
 /** Replicas starting together all run it: both statements are upserts, safe side by side. */
 export async function ensureSystemDestination(
   db: Db,
-  tenant: Tenant,
+  tenant: NewTenant,
   input: NewDestination,
   now: number,
 ): Promise<Destination> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/store';
+import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
 import pg from 'pg';
 import { CLAIM_SQL } from './claim.ts';
 import { completeAttempts } from './complete.ts';
@@ -24,7 +24,7 @@ await withPostgres('PostgresStore batches', () => {
   describe('PostgresStore batches the calls of one turn', () => {
     let schema: string;
     let store: PostgresStore;
-    let tenant: Tenant;
+    let tenant: NewTenant;
     /** Statements the store ran since the test began. */
     let statements: string[];
 
@@ -145,7 +145,7 @@ await withPostgres('PostgresStore batches', () => {
 
     it('the accepts of one turn run as one statement per tenant, each answered with its own events', async () => {
       const [a, b] = await destinationsWith([0, 0]);
-      const other: Tenant = { id: newId('ten'), name: 'Other', createdAt: T0 };
+      const other: NewTenant = { id: newId('ten'), name: 'Other', createdAt: T0 };
       await store.createTenant(other, 'hash2');
       const theirs = (await store.createDestination(newDestination(other.id), T0)).id;
       statements = [];

@@ -18,6 +18,7 @@ import {
   type RetentionResult,
   type RetryResult,
   type StoredEvent,
+  TENANT_COLUMNS,
   type Tenant,
 } from '@sluice/store';
 import type { Db, Queryable, Row } from './db.ts';
@@ -45,7 +46,7 @@ async function pageQuery(
 }
 
 export async function listTenants(db: Queryable, req: PageRequest): Promise<Page<Tenant>> {
-  const rows = await pageQuery(db, 'tenants', 'id, name, created_at', [], [], req);
+  const rows = await pageQuery(db, 'tenants', TENANT_COLUMNS, [], [], req);
   return pageOf(rows, req.limit, tenantFromRow);
 }
 

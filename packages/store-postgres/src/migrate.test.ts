@@ -108,7 +108,12 @@ await withPostgres('migrations and databases', () => {
         Array.from({ length: 4 }, () => PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 2 })),
       );
       try {
-        const tenants = stores.map((_, i) => ({ id: newId('ten'), name: `t${i}`, createdAt: i }));
+        const tenants = stores.map((_, i) => ({
+          id: newId('ten'),
+          name: `t${i}`,
+          createdAt: i,
+          quota: { eventsPerSecond: null, pendingEvents: null },
+        }));
         await Promise.all(
           stores.map((s, i) => s.createTenant(tenants[i] as (typeof tenants)[number], `h${i}`)),
         );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId } from '@sluice/core';
-import type { ClaimedDelivery, CompletedAttempt, Tenant } from '@sluice/store';
+import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
 import { storeConformance } from '@sluice/store/conformance';
 import pg from 'pg';
 import { PENDING_DESTINATIONS } from './lifecycle.ts';
@@ -36,7 +36,7 @@ await withPostgres('PostgresStore', () => {
   describe('PostgresStore on Postgres', () => {
     let schema: string;
     let opened: PostgresStore[];
-    let tenant: Tenant;
+    let tenant: NewTenant;
 
     /** A store on this test's schema: its own pool, as another replica would have. */
     const open = async (): Promise<PostgresStore> => {

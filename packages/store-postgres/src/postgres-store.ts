@@ -37,6 +37,7 @@ import type {
   HealthTransition,
   NewDestination,
   NewEvent,
+  NewTenant,
   Page,
   PageRequest,
   ProbeClaim,
@@ -46,6 +47,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
+  TenantPatch,
 } from '@sluice/store';
 import {
   insertDestinationSql,
@@ -66,7 +68,8 @@ import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
-import { destinationFromRow, mark, tenantFromRow } from './rows.ts';
+import { destinationFromRow, mark } from './rows.ts';
+import * as tenants from './tenants.ts';
 
 export type PostgresStoreOptions = DbOptions;
 
@@ -113,25 +116,24 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createTenant(tenant: Tenant, apiKeyHash: string): Promise<void> {
-    await this.db.query('INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES ($1, $2, $3, $4)', [
-      tenant.id,
-      tenant.name,
-      apiKeyHash,
-      tenant.createdAt,
-    ]);
+  async createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void> {
+    await tenants.createTenant(this.db, tenant, apiKeyHash);
   }
 
   async getTenant(id: string): Promise<Tenant | undefined> {
-    const [r] = await this.db.query('SELECT id, name, created_at FROM tenants WHERE id = $1', [id]);
-    return r && tenantFromRow(r);
+    return tenants.tenantWhere(this.db, 'id', id);
+  }
+
+  async updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined> {
+    return tenants.updateTenant(this.db, id, patch);
+  }
+
+  async pendingEvents(tenantId: string, cap: number): Promise<number> {
+    return tenants.pendingEvents(this.db, tenantId, cap);
   }
 
   async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
-    const [r] = await this.db.query('SELECT id, name, created_at FROM tenants WHERE api_key_hash = $1', [
-      hash,
-    ]);
-    return r && tenantFromRow(r);
+    return tenants.tenantWhere(this.db, 'api_key_hash', hash);
   }
 
   async listTenants(page: PageRequest): Promise<Page<Tenant>> {
@@ -327,7 +329,7 @@ export class PostgresStore implements Store {
   }
 
   async ensureSystemDestination(
-    tenant: Tenant,
+    tenant: NewTenant,
     destination: NewDestination,
     now: number,
   ): Promise<Destination> {

@@ -13,9 +13,9 @@ import {
   insertValues,
   type NewDestination,
   type NewEvent,
+  type NewTenant,
   newDestinationRecord,
   type Row,
-  type Tenant,
   upsertDestinationSql,
 } from '@sluice/store';
 import type { Sql } from './lists.ts';
@@ -96,7 +96,7 @@ const UPSERT_DESTINATION = upsertDestinationSql(mark);
 
 export function ensureSystemDestination(
   db: Sql,
-  tenant: Tenant,
+  tenant: NewTenant,
   input: NewDestination,
   now: number,
 ): Destination {

@@ -8,10 +8,13 @@ import {
   type Destination,
   type DestinationPatch,
   insertDestinationSql,
+  insertTenantSql,
   insertValues,
   type NewDestination,
+  type NewTenant,
   newDestinationRecord,
   patchedDestination,
+  TENANT_COLUMNS,
   type Tenant,
   tenantFromRow,
   updateDestinationSql,
@@ -25,22 +28,24 @@ const INSERT_DESTINATION = insertDestinationSql(mark);
 const UPDATE_DESTINATION = updateDestinationSql(mark);
 const LIVE_DESTINATION = 'SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL';
 
-export function createTenant(db: Sql, tenant: Tenant, apiKeyHash: string): void {
-  db.sql('INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?)').run(
+export function createTenant(db: Sql, tenant: NewTenant, apiKeyHash: string): void {
+  db.sql(insertTenantSql(mark)).run(
     tenant.id,
     tenant.name,
     apiKeyHash,
     tenant.createdAt,
+    tenant.quota?.eventsPerSecond ?? null,
+    tenant.quota?.pendingEvents ?? null,
   );
 }
 
 export function getTenant(db: Sql, id: string): Tenant | undefined {
-  const r = db.sql('SELECT id, name, created_at FROM tenants WHERE id = ?').get(id);
+  const r = db.sql(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id);
   return r && tenantFromRow(r);
 }
 
 export function tenantByKeyHash(db: Sql, hash: string): Tenant | undefined {
-  const r = db.sql('SELECT id, name, created_at FROM tenants WHERE api_key_hash = ?').get(hash);
+  const r = db.sql(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE api_key_hash = ?`).get(hash);
   return r && tenantFromRow(r);
 }
 

@@ -207,7 +207,12 @@ describe('SqliteStore on its file', () => {
   it('two stores on one file both work', async () => {
     const a = open();
     const b = open();
-    const tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
+    const tenant = {
+      id: newId('ten'),
+      name: 'Acme',
+      createdAt: T0,
+      quota: { eventsPerSecond: null, pendingEvents: null },
+    };
     await a.createTenant(tenant, 'hash');
     assert.deepEqual(await b.getTenant(tenant.id), tenant);
   });

@@ -27,6 +27,7 @@ import type {
   HealthTransition,
   NewDestination,
   NewEvent,
+  NewTenant,
   Page,
   PageRequest,
   ProbeClaim,
@@ -36,6 +37,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
+  TenantPatch,
 } from '@sluice/store';
 import { acceptOne } from './accept.ts';
 import * as alerts from './alerts.ts';
@@ -47,6 +49,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import * as tenants from './tenants.ts';
 import { TurnBatch } from './turn-batch.ts';
 
 export type Synchronous = 'full' | 'normal';
@@ -154,12 +157,20 @@ export class SqliteStore implements Store {
     }
   }
 
-  async createTenant(tenant: Tenant, apiKeyHash: string): Promise<void> {
+  async createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void> {
     destinations.createTenant(this, tenant, apiKeyHash);
   }
 
   async getTenant(id: string): Promise<Tenant | undefined> {
     return destinations.getTenant(this, id);
+  }
+
+  async updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined> {
+    return tenants.updateTenant(this, id, patch);
+  }
+
+  async pendingEvents(tenantId: string, cap: number): Promise<number> {
+    return tenants.pendingEvents(this, tenantId, cap);
   }
 
   async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
@@ -325,7 +336,7 @@ export class SqliteStore implements Store {
   };
 
   async ensureSystemDestination(
-    tenant: Tenant,
+    tenant: NewTenant,
     destination: NewDestination,
     now: number,
   ): Promise<Destination> {

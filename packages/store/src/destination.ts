@@ -4,12 +4,30 @@
  * (`patchedDestination`).
  */
 
-import { HEALTHY, type Health, type Ordering, type RateLimit, type RetryPolicy } from '@sluice/core';
+import {
+  HEALTHY,
+  type Health,
+  type Ordering,
+  type RateLimit,
+  type RetryPolicy,
+  type TenantQuota,
+} from '@sluice/core';
 
 export interface Tenant {
   id: string;
   name: string;
   createdAt: number;
+  /** The operator's quotas for this tenant; a null falls back to the operator-wide default. */
+  quota: TenantQuota;
+}
+
+/** A tenant to create: no quota of its own unless given. */
+export type NewTenant = Omit<Tenant, 'quota'> & { quota?: TenantQuota };
+
+/** What the operator may change of a tenant; an absent field is left as it is. */
+export interface TenantPatch {
+  name?: string;
+  quota?: Partial<TenantQuota>;
 }
 
 export type DestinationState = 'active' | 'paused' | 'disabled';

@@ -15,9 +15,11 @@ export {
   type DestinationSecret,
   type DestinationState,
   type NewDestination,
+  type NewTenant,
   newDestinationRecord,
   patchedDestination,
   type Tenant,
+  type TenantPatch,
 } from './destination.ts';
 export {
   insertDestinationSql,
@@ -46,9 +48,11 @@ export {
   destinationFromRow,
   eventFromRow,
   type Row,
+  TENANT_COLUMNS,
   tenantFromRow,
 } from './rows.ts';
 export type { Store } from './store.ts';
+export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
 export {
   type Claim,
   type ClaimedDelivery,

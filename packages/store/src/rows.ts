@@ -164,8 +164,19 @@ export function claimedFromRow(r: Row, destinationId: string): ClaimedDelivery {
   };
 }
 
+/** The columns a tenant is read from (never its key's hash). */
+export const TENANT_COLUMNS = 'id, name, created_at, quota_events_per_second, quota_pending_events';
+
 export function tenantFromRow(r: Row): Tenant {
-  return { id: str(r.id), name: str(r.name), createdAt: num(r.created_at) };
+  return {
+    id: str(r.id),
+    name: str(r.name),
+    createdAt: num(r.created_at),
+    quota: {
+      eventsPerSecond: nullableNum(r.quota_events_per_second),
+      pendingEvents: nullableNum(r.quota_pending_events),
+    },
+  };
 }
 
 export function eventFromRow(r: Row): StoredEvent {

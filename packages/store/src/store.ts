@@ -21,16 +21,31 @@ import type {
   RetryResult,
   StoredEvent,
 } from './delivery.ts';
-import type { Destination, DestinationPatch, NewDestination, Tenant } from './destination.ts';
+import type {
+  Destination,
+  DestinationPatch,
+  NewDestination,
+  NewTenant,
+  Tenant,
+  TenantPatch,
+} from './destination.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
 
 export interface Store {
-  createTenant(tenant: Tenant, apiKeyHash: string): Promise<void>;
+  createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void>;
   getTenant(id: string): Promise<Tenant | undefined>;
+  /** The tenant as patched (a quota field set to null: none of its own), or undefined when missing. */
+  updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined>;
   listTenants(page: PageRequest): Promise<Page<Tenant>>;
   tenantByKeyHash(hash: string): Promise<Tenant | undefined>;
+  /**
+   * The tenant's events not yet finished (an event with a delivery `pending`, `queued` or
+   * `delivering`), counted up to `cap` only: the pending-events quota needs no more, and
+   * the count reads at most `cap` events' entries of an index, never the whole backlog.
+   */
+  pendingEvents(tenantId: string, cap: number): Promise<number>;
 
   createDestination(destination: NewDestination, now: number): Promise<Destination>;
   /** Deleted destinations are not found. */
@@ -163,7 +178,7 @@ export interface Store {
    * Creates the tenant if missing (no API key can match it), and creates the destination
    * with its id or brings it back to these settings: active, and undeleted if deleted.
    */
-  ensureSystemDestination(tenant: Tenant, destination: NewDestination, now: number): Promise<Destination>;
+  ensureSystemDestination(tenant: NewTenant, destination: NewDestination, now: number): Promise<Destination>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

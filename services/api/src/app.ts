@@ -6,10 +6,10 @@
  */
 
 import { buildApi } from '@sluice/api';
-import { apiConfig } from '@sluice/config';
+import { apiConfig, quotaDefaults } from '@sluice/config';
 import { createTickLoop, RedisDispatcher } from '@sluice/distributed';
 import { registerAlertGauge } from '@sluice/engine';
-import type { ScheduleClient } from '@sluice/redis';
+import { RedisRateCounter, type ScheduleClient } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
@@ -71,6 +71,8 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     registry,
     clock,
     ready,
+    // Every replica takes from one bucket per tenant (docs/operations.md "Tenant quotas").
+    quotas: { defaults: quotaDefaults(config), rate: new RedisRateCounter(redis, keys) },
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   o.logger.info({ url }, 'api ready');

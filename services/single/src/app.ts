@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApi, generateAdminToken } from '@sluice/api';
-import { alertSettings, apiConfig, healthPolicy } from '@sluice/config';
+import { alertSettings, apiConfig, healthPolicy, quotaDefaults } from '@sluice/config';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
@@ -91,6 +91,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
     logger,
     registry,
     config: apiConfig(config),
+    quotas: { defaults: quotaDefaults(config) },
   });
   const alerts = alertSettings(config);
   if (alerts.sink !== null) await ensureAlertsDestination(store, alerts.sink, Date.now());

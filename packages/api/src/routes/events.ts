@@ -1,5 +1,6 @@
 import { matchesEventType } from '@sluice/core';
 import type { Destination, NewEvent } from '@sluice/store';
+import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
 import {
@@ -17,7 +18,7 @@ import { presentEvent } from '../present.ts';
 const tags = ['events'];
 
 export function eventRoutes(app: App, ctx: ApiContext): void {
-  const { store, dispatcher, auth, config, clock } = ctx;
+  const { store, dispatcher, auth, config, clock, quotas } = ctx;
 
   /**
    * Serializes the payload once and resolves the destinations the event goes to; `all`
@@ -54,9 +55,21 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     return { type: input.type, payload, idempotencyKey: input.idempotencyKey ?? null, destinationIds };
   };
 
-  /** One transaction for all the events; after commit, wake their destinations (docs/design.md, flow 1). */
-  const accept = async (tenantId: string, events: NewEvent[]) => {
-    const results = await store.acceptEvents(tenantId, events, clock());
+  /**
+   * Within the tenant's quotas (quota.ts: a request past them is refused whole), one
+   * transaction for all the events; after commit, wake their destinations (docs/design.md, flow 1).
+   */
+  const accept = async (tenantId: string, events: NewEvent[], reply: FastifyReply) => {
+    const withDeliveries = events.filter((e) => e.destinationIds.length > 0).length;
+    const admitted = await quotas.admit(tenantId, events.length, withDeliveries, reply);
+    let results: Awaited<ReturnType<typeof store.acceptEvents>>;
+    try {
+      results = await store.acceptEvents(tenantId, events, clock());
+    } catch (err) {
+      admitted(false);
+      throw err;
+    }
+    admitted(true);
     const woken = new Set<string>();
     for (const { event } of results)
       for (const { destinationId } of event.deliveries) woken.add(destinationId);
@@ -71,15 +84,16 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       schema: {
         tags,
         summary: 'Accept an event for its destinations (named, or all whose eventTypes match)',
-        description: 'Durable before the answer. The same idempotencyKey again returns the first answer.',
+        description:
+          "Durable before the answer. The same idempotencyKey again returns the first answer. Past the tenant's quota: 429 rate_limited with Retry-After, nothing accepted.",
         querystring: TenantQuery,
         body: NewEventBody,
-        response: { 202: AcceptedEvent, ...errorResponses(404, 413) },
+        response: { 202: AcceptedEvent, ...errorResponses(404, 413, 429) },
       },
     },
     async (request, reply) => {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
-      const [event] = await accept(tenantId, [await prepare(tenantId, request.body)]);
+      const [event] = await accept(tenantId, [await prepare(tenantId, request.body)], reply);
       if (event === undefined) throw new Error('the store accepted no event');
       return reply.status(202).send(event);
     },
@@ -92,9 +106,10 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       schema: {
         tags,
         summary: 'Accept up to 1,000 events in one transaction: all or nothing',
+        description: "A batch past the tenant's quota is refused whole: 429 rate_limited with Retry-After.",
         querystring: TenantQuery,
         body: NewEventBatch,
-        response: { 202: AcceptedEventBatch, ...errorResponses(404, 413) },
+        response: { 202: AcceptedEventBatch, ...errorResponses(404, 413, 429) },
       },
     },
     async (request, reply) => {
@@ -112,7 +127,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
           });
         }
       }
-      return reply.status(202).send({ data: await accept(tenantId, events) });
+      return reply.status(202).send({ data: await accept(tenantId, events, reply) });
     },
   );
 

@@ -31,7 +31,8 @@ describe('/v1/tenants', () => {
     const res = await api.inject('GET', `/v1/tenants/${id}`, admin);
     assert.equal(res.statusCode, 200);
     const tenant = res.json<Tenant>();
-    assert.deepEqual(Object.keys(tenant).sort(), ['createdAt', 'id', 'name']);
+    assert.deepEqual(Object.keys(tenant).sort(), ['createdAt', 'id', 'name', 'quota']);
+    assert.deepEqual(tenant.quota, { eventsPerSecond: null, pendingEvents: null });
     assert.equal(tenant.name, 'globex');
     const missing = `ten_${'0'.repeat(26)}`;
     const error = assertError(await api.inject('GET', `/v1/tenants/${missing}`, admin), 404, 'not_found');

@@ -1,13 +1,22 @@
 import { newId } from '@sluice/core';
 import { generateApiKey, hashKey } from '../auth.ts';
 import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
-import { CreateTenant, IdParams, ListQuery, listOf, NoQuery, Tenant, TenantWithKey } from '../contract.ts';
+import {
+  CreateTenant,
+  IdParams,
+  ListQuery,
+  listOf,
+  NoQuery,
+  PatchTenant,
+  Tenant,
+  TenantWithKey,
+} from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentTenant } from '../present.ts';
 
 const tags = ['tenants'];
 
-export function tenantRoutes(app: App, { store, clock }: ApiContext): void {
+export function tenantRoutes(app: App, { store, clock, quotas }: ApiContext): void {
   app.post(
     '/v1/tenants',
     {
@@ -22,7 +31,12 @@ export function tenantRoutes(app: App, { store, clock }: ApiContext): void {
     },
     async (request, reply) => {
       const apiKey = generateApiKey();
-      const tenant = { id: newId('ten'), name: request.body.name, createdAt: clock() };
+      const tenant = {
+        id: newId('ten'),
+        name: request.body.name,
+        createdAt: clock(),
+        quota: { eventsPerSecond: null, pendingEvents: null },
+      };
       await store.createTenant(tenant, hashKey(apiKey));
       return reply.status(201).send({ ...presentTenant(tenant), apiKey });
     },
@@ -61,6 +75,29 @@ export function tenantRoutes(app: App, { store, clock }: ApiContext): void {
     async (request) => {
       const tenant = await store.getTenant(request.params.id);
       if (!tenant) throw notFound('tenant', request.params.id);
+      return presentTenant(tenant);
+    },
+  );
+
+  app.patch(
+    '/v1/tenants/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: "Change a tenant's name or quotas (the operator's)",
+        description:
+          "A quota field set to a number is the tenant's own; null: none of its own (the operator-wide default applies). Fields left out stay.",
+        params: IdParams('ten'),
+        querystring: NoQuery,
+        body: PatchTenant,
+        response: { 200: Tenant, ...errorResponses(403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const tenant = await store.updateTenant(request.params.id, request.body);
+      if (!tenant) throw notFound('tenant', request.params.id);
+      quotas.forget(tenant.id);
       return presentTenant(tenant);
     },
   );

@@ -9,7 +9,7 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Alert, api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
-import { drainSeconds, formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
+import { drainSeconds, formatAge, formatQuota, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { HealthBadge } from './health.tsx';
 import { NewDestination } from './new-destination.tsx';
@@ -134,6 +134,7 @@ export function Destinations({ role }: { role: Role }) {
   }, [data, text, state, sort]);
 
   const tenantName = (id: string) => tenants.find((t) => t.id === id)?.name ?? id;
+  const selected = tenants.find((t) => t.id === tenantId);
 
   return (
     <section aria-labelledby="destinations-title">
@@ -180,6 +181,11 @@ export function Destinations({ role }: { role: Role }) {
           </label>
         )}
       </form>
+      {selected && (
+        <p class="muted" data-testid="tenant-quota">
+          Ingest quota of {selected.name}: {formatQuota(selected.quota)}
+        </p>
+      )}
       {error && (
         <p class="error" role="alert">
           {error}

@@ -12,6 +12,7 @@ export const SYSTEM_TENANT: Tenant = {
   id: 'ten_00000000000000000000000000',
   name: 'sluice (system)',
   createdAt: 0,
+  quota: { eventsPerSecond: null, pendingEvents: null },
 };
 export const ALERTS_DESTINATION_ID = 'dst_00000000000000000000000000';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FiringAlert, newId } from '@sluice/core';
-import type { AlertNotice, NewDestination, Tenant } from '../index.ts';
+import type { AlertNotice, NewDestination, NewTenant } from '../index.ts';
 import { newDestination, newEvent, type OpenStore, T0, useStore } from './fixtures.ts';
 
 /** A destination of the tenant with no name, as the alert cases make them. */
@@ -17,7 +17,7 @@ const destinationOf = (tenantId: string, id = newId('dst')): NewDestination =>
 export function alertConformance(open: OpenStore): void {
   describe('backlog alerts', () => {
     const ctx = useStore(open);
-    const system: Tenant = { id: 'ten_00000000000000000000000000', name: 'sluice', createdAt: T0 };
+    const system: NewTenant = { id: 'ten_00000000000000000000000000', name: 'sluice', createdAt: T0 };
     const systemDestination = destinationOf(system.id, 'dst_00000000000000000000000000');
 
     const destination = async () => (await ctx.store.createDestination(destinationOf(ctx.tenant.id), T0)).id;
@@ -86,7 +86,7 @@ export function alertConformance(open: OpenStore): void {
         await ctx.store.raiseAlert(alert(a, { kind: 'pending_age', threshold: 60 }), null, T0),
         true,
       );
-      const other: Tenant = { id: newId('ten'), name: 'Other', createdAt: T0 };
+      const other: NewTenant = { id: newId('ten'), name: 'Other', createdAt: T0 };
       await ctx.store.createTenant(other, `hash-${other.id}`);
       const b = (await ctx.store.createDestination(destinationOf(other.id), T0)).id;
       await ctx.store.raiseAlert(alert(b, { tenantId: other.id }), null, T0);

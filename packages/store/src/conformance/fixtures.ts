@@ -27,7 +27,7 @@ export type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }
 export const T0 = 1_700_000_000_000;
 
 export function newTenant(createdAt = T0): Tenant {
-  return { id: newId('ten'), name: 'Acme', createdAt };
+  return { id: newId('ten'), name: 'Acme', createdAt, quota: { eventsPerSecond: null, pendingEvents: null } };
 }
 
 /** A destination as the store tests create it (10/s, nothing else set); other suites use it too. */

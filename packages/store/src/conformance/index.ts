@@ -21,6 +21,7 @@ import { healthConformance } from './health.ts';
 import { listingCases } from './listings.ts';
 import { orderingConformance } from './ordering.ts';
 import { retentionCases } from './retention.ts';
+import { tenantCases } from './tenants.ts';
 import { workCases } from './work.ts';
 
 export { claimedDelivery, newDestination, type OpenStore } from './fixtures.ts';
@@ -37,5 +38,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     listingCases(open);
     retentionCases(open);
     orderingConformance(open);
+    tenantCases(open);
   });
 }
