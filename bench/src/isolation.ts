@@ -35,10 +35,11 @@ export async function runIsolation(o: RunOptions): Promise<Record<string, unknow
   o.log(`    ${measuredLine(beside.measured as MeasuredLatency | null)}`);
   const a = (alone.measured as MeasuredLatency | null) ?? null;
   const b = (beside.measured as MeasuredLatency | null) ?? null;
+  const ratio = a?.p99Ms && typeof b?.p99Ms === 'number' ? b.p99Ms / a.p99Ms : null;
   const isolation: IsolationResult = {
     alone: a,
     beside: b,
-    p99Ratio: a?.p99Ms && b?.p99Ms !== null && b?.p99Ms !== undefined ? round(b.p99Ms / a.p99Ms) : null,
+    p99Ratio: round(ratio),
     aloneRunId,
   };
   return { ...beside, isolation };
