@@ -28,12 +28,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { errorMessage, newRunId } from './common.ts';
+import { runIsolation } from './isolation.ts';
 import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
 import { writeReport } from './report.ts';
 import { runOnce } from './run.ts';
 import { prepareSnapshot } from './snapshot.ts';
 import { TARGETS, type TargetName, type TargetOptions } from './targets/target.ts';
-import { buildWorkload, SCENARIOS, type Scenario, SLUICE_ONLY } from './workload.ts';
+import { buildWorkload, ISOLATION, SCENARIOS, type Scenario, SLUICE_ONLY } from './workload.ts';
 
 const BENCH = fileURLToPath(new URL('../', import.meta.url));
 const REPO = join(BENCH, '..');
@@ -47,6 +48,8 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'failures',
   'capacity',
   'capacity-adaptive',
+  'slow-receiver',
+  'busy-tenant',
 ];
 const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures'];
 const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'bullmq-rlf'];
@@ -186,6 +189,8 @@ for (let rep = 1; rep <= reps; rep++) {
       if (quick && once && scenario !== 'compliance') continue;
       // Adaptive pacing is Sluice's: the baselines would only repeat their `capacity` run.
       if (SLUICE_ONLY.includes(scenario) && !target.startsWith('sluice')) continue;
+      // Isolation is between a limiter's destinations and tenants: the ceiling has neither.
+      if (ISOLATION.includes(scenario) && target === 'ceiling') continue;
       const workload = buildWorkload(scenario, scenarioOptions);
       const runId = newRunId();
       const runDir = join(logRoot, `${scenario}-${target}-${rep}`);
@@ -193,8 +198,9 @@ for (let rep = 1; rep <= reps; rep++) {
       const name = `${scenario} × ${target} #${rep}`;
       log(`▶ ${name}`);
       let record: Record<string, unknown>;
+      const run = ISOLATION.includes(scenario) ? runIsolation : runOnce;
       try {
-        record = await runOnce({
+        record = await run({
           scenario,
           target,
           workload,
@@ -243,7 +249,9 @@ function oneLine(r: Record<string, unknown>): string {
 /** --quick: correctness only, never a time. */
 function check(name: string, target: TargetName, r: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  if (r.lost !== 0) problems.push(`${r.lost} events lost`);
+  // An isolation run does not wait for its noise (the slow receiver's events, the backlog).
+  const lost = (r.measured as { undelivered: number } | undefined)?.undelivered ?? r.lost;
+  if (lost !== 0) problems.push(`${lost} events lost`);
   if (r.duplicated !== 0) problems.push(`${r.duplicated} duplicated`);
   if (r.webhookIdMismatches !== 0) problems.push(`${r.webhookIdMismatches} webhook-id changes`);
   if (LIMITING.includes(target) && r.destinationsOver !== 0) {

@@ -17,6 +17,8 @@ export interface ReceiverCount {
   requests: number;
   ok: number;
   uniqueOk: number;
+  /** With a prefix: the distinct events answered 2xx of the destinations whose id starts with it. */
+  uniqueOkPrefix?: number;
 }
 
 export interface ReceiverDump extends ReceiverCount {
@@ -71,8 +73,8 @@ export class ReceiverProcess {
     return JSON.parse(text) as T;
   }
 
-  count(): Promise<ReceiverCount> {
-    return this.call('GET', '/count');
+  count(prefix?: string): Promise<ReceiverCount> {
+    return this.call('GET', prefix === undefined ? '/count' : `/count?prefix=${encodeURIComponent(prefix)}`);
   }
 
   /** Changes a destination's behaviour (`*` for all) from now on. */

@@ -9,7 +9,8 @@
  *        request's headers were parsed (docs/design.md "How we measure"); `id` and `created` come
  *        from the JSON body (`bench.id`, `bench.createdAt`); `wid` is the `webhook-id` header.
  *   POST /control {"dest": "d000" | "*", "behaviour": {"fail": 0.2, …}}  behaviour at run time
- *   GET  /count   {requests, ok, uniqueOk}
+ *   GET  /count[?prefix=h]   {requests, ok, uniqueOk[, uniqueOkPrefix]}: with a prefix, also
+ *                 the distinct events answered 2xx whose destination's id starts with it
  *   GET  /dump?file=<path>   writes the NDJSON log, answers its own CPU and event-loop delay
  *   SIGTERM       writes the log to $RECEIVER_LOG (when set) and exits
  *
@@ -180,8 +181,13 @@ const server = createServer((req, res) => {
   const t = now();
   const url = req.url ?? '/';
   if (req.method === 'POST' && url.startsWith('/d/')) return onWebhook(req, res, t, url);
-  if (req.method === 'GET' && url === '/count') {
-    return json(res, 200, { requests: T.length, ok, uniqueOk: okIds.size });
+  if (req.method === 'GET' && (url === '/count' || url.startsWith('/count?'))) {
+    const prefix = new URL(url, 'http://x').searchParams.get('prefix');
+    const counts = { requests: T.length, ok, uniqueOk: okIds.size };
+    if (prefix === null) return json(res, 200, counts);
+    let uniqueOkPrefix = 0;
+    for (const id of okIds) if (id.startsWith(prefix)) uniqueOkPrefix++;
+    return json(res, 200, { ...counts, uniqueOkPrefix });
   }
   if (req.method === 'POST' && url === '/control') {
     return readBody(req, (body) => {

@@ -6,6 +6,7 @@
 
 import { type Analysis, WARM_S } from './analyze.ts';
 import { median } from './common.ts';
+import type { IsolationResult } from './isolation.ts';
 import type { LimitChangeStats } from './limit-change.ts';
 import type { ProcessCost } from './procstat.ts';
 import type { TargetName } from './targets/target.ts';
@@ -94,6 +95,8 @@ export interface RunRecord {
     series: { s: number; delivered: number; rssMb: number; heapMb: number; eldP99: number }[];
   };
   plot?: { series: Record<string, [number, number][]>; limits: Record<string, number> };
+  /** Isolation scenarios: the measured destinations alone and beside the noise. */
+  isolation?: IsolationResult;
 }
 
 export interface Row {

@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { median, round } from './common.ts';
 import type { MachineInfo } from './machine.ts';
 import { COLORS, type Panel, svg } from './plot.ts';
+import { isolationTable } from './report-isolation.ts';
 import {
   type Cells,
   cellMedian,
@@ -22,7 +23,7 @@ import {
 } from './report-rows.ts';
 import { ISSUE_TARGETS, ISSUE6_TARGETS, type IssueTarget } from './report-targets.ts';
 import { TARGETS, type TargetName } from './targets/target.ts';
-import { SCENARIOS } from './workload.ts';
+import { ISOLATION, SCENARIOS } from './workload.ts';
 
 interface SessionRecord {
   session: string;
@@ -66,8 +67,12 @@ const fmt = (x: number | null, digits = 2): string => {
 const ratio = (a: number | null, b: number | null): string =>
   a === null || b === null || b === 0 ? '–' : `${fmt(a / b, 2)}×`;
 
-/** One column per target that ran the scenario, then the ratios between those present. */
+/**
+ * One column per target that ran the scenario, then the ratios between those present; an
+ * isolation scenario has its own table (report-isolation.ts).
+ */
 function scenarioTable(cells: Cells, scenario: string): string[] {
+  if (ISOLATION.some((s) => s === scenario)) return isolationTable(cells, scenario);
   const rows = ROWS.filter((row) => row.scenarios === undefined || row.scenarios.includes(scenario));
   const targets = TARGETS.filter((t) => cells.has(key(scenario, t)));
   const ratios = RATIOS.filter(([a, b]) => targets.includes(a) && targets.includes(b));

@@ -7,6 +7,7 @@
  *   3. /proc sampling of every process starts; the driver starts ingest (and limit changes);
  *   4. the receiver is polled until every event was answered 2xx or the time limit passed,
  *      then 500 ms more for late duplicates; for `scale`, an idle tail of `idleS` seconds;
+ *      an isolation scenario's run waits for its measured events only (not the noise);
  *   5. peak RSS (VmHWM) is read, the driver stops the target (it cleans its temp dir and
  *      Redis keys), the receiver dumps its NDJSON and stops;
  *   6. the analysis (analyze.ts) and the costs become one result record.
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze, readArrivals, trailingSeries } from './analyze.ts';
 import { now, percentile, round, sleep } from './common.ts';
+import { measuredLatency } from './measured.ts';
 import { ProcSampler } from './procstat.ts';
 import type { AppliedChange, FromDriver, IngestStats, ToDriver } from './protocol.ts';
 import { ReceiverProcess } from './receiver-client.ts';
@@ -185,21 +187,26 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
 
     marks.start = sampler.sample();
     driver.send({ kind: 'start' });
-    const expected = w.destinations.reduce((sum, d) => sum + d.events, 0);
+    const measured = w.isolation?.measured;
+    const expected = w.destinations
+      .filter((d) => measured === undefined || d.id.startsWith(measured))
+      .reduce((sum, d) => sum + d.events, 0);
     let lastLog = now();
     for (;;) {
       await sleep(250);
       if (driver.failure) throw new Error(`driver: ${driver.failure}`);
-      const count = await receiver.count();
+      const count = await receiver.count(measured);
       countSeries.push([now(), count.uniqueOk]);
-      if (count.uniqueOk >= expected) {
+      if ((count.uniqueOkPrefix ?? count.uniqueOk) >= expected) {
         stopReason = 'all_delivered';
         break;
       }
       if (now() - marks.start > w.timeLimitS * 1_000) break;
       if (now() - lastLog > 30_000) {
         lastLog = now();
-        o.log(`    … ${count.uniqueOk}/${expected} delivered, ${count.requests} requests`);
+        o.log(
+          `    … ${count.uniqueOkPrefix ?? count.uniqueOk}/${expected} delivered, ${count.requests} requests`,
+        );
       }
     }
     marks.done = sampler.sample();
@@ -225,7 +232,8 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   await receiver.stop();
 
   const t0 = driver.ingest?.t0;
-  const { summary, perDestination, times } = analyze(readArrivals(dumpFile), w, {
+  const arrivals = readArrivals(dumpFile);
+  const { summary, perDestination, times } = analyze(arrivals, w, {
     t0,
     changes: driver.changes,
   });
@@ -288,6 +296,9 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
     tickLag: tickLagBetween(snapshots.start ?? null, snapshots.done ?? null),
     targetStats: stopStats,
   };
+  if (w.isolation) {
+    record.measured = measuredLatency(arrivals, w, marks.done as number, driver.ingest?.doneAt ?? null);
+  }
   if (idle) {
     const idleS = ((marks.idleEnd as number) - (marks.idleStart as number)) / 1_000;
     const idleSystemS = SYSTEM[o.target].reduce((sum, name) => sum + (idle[name]?.cpuS ?? 0), 0);

@@ -13,7 +13,9 @@
  * - steady: destination i's k-th event is due at t0 + (k + i/n) / rate seconds;
  * - limit change: at t0 + atMs the destination's limit becomes `limit`;
  * - capacity: what the receiver accepts per second when it is less than the limit (it
- *   refuses the rest with 429 + Retry-After); Sluice is not told (`capacity*` scenarios).
+ *   refuses the rest with 429 + Retry-After); Sluice is not told (`capacity*` scenarios);
+ * - measured / noise (isolation scenarios): the healthy or quiet destinations whose latency
+ *   is reported, alone and beside the others (a slow receiver, a busy tenant's backlog).
  */
 
 import { seededRandom } from './common.ts';
@@ -31,6 +33,12 @@ export interface DestinationSpec {
   burst?: number;
   /** The receiver's own unannounced limit per second, when below `limit` (the ideal's rate). */
   capacity?: number;
+  /** Steady ingest: its own events per second (0: all due at once, a backlog); else the workload's. */
+  rate?: number;
+  /** The tenant that owns it (Sluice's targets create one tenant per name); else the run's one tenant. */
+  tenant?: string;
+  /** How long a delivery attempt may wait for the answer, ms (default 10,000). */
+  timeoutMs?: number;
 }
 
 type Ingest =
@@ -65,6 +73,12 @@ export interface Workload {
   timeLimitS: number;
   /** After everything arrived: seconds of CPU sampling with nothing to do (scale). */
   idleS: number;
+  /**
+   * Isolation scenarios: the destinations whose id starts with `measured` are the healthy
+   * ones whose latency is reported; the others are the noise beside them. The run stops once
+   * every measured event arrived (or at `timeLimitS`), without waiting for the noise.
+   */
+  isolation?: { measured: string; lateAfterS: number };
 }
 
 export const SCENARIOS = [
@@ -76,11 +90,18 @@ export const SCENARIOS = [
   'failures',
   'capacity',
   'capacity-adaptive',
+  'slow-receiver',
+  'busy-tenant',
   'soak',
 ] as const;
 
 /** Scenarios that only Sluice can run as asked (a feature the baselines do not have). */
 export const SLUICE_ONLY: readonly Scenario[] = ['capacity-adaptive'];
+/**
+ * Scenarios run twice per target, the measured destinations alone and beside the noise
+ * (isolation.ts); the ceiling, which has no limiter and no tenants, does not run them.
+ */
+export const ISOLATION: readonly Scenario[] = ['slow-receiver', 'busy-tenant'];
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface ScenarioOptions {
@@ -232,6 +253,72 @@ function soak(o: ScenarioOptions): Workload {
   };
 }
 
+/** Healthy destinations: limit 10/s, 5 events/s each, for `seconds`. */
+function healthy(prefix: string, n: number, seconds: number, tenant?: string): DestinationSpec[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${prefix}${String(i).padStart(2, '0')}`,
+    limit: 10,
+    rate: 5,
+    events: 5 * seconds,
+    query: '',
+    ...(tenant ? { tenant } : {}),
+  }));
+}
+
+/**
+ * Twenty healthy destinations beside one whose receiver answers after 20 s (limit 50/s, fed
+ * at its limit, timeout 30 s), all on the receiver's one origin (a connection pool is per
+ * origin): the slow one's requests hold every request slot they can get. Reported: the
+ * healthy events' latency alone and beside it, and how many took over 20 s.
+ */
+function slowReceiver(o: ScenarioOptions): Workload {
+  const seconds = o.quick ? 3 : 16;
+  const slow: DestinationSpec = {
+    id: 's00',
+    limit: 50,
+    rate: 50,
+    events: 50 * seconds,
+    query: `delay_ms=${o.quick ? 2_000 : 20_000}`,
+    timeoutMs: 30_000,
+  };
+  const lateAfterS = o.quick ? 5 : 20;
+  return {
+    ...base('slow-receiver', [...healthy('h', 20, seconds), slow], seconds + lateAfterS + 2),
+    ingest: { mode: 'steady', ratePerDestination: 5, batched: false },
+    isolation: { measured: 'h', lateAfterS },
+  };
+}
+
+/**
+ * A quiet tenant's twenty destinations with steady traffic, beside a busy tenant that posts a
+ * backlog of 40,000 events to four destinations at 50/s (200 s of work; the run ends first).
+ * Ingest is batched per step and tenant, so the backlog goes in batches of 1000.
+ */
+function busyTenant(o: ScenarioOptions): Workload {
+  const seconds = o.quick ? 3 : 25;
+  const backlog = o.quick ? 2_000 : 40_000;
+  const busy = Array.from({ length: 4 }, (_, i) => ({
+    id: `b${i}`,
+    limit: 50,
+    rate: 0,
+    events: backlog / 4,
+    query: '',
+    tenant: 'busy',
+  }));
+  const lateAfterS = o.quick ? 5 : 20;
+  return {
+    ...base('busy-tenant', [...healthy('q', 20, seconds, 'quiet'), ...busy], seconds + lateAfterS + 2),
+    ingest: { mode: 'steady', ratePerDestination: 5, batched: true },
+    isolation: { measured: 'q', lateAfterS },
+  };
+}
+
+/** An isolation workload's measured destinations without the noise. */
+export function aloneOf(w: Workload): Workload {
+  const measured = w.isolation?.measured ?? '';
+  return { ...w, destinations: w.destinations.filter((d) => d.id.startsWith(measured)) };
+}
+
 const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
   compliance,
   latency,
@@ -241,6 +328,8 @@ const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
   failures,
   capacity: (o) => capacity(o, false),
   'capacity-adaptive': (o) => capacity(o, true),
+  'slow-receiver': slowReceiver,
+  'busy-tenant': busyTenant,
   soak,
 };
 
@@ -253,7 +342,11 @@ export function idealWallS(w: Workload): number | null {
   if (w.changes.length > 0) return null;
   if (w.ingest.mode === 'steady') {
     const rate = w.ingest.ratePerDestination;
-    return Math.max(...w.destinations.map((d) => (d.events - 1) / rate));
+    return Math.max(
+      ...w.destinations.map((d) =>
+        d.rate === 0 ? Math.ceil(d.events / d.limit) - 1 : (d.events - 1) / (d.rate ?? rate),
+      ),
+    );
   }
   return Math.max(
     ...w.destinations.map((d) => Math.ceil(d.events / Math.min(d.limit, d.capacity ?? d.limit)) - 1),
@@ -269,20 +362,27 @@ export interface PlannedEvent {
 }
 
 /**
- * The events in creation order, produced lazily (the soak has a million). All destinations
- * of a workload share one rate, so (seq, destination) order is due-time order.
+ * The events in creation order, produced lazily (the soak has a million). When the
+ * destinations share one rate, (seq, destination) order is due-time order; when some have
+ * their own (isolation scenarios, a few thousand events), the events are sorted by due time.
  */
 export function* planEvents(w: Workload): Generator<PlannedEvent> {
   const n = w.destinations.length;
   const most = Math.max(0, ...w.destinations.map((d) => d.events));
-  const rate = w.ingest.mode === 'steady' ? w.ingest.ratePerDestination : 0;
+  const shared = w.ingest.mode === 'steady' ? w.ingest.ratePerDestination : 0;
+  const own = w.ingest.mode === 'steady' && w.destinations.some((d) => d.rate !== undefined);
+  const all: PlannedEvent[] = [];
   for (let k = 0; k < most; k++) {
     for (let i = 0; i < n; i++) {
       const d = w.destinations[i] as DestinationSpec;
       if (k >= d.events) continue;
-      yield { id: `${d.id}:${k}`, dest: i, offMs: rate > 0 ? ((k + i / n) / rate) * 1_000 : 0 };
+      const rate = own ? (d.rate ?? shared) : shared;
+      const e = { id: `${d.id}:${k}`, dest: i, offMs: rate > 0 ? ((k + i / n) / rate) * 1_000 : 0 };
+      if (own) all.push(e);
+      else yield e;
     }
   }
+  if (own) yield* all.sort((a, b) => a.offMs - b.offMs);
 }
 
 const padCache = new Map<number, string>();

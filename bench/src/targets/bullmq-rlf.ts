@@ -43,6 +43,7 @@ export const createTarget: CreateTarget = async ({
   const redisPid = await redisServerPid(admin);
   const agent = new Agent({ connections: 512, keepAliveTimeout: 30_000 });
   const urls = new Map(workload.destinations.map((d) => [d.id, destinationUrl(receiverUrl, d)]));
+  const timeouts = new Map(workload.destinations.map((d) => [d.id, d.timeoutMs ?? 10_000]));
   const stats = {
     attempts: 0,
     non2xx: 0,
@@ -87,8 +88,8 @@ export const createTarget: CreateTarget = async ({
           dispatcher: agent,
           headers: { 'content-type': 'application/json' },
           body,
-          headersTimeout: 10_000,
-          bodyTimeout: 10_000,
+          headersTimeout: timeouts.get(dest),
+          bodyTimeout: timeouts.get(dest),
         });
         await res.body.dump();
         status = res.statusCode;
@@ -138,9 +139,12 @@ export const createTarget: CreateTarget = async ({
     },
 
     async stop() {
-      await worker.close(true);
+      // Requests still in flight (a slow receiver's) are aborted rather than awaited: the
+      // worker stops taking jobs, its active ones fail at once and it closes.
+      const closing = worker.close();
+      await agent.destroy();
+      await closing;
       await queue.close();
-      await agent.close();
       rlRedis.disconnect();
       const deleted = (await deleteKeys(admin, `${prefix}:*`)) + (await deleteKeys(admin, `${rlfPrefix}:*`));
       const leftover = await deleteKeys(admin, `*${runId}*`);

@@ -13,6 +13,7 @@ const CONCURRENCY = Number(process.env.BENCH_CEILING_CONCURRENCY ?? 256);
 
 interface Job {
   url: string;
+  timeoutMs: number;
   body: string;
   attempt: number;
 }
@@ -20,13 +21,16 @@ interface Job {
 export const createTarget: CreateTarget = async ({ workload, receiverUrl }: TargetSetup): Promise<Target> => {
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const urls = workload.destinations.map((d) => destinationUrl(receiverUrl, d));
+  const timeouts = workload.destinations.map((d) => d.timeoutMs ?? 10_000);
   const queue: Job[] = [];
   let head = 0;
   let active = 0;
   const stats = { attempts: 0, non2xx: 0, networkErrors: 0, dead: 0, retries: 0 };
   const timers = new Set<NodeJS.Timeout>();
 
+  let stopped = false;
   const retryOrDrop = (job: Job, retryAfter: string | undefined): void => {
+    if (stopped) return;
     if (job.attempt >= workload.retry.attempts) {
       stats.dead++;
       return;
@@ -52,8 +56,8 @@ export const createTarget: CreateTarget = async ({ workload, receiverUrl }: Targ
         dispatcher: agent,
         headers: { 'content-type': 'application/json' },
         body: job.body,
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
+        headersTimeout: job.timeoutMs,
+        bodyTimeout: job.timeoutMs,
       });
       await res.body.dump();
       if (res.statusCode < 200 || res.statusCode >= 300) {
@@ -91,7 +95,7 @@ export const createTarget: CreateTarget = async ({ workload, receiverUrl }: Targ
     async submit(events: readonly PlannedEvent[], createdAt: number) {
       for (const e of events) {
         const body = JSON.stringify(payloadOf(e.id, createdAt, workload.payloadBytes));
-        queue.push({ url: urls[e.dest] as string, body, attempt: 1 });
+        queue.push({ url: urls[e.dest] as string, timeoutMs: timeouts[e.dest] as number, body, attempt: 1 });
       }
       pump();
       return events.length;
@@ -103,8 +107,9 @@ export const createTarget: CreateTarget = async ({ workload, receiverUrl }: Targ
       return null;
     },
     async stop() {
+      stopped = true;
       for (const timer of timers) clearTimeout(timer);
-      await agent.close();
+      await agent.destroy(); // what is still in flight is not waited for
       return { ...stats, concurrency: CONCURRENCY };
     },
   };

@@ -1,7 +1,8 @@
 /**
  * Driving a Sluice API — the single box, or the distributed shape's API service — ONLY
  * through its typed client, `@sluice/client`, as a user's program would: a tenant (admin
- * token), one destination per workload destination, then events — `events.sendBatch`
+ * token; one per tenant the workload names, busy-tenant has two), one destination per
+ * workload destination, then events — `events.sendBatch`
  * (≤ 1000 per call, all or nothing) for bursts and batched streams, `events.send` per event
  * for steady ingest — `destinations.update` for limit changes, and at the end
  * `destinations.stats` for Sluice's own compliance audit, reported beside the receiver's.
@@ -88,7 +89,7 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
   const { workload, receiverUrl, runId } = s;
   const agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
   const admin = new Sluice({ baseUrl, token: adminToken, fetch: pooledFetch(agent), timeout: TIMEOUT_MS });
-  let tenant: Sluice | undefined;
+  const tenants = new Map<string, Sluice>();
   const ids: string[] = new Array(workload.destinations.length);
   let setupAt = 0;
   let rejected = 0;
@@ -96,9 +97,11 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
   let lastError: string | null = null;
   const steadySingle = workload.ingest.mode === 'steady' && !workload.ingest.batched;
 
-  const api = (): Sluice => {
-    if (tenant === undefined) throw new Error('setup() first');
-    return tenant;
+  /** The client of the tenant that owns the workload's destination `i`. */
+  const clientOf = (i: number): Sluice => {
+    const client = tenants.get(workload.destinations[i]?.tenant ?? '');
+    if (client === undefined) throw new Error('setup() first');
+    return client;
   };
   const eventOf = (e: PlannedEvent, createdAt: number): NewEvent => ({
     type: EVENT_TYPE,
@@ -120,13 +123,15 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
     async setup() {
       const started = performance.now();
       setupAt = Date.now();
-      const created = await admin.tenants.create({ name: `bench-${runId}` });
-      const client = admin.withToken(created.apiKey);
-      tenant = client;
+      // One tenant per name the workload gives (isolation: a busy one beside a quiet one).
+      for (const name of new Set(workload.destinations.map((d) => d.tenant ?? ''))) {
+        const created = await admin.tenants.create({ name: `bench-${runId}${name ? `-${name}` : ''}` });
+        tenants.set(name, admin.withToken(created.apiKey));
+      }
       const indexes = workload.destinations.map((_, i) => i);
       await pool(indexes, SETUP_CONCURRENCY, async (i) => {
         const d = workload.destinations[i] as (typeof workload.destinations)[number];
-        const destination = await client.destinations.create({
+        const destination = await clientOf(i).destinations.create({
           name: d.id,
           url: destinationUrl(receiverUrl, d),
           rateLimit: { limit: d.limit, period: 'second', ...(d.burst ? { burst: d.burst } : {}) },
@@ -137,7 +142,7 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
             initialDelayMs: workload.retry.initialDelayMs,
             maxDelayMs: workload.retry.maxDelayMs,
           },
-          timeoutMs: 10_000,
+          timeoutMs: d.timeoutMs ?? 10_000,
         });
         ids[i] = destination.id;
       });
@@ -146,7 +151,9 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
 
     async submit(events, createdAt) {
       if (steadySingle) {
-        const answers = await Promise.allSettled(events.map((e) => api().events.send(eventOf(e, createdAt))));
+        const answers = await Promise.allSettled(
+          events.map((e) => clientOf(e.dest).events.send(eventOf(e, createdAt))),
+        );
         let accepted = 0;
         for (const a of answers) {
           if (a.status === 'fulfilled') accepted++;
@@ -154,22 +161,34 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
         }
         return accepted;
       }
-      let accepted = 0;
-      for (let i = 0; i < events.length; i += 1_000) {
-        const chunk = events.slice(i, i + 1_000);
-        try {
-          await api().events.sendBatch(chunk.map((e) => eventOf(e, createdAt)));
-          accepted += chunk.length;
-        } catch (err) {
-          failed(err, chunk.length);
-        }
+      // Each tenant's events in batches of ≤ 1000, one after the other; the tenants side by side.
+      const byTenant = new Map<Sluice, PlannedEvent[]>();
+      for (const e of events) {
+        const client = clientOf(e.dest);
+        const list = byTenant.get(client);
+        if (list) list.push(e);
+        else byTenant.set(client, [e]);
       }
+      let accepted = 0;
+      await Promise.all(
+        [...byTenant].map(async ([client, list]) => {
+          for (let i = 0; i < list.length; i += 1_000) {
+            const chunk = list.slice(i, i + 1_000);
+            try {
+              await client.events.sendBatch(chunk.map((e) => eventOf(e, createdAt)));
+              accepted += chunk.length;
+            } catch (err) {
+              failed(err, chunk.length);
+            }
+          }
+        }),
+      );
       return accepted;
     },
 
     async setLimit(dest, limit) {
       const i = workload.destinations.findIndex((d) => d.id === dest);
-      await api().destinations.update(ids[i] as string, { rateLimit: { limit, period: 'second' } });
+      await clientOf(i).destinations.update(ids[i] as string, { rateLimit: { limit, period: 'second' } });
     },
 
     ingestStats: () => ({ ingestRejected: rejected, ingestErrors: errors, lastError }),
@@ -179,10 +198,10 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
       const out: ApiAudit = { audited: 0, maxSentRatio: null, over: 0, delivered: 0, dead: 0 };
       const deadline = performance.now() + AUDIT_BUDGET_MS;
       await pool(
-        ids.filter((id) => id !== undefined),
+        ids.flatMap((id, i) => (id === undefined ? [] : [i])),
         AUDIT_CONCURRENCY,
-        async (id) => {
-          const stats = await api().destinations.stats(id, { seconds });
+        async (i) => {
+          const stats = await clientOf(i).destinations.stats(ids[i] as string, { seconds });
           // A window of one period may hold the burst, where one is set.
           const cap = stats.rateLimit.burst ?? stats.rateLimit.limit;
           const ratio = stats.maxSentInAnyWindow / cap;
