@@ -1,5 +1,5 @@
 /**
- * Backlog alerts (issue 9, ADR 0009), in both shapes: a destination whose backlog passes a
+ * Backlog alerts (docs/adr/0009-backlog-alerts.md), in both shapes: a destination whose backlog passes a
  * threshold raises one alert — a signed webhook to the operator's URL (verified with the
  * Standard Webhooks library), the firing gauge, `GET /v1/alerts` — and is not raised again
  * while it fires; once the backlog drains, one `resolved` webhook. The alert webhooks go

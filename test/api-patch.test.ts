@@ -55,7 +55,6 @@ describe('PATCH applies to the waiting deliveries', () => {
     await api.destinations.pause(dest.id);
     const sent = await api.events.send({ type: 'p.timeout', payload: {}, destinationId: dest.id });
     await api.destinations.update(dest.id, { timeoutMs: 500 });
-    const started = Date.now();
     await api.destinations.resume(dest.id);
     const dlv = sent.deliveries[0]!.id;
     const dead = await waitUntil(
@@ -73,6 +72,5 @@ describe('PATCH applies to the waiting deliveries', () => {
       attempt.latencyMs !== null && attempt.latencyMs < 2_500,
       `gave up at the new 500 ms, not the old 10 s nor the receiver's 3 s: ${attempt.latencyMs} ms`,
     );
-    assert.ok(Date.now() - started < 9_000);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Retention (docs/design.md "The scale plan"; issue #5): delivered deliveries, their attempts
+ * Retention (docs/design.md "The scale plan"): delivered deliveries, their attempts
  * and the events with nothing left to deliver are deleted once older than the configured
  * age, in small batches; dead and pending ones are kept. On rows made by the real flow, in
  * both shapes: while the box is stopped its rows are aged by 20 days (the only writes this

@@ -1,5 +1,5 @@
 /**
- * Autoscaling the delivery workers by the queue's depth (issue 7).
+ * Autoscaling the delivery workers by the queue's depth (docs/adr/0004-autoscaling-signal.md).
  *
  * Single-shape pass (pure): the HPA algorithm (helpers/hpa.ts) on the hpa overlay's own
  * spec scales up under a backlog and, after the stabilisation window, back down.

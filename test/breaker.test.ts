@@ -8,11 +8,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sleep } from './helpers/receiver.ts';
 import {
   createDestination,
   createTenant,
   type Delivery,
   freePort,
+  getDelivery,
   harness,
   postEvents,
   type TestBox,
@@ -49,6 +51,36 @@ async function healthOf(box: TestBox, key: string, id: string): Promise<Health> 
   return res.body;
 }
 
+/**
+ * Every distinct `nextProbeAt` the destination's health reports, in the order reported,
+ * read every 20 ms until `stop`. While a probe is out the store reports its hold (the
+ * probe's timeout ahead) instead; the real ones are told apart by where they fall.
+ */
+function watchNextProbeAt(box: TestBox, key: string, id: string): { seen: number[]; stop(): Promise<void> } {
+  const seen: number[] = [];
+  let stopped = false;
+  let failure: unknown;
+  const loop = (async () => {
+    while (!stopped) {
+      const { nextProbeAt } = await healthOf(box, key, id);
+      const at = nextProbeAt === null ? null : Date.parse(nextProbeAt);
+      if (at !== null && seen.at(-1) !== at) seen.push(at);
+      await sleep(20);
+    }
+  })().catch((err: unknown) => {
+    // After a stop (the box closing under it) an error is expected; before, stop reports it.
+    if (!stopped) failure = err;
+  });
+  return {
+    seen,
+    stop: async () => {
+      stopped = true;
+      await loop;
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
+
 async function deliveries(box: TestBox, key: string, id: string, status?: string): Promise<Delivery[]> {
   const query = `destinationId=${id}&limit=500${status ? `&status=${status}` : ''}`;
   const res = await box.api<{ data: Delivery[] }>('GET', `/v1/deliveries?${query}`, undefined, key);
@@ -74,6 +106,8 @@ describe('breaker', () => {
       destinationId: dest.id,
       payload: { i },
     }));
+    const watch = watchNextProbeAt(box, tenant.apiKey, dest.id);
+    t.after(() => watch.stop().catch(() => undefined));
     await postEvents(box, tenant.apiKey, events);
 
     const suspended = await waitUntil(
@@ -95,23 +129,69 @@ describe('breaker', () => {
     const since = Date.parse(suspended.since ?? '');
     assert.ok(suspended.nextProbeAt !== null, 'a suspended destination says when it probes next');
 
-    // Down for a while: the first four probes, timed by their arrivals at the receiver
-    // (leftovers sent before the suspension arrive within a moment of it, then only probes).
-    const probesSoFar = () => rcv.times(path).filter((at) => at > since + 300);
-    await rcv.waitFor(() => probesSoFar().length >= 4, 30_000, 'four probes');
+    // Down for a while: the first four probes, as the store recorded them: the attempts
+    // started after the suspension (leftovers published before it start within a moment of
+    // it, then only probes, one at a time).
+    const probeAttempts = async () => {
+      const started = [];
+      for (const d of await deliveries(box, tenant.apiKey, dest.id)) {
+        for (const a of (await getDelivery(box, tenant.apiKey, d.id)).attempts) {
+          const startedAt = Date.parse(a.startedAt);
+          if (startedAt > since + 300) started.push({ startedAt, finishedAt: Date.parse(a.finishedAt) });
+        }
+      }
+      return started.sort((a, b) => a.startedAt - b.startedAt);
+    };
+    const probes = (
+      await waitUntil(
+        async () => {
+          const found = await probeAttempts();
+          return found.length >= 4 ? found : undefined;
+        },
+        30_000,
+        'four probes recorded',
+        200,
+      )
+    ).slice(0, 4);
+    await watch.stop();
     assert.deepEqual(await deliveries(box, tenant.apiKey, dest.id, 'dead'), [], 'nothing died of the outage');
     assert.equal((await healthOf(box, tenant.apiKey, dest.id)).state, 'suspended');
-    const probes = probesSoFar().slice(0, 4);
-    t.diagnostic(`probes ${probes.map((p) => Math.round(p - since)).join(', ')} ms after the suspension`);
-    const first = (probes[0] as number) - since;
-    assert.ok(first >= 400 && first <= 2_000, `first probe ${first} ms after the suspension, expected ~500`);
-    // probeInitialMs doubling up to probeMaxMs: 0.5 s, then 1, 2 and 2 s between probes. Never
-    // sooner (one probe at a time, none early); later by tick and flush delays at most, since
-    // each interval runs from the failed probe's outcome.
-    const gaps = probes.slice(1).map((at, i) => at - (probes[i] as number));
-    gaps.forEach((gap, i) => {
-      const want = [1_000, 2_000, 2_000][i] as number;
-      assert.ok(gap >= want - 100 && gap <= want + 1_500, `probe gap ${i}: ${gap} ms, expected ~${want} ms`);
+    t.diagnostic(
+      `probes started ${probes.map((p) => p.startedAt - since).join(', ')} ms after the suspension; ` +
+        `nextProbeAt reported ${watch.seen.map((at) => at - since).join(', ')} ms after it`,
+    );
+
+    // The nextProbeAt in force before each probe, as the health endpoint reported it: the
+    // suspension's, probeInitialMs after it; then each failed probe's, written with its
+    // outcome, probeInitialMs doubling up to probeMaxMs after it: 1, 2 and 2 s.
+    const inForce = [since + HEALTH.SLUICE_BREAKER_PROBE_INITIAL_MS];
+    assert.ok(
+      watch.seen.includes(inForce[0] as number),
+      `nextProbeAt ${(inForce[0] as number) - since} ms after the suspension reported`,
+    );
+    [1_000, 2_000, 2_000].forEach((wait, k) => {
+      const failed = probes[k] as { finishedAt: number };
+      // Written once the failed probe's outcome is (a completion batch: a moment after it ended).
+      const next = watch.seen.find(
+        (at) => at >= failed.finishedAt + wait && at <= failed.finishedAt + wait + 1_000,
+      );
+      assert.ok(next !== undefined, `after probe ${k}, a nextProbeAt ${wait} ms after its end reported`);
+      inForce.push(next);
+    });
+    // Each probe starts once its nextProbeAt has come, never sooner (one probe at a time, none
+    // early); later by a tick's delay at most, and the first by the send window too (the
+    // leftovers started around the suspension fill it for up to a period after it).
+    probes.forEach((probe, k) => {
+      const due = inForce[k] as number;
+      const room = Math.max(due, since + 1_000 + 300);
+      assert.ok(
+        probe.startedAt >= due,
+        `probe ${k} started ${due - probe.startedAt} ms before its nextProbeAt`,
+      );
+      assert.ok(
+        probe.startedAt <= (k === 0 ? room : due) + 1_000,
+        `probe ${k} started ${probe.startedAt - due} ms after its nextProbeAt`,
+      );
     });
 
     // The receiver is back: one probe succeeds, the circuit closes, the backlog flows.

@@ -180,7 +180,7 @@ describe('the packed @sluice/client', { skip }, () => {
     >;
     assert.equal(manifest.dependencies, undefined, 'no dependencies');
     assert.equal(manifest.peerDependencies, undefined, 'no peer dependencies');
-    assert.deepEqual(manifest.engines, { node: '>=20' });
+    assert.deepEqual(manifest.engines, { node: '>=20.3' });
     for (const file of await readdir(join(installed, 'dist'))) {
       const text = await readFile(join(installed, 'dist', file), 'utf8');
       assert.doesNotMatch(text, /(from|import\()\s*['"](?!\.\/)/, `${file} imports only its own files`);

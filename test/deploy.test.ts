@@ -1,5 +1,5 @@
 /**
- * deploy/ (issue 7): no Docker engine runs here, so the files are kept correct by reading
+ * deploy/ (docs/operations.md): no Docker engine runs here, so the files are kept correct by reading
  * them. The Dockerfile builds this repository's layout (every workspace's manifest copied
  * before the install, Node 24, a non-root user, the command choosing the service); the
  * compose file runs Postgres, Redis, the three services of that one image with their real

@@ -1,5 +1,5 @@
 /**
- * The distributed shape as separate processes (issue 6): several rate-limiter replicas and
+ * The distributed shape as separate processes (docs/adr/0002-distributed-shape.md): several rate-limiter replicas and
  * delivery workers against one Postgres and one Redis. The limit holds at the receiver for
  * every destination, no destination's tick runs on two replicas at once, a killed replica
  * or worker loses nothing, the delivery queue stays bounded with every worker stopped, a

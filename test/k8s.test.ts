@@ -1,5 +1,5 @@
 /**
- * k8s/ (issue 7), offline: every overlay renders with `kubectl kustomize`, every object is
+ * k8s/ (docs/operations.md, "Deploy on a cluster"), offline: every overlay renders with `kubectl kustomize`, every object is
  * valid against the Kubernetes schemas (and the ServiceMonitor, PrometheusRule and
  * ScaledObject CRDs' schemas), the Deployments run the right command with probes,
  * resources and a restricted securityContext, every environment variable they set is one

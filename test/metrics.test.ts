@@ -1,5 +1,5 @@
 /**
- * `/metrics` (issue 7), in both shapes: every series the operations guide and the
+ * `/metrics` (docs/operations.md, "Metrics"), in both shapes: every series the operations guide and the
  * autoscalers rely on is exported, in base units, with no per-destination or per-tenant
  * label; the backlog age rises while a destination's work waits on its limit and returns to
  * 0 once it is done, and the delivered counter counts every delivery.

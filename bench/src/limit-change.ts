@@ -1,5 +1,5 @@
 /**
- * How fast a changed limit shows at the receiver (issue #4: "in force within one tick"),
+ * How fast a changed limit shows at the receiver (the single box's target in docs/performance.md: "in force within one tick"),
  * measured from the moment the target acknowledged the change (Tc) until the next change
  * of the same destination (Tn):
  *

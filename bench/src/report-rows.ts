@@ -1,7 +1,7 @@
 /**
  * What BENCHMARKS.md shows: the targets' names, the rows of the scenario tables (each a
  * getter over one run record) and which runs make up each cell (report-targets.ts judges
- * the issues' targets from them).
+ * each shape's targets from them).
  */
 
 import { type Analysis, WARM_S } from './analyze.ts';

@@ -1,7 +1,6 @@
 /**
- * The issues' targets, each judged from the medians of the report's cells: issue #4's for
- * the single box, issue #6's for the distributed shape. A judge that both issues ask for
- * takes the target it judges and the ones it is compared with in the "measured" text.
+ * Each shape's targets (docs/performance.md, "Single box" and "Distributed"), each judged
+ * from the medians of the report's cells. A judge that both shapes' targets ask for takes the target it judges and the ones it is compared with in the "measured" text.
  */
 
 import { WARM_S } from './analyze.ts';
@@ -131,7 +130,7 @@ function noLoss(target: TargetName, which: string): IssueTarget {
   };
 }
 
-/** Issue #4: the single box against BullMQ + RLF and the ceiling. */
+/** The single box's targets: against BullMQ + RLF and the ceiling. */
 export const ISSUE_TARGETS: IssueTarget[] = [
   complianceWorst('sluice', ['bullmq-rlf']),
   complianceWall('sluice', ['bullmq-rlf']),
@@ -187,7 +186,7 @@ export const ISSUE_TARGETS: IssueTarget[] = [
   noLoss('sluice', 'Sluice'),
 ];
 
-/** Issue #6: the distributed shape (API, one rate limiter, two delivery workers). */
+/** The distributed shape's targets (API, one rate limiter, two delivery workers). */
 export const ISSUE6_TARGETS: IssueTarget[] = [
   complianceWorst('sluice-distributed', ['sluice', 'bullmq-rlf']),
   complianceWall('sluice-distributed', ['sluice', 'bullmq-rlf']),

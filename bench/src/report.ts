@@ -203,9 +203,14 @@ export function writeReport(resultsDir: string, file: string): void {
     for (const s of usedSessions) out.push(s.command);
     out.push('```', '');
   }
-  out.push('## Against the targets of issue #4 (single box)', '', ...targetsTable(cells, ISSUE_TARGETS), '');
   out.push(
-    '## Against the targets of issue #6 (distributed)',
+    "## Against the single box's targets (docs/performance.md)",
+    '',
+    ...targetsTable(cells, ISSUE_TARGETS),
+    '',
+  );
+  out.push(
+    "## Against the distributed shape's targets (docs/performance.md)",
     '',
     ...targetsTable(cells, ISSUE6_TARGETS),
     '',

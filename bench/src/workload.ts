@@ -1,5 +1,5 @@
 /**
- * Scenarios (issue #4) as workloads: plain data, deterministic (fixed seeds), so every
+ * Scenarios (docs/performance.md) as workloads: plain data, deterministic (fixed seeds), so every
  * target gets exactly the same destinations, events and limit changes.
  *
  * Glossary:

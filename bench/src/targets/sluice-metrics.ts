@@ -50,7 +50,7 @@ export interface TickLag {
   meanMs: number | null;
   /** The upper bound (ms) of the histogram bucket that holds the 99th percentile. */
   p99AtMostMs: number | null;
-  /** Share of ticks that ran at most 20 ms late (the target asks ≥ 0.99). */
+  /** Share of ticks that ran at most 20 ms late (the scale target of docs/performance.md asks ≥ 0.99). */
   shareWithin20ms: number | null;
 }
 

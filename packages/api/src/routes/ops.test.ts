@@ -1,0 +1,106 @@
+/**
+ * The ops routes through `app.inject`, with no token: `/healthz` answers while the process
+ * runs; `/readyz` is 200 while the readiness check passes (by default the store's ping) and
+ * 503 while it throws, logging why; `/metrics` is the registry's text exposition.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SqliteStore } from '@sluice/store-sqlite';
+import { pino } from 'pino';
+import { Counter, Registry } from 'prom-client';
+import { buildApi } from '../app.ts';
+import type { ApiOptions } from '../context.ts';
+import { ADMIN_TOKEN, RecordingDispatcher } from '../test-app.ts';
+
+/** The API on an in-memory store, with these options besides; closed after `use`. */
+async function withApi(
+  options: Partial<ApiOptions>,
+  use: (app: Awaited<ReturnType<typeof buildApi>>) => Promise<void>,
+): Promise<void> {
+  const store = new SqliteStore(':memory:');
+  const app = await buildApi({
+    store,
+    dispatcher: new RecordingDispatcher(store),
+    adminToken: ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+    registry: new Registry(),
+    config: { allowPrivateNetworks: false, maxPayloadBytes: 1_024, maxRequestBytes: 64 * 1_024 },
+    ...options,
+  });
+  try {
+    await app.ready();
+    await use(app);
+  } finally {
+    await app.close();
+    await store.close();
+  }
+}
+
+describe('ops routes', () => {
+  it('/healthz: 200 {status: ok}, no token needed', async () => {
+    await withApi({ ready: () => Promise.reject(new Error('down')) }, async (app) => {
+      const res = await app.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { status: 'ok' });
+    });
+  });
+
+  it('/readyz: 200 while the store answers (the default check)', async () => {
+    await withApi({}, async (app) => {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { status: 'ready' });
+    });
+  });
+
+  it('/readyz: 200 while the ready check passes, 503 while it throws, logging the error', async () => {
+    let down: Error | undefined;
+    let checks = 0;
+    const logged: { msg: string; err?: { message: string } }[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => logged.push(JSON.parse(line) as (typeof logged)[number]) },
+    );
+    const ready = async () => {
+      checks++;
+      if (down) throw down;
+    };
+    await withApi({ ready, logger }, async (app) => {
+      const get = () => app.inject({ method: 'GET', url: '/readyz' });
+      let res = await get();
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { status: 'ready' });
+
+      down = new Error('redis: connection refused');
+      res = await get();
+      assert.equal(res.statusCode, 503, res.body);
+      assert.deepEqual(res.json(), { status: 'unavailable' });
+      const warning = logged.find((l) => l.msg === 'not ready');
+      assert.equal(warning?.err?.message, 'redis: connection refused');
+
+      down = undefined;
+      res = await get();
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(checks, 3, 'every request runs the check');
+    });
+  });
+
+  it("/metrics: the registry's text exposition, with its content type", async () => {
+    const registry = new Registry();
+    const counter = new Counter({
+      name: 'sluice_test_total',
+      help: 'A test counter.',
+      registers: [registry],
+    });
+    counter.inc(3);
+    await withApi({ registry }, async (app) => {
+      const res = await app.inject({ method: 'GET', url: '/metrics' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['content-type'], registry.contentType);
+      assert.match(res.body, /^# HELP sluice_test_total A test counter\.$/m);
+      assert.match(res.body, /^# TYPE sluice_test_total counter$/m);
+      assert.match(res.body, /^sluice_test_total 3$/m);
+    });
+  });
+});
