@@ -258,6 +258,16 @@ describe('destinations', () => {
     assert.notEqual(rotated.secret, minimal.secret);
     assert.ok(rotated.previousSecretExpiresAt !== null);
     near(rotated.previousSecretExpiresAt, before + 24 * 3_600_000, 5_000, 'previousSecretExpiresAt');
+
+    const secrets = await api().destinations.secret(minimal.id);
+    assertStatus(200, 'secret');
+    assertShape(contract.DestinationSecrets, secrets, 'destination secrets');
+    assert.deepEqual(secrets, {
+      secret: rotated.secret,
+      previous: [{ secret: minimal.secret, expiresAt: rotated.previousSecretExpiresAt }],
+    });
+    const read = await api().destinations.get(minimal.id);
+    assert.ok(!JSON.stringify(read).includes(rotated.secret), 'a read of the destination never holds it');
   });
 
   it('POST /v1/destinations/:id/replay → 202 with the count of dead deliveries put back', async () => {

@@ -16,11 +16,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Sluice } from '@sluice/client';
+import { parseKeyring } from '@sluice/core';
 import { Retention } from '@sluice/engine';
 import type { RetentionResult, Store } from '@sluice/store';
 import { PostgresStore } from '@sluice/store-postgres';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { pino } from 'pino';
+import { encryptionKey } from '../services/single/src/encryption-key.ts';
 import { type ApiBox, fileBox, rejectsWith } from './helpers/client.ts';
 import { waitUntil } from './helpers/sluice.ts';
 
@@ -31,8 +33,11 @@ const get = fileBox();
 /** The box's own store, opened while the box is stopped. */
 async function openStore(b: ApiBox): Promise<Store & { close(): Promise<void> }> {
   const env = b.childEnv();
-  if (env.DATABASE_URL) return PostgresStore.open(env.DATABASE_URL, { poolSize: 2 });
-  return new SqliteStore(join(env.SLUICE_DATA_DIR as string, 'sluice.db'));
+  // The key the box was given, or the one it keeps in its data dir.
+  const given = env.SLUICE_ENCRYPTION_KEY === undefined ? undefined : parseKeyring(env.SLUICE_ENCRYPTION_KEY);
+  const { keyring } = encryptionKey(env.SLUICE_DATA_DIR as string, given);
+  if (env.DATABASE_URL) return PostgresStore.open(env.DATABASE_URL, { keyring, poolSize: 2 });
+  return new SqliteStore(join(env.SLUICE_DATA_DIR as string, 'sluice.db'), { keyring });
 }
 
 /** Runs retention once over `store`; the totals and each batch's deliveries. */

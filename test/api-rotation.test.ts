@@ -80,6 +80,12 @@ describe('secret rotation', () => {
     assert.equal(signatures(e2).length, 2, `two signatures: ${e2.headers['webhook-signature']}`);
     assertVerifies(e2, [s1, s2], [newSecret()]);
 
+    assert.deepEqual(
+      await api.destinations.secret(dst),
+      { secret: s2, previous: [{ secret: s1, expiresAt: rotated.previousSecretExpiresAt }] },
+      'the store keeps the old secret with its expiry',
+    );
+
     // 24 h later: the stored expiry of s1 moved to the past, with the box stopped.
     await get().restart(async () => {
       const [row] = await get().query<{ secrets: unknown }>('SELECT secrets FROM destinations WHERE id = ?', [
@@ -88,13 +94,13 @@ describe('secret rotation', () => {
       // Text in SQLite, JSON in Postgres.
       const stored = typeof row?.secrets === 'string' ? JSON.parse(row.secrets) : row?.secrets;
       const secrets = stored as { secret: string; expiresAt: number | null }[];
+      // Each sealed (docs/operations.md "The encryption key"), its expiry beside it.
       assert.deepEqual(
-        secrets.map((s) => [s.secret, s.expiresAt]),
+        secrets.map((s) => [s.secret.startsWith('enc:v1:'), s.expiresAt]),
         [
-          [s2, null],
-          [s1, expiresAt],
+          [true, null],
+          [true, expiresAt],
         ],
-        'the store keeps the old secret with its expiry',
       );
       const aged = secrets.map((s) => (s.expiresAt === null ? s : { ...s, expiresAt: Date.now() - 1_000 }));
       await get().query('UPDATE destinations SET secrets = ? WHERE id = ?', [JSON.stringify(aged), dst]);

@@ -4,7 +4,9 @@
  *
  * - without `SLUICE_ADMIN_TOKEN` the first start generates the admin token, prints it once
  *   (on stderr, never into the JSON log) and keeps it in `<data dir>/admin-token`; the next
- *   start reads it back and prints nothing;
+ *   start reads it back and prints nothing; without `SLUICE_ENCRYPTION_KEY` it keeps a
+ *   generated key in `<data dir>/encryption-key` (0600), never printed nor logged, and reads
+ *   it back; the services on their own require it;
  * - `SLUICE_DATA_DIR` defaults to `./data`, relative to the directory `npm start` was run
  *   from (`INIT_CWD`);
  * - `DATABASE_URL` or `REDIS_URL` alone, or a bad value, stops the start with a message that
@@ -16,7 +18,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sluice } from '@sluice/client';
 import { parseEnv } from '@sluice/config';
+import { generateKeyText, parseKeyring } from '@sluice/core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { apiConfigSchema } from '../services/api/src/config.ts';
 import { deliveryWorkerConfigSchema } from '../services/delivery-worker/src/config.ts';
@@ -95,8 +98,10 @@ describe('service settings', () => {
     const state = await childState();
     t.after(() => state.close());
     const dataDir = state.env.SLUICE_DATA_DIR as string;
+    // Neither shape given the encryption key: generated into the data dir as the token is.
+    const { SLUICE_ENCRYPTION_KEY: _key, ...env } = state.env;
 
-    const first = await start(t, state.env);
+    const first = await start(t, env);
     // The token goes to stderr, the log to stdout: two pipes, so the block may land after
     // the 'sluice ready' line that start() waits for.
     for (let i = 0; i < 100 && !TOKEN_BLOCK.test(first.output()); i++) await sleep(50);
@@ -111,15 +116,21 @@ describe('service settings', () => {
       .filter((l) => l.startsWith('{'));
     assert.ok(logLines.length > 0, 'the JSON log');
     assert.ok(!logLines.some((l) => l.includes(token)), 'the token never goes into the log');
+    const keyFile = join(dataDir, 'encryption-key');
+    const key = (await readFile(keyFile, 'utf8')).trim();
+    assert.equal(parseKeyring(key).keys.length, 1, 'kept in <data dir>/encryption-key');
+    assert.equal((await stat(keyFile)).mode & 0o777, 0o600);
+    assert.ok(!first.output().includes(key.split(':')[1] as string), 'the key is never printed nor logged');
 
     const tenant = await clientOf(t, first.url, token).tenants.create({ name: 'kept' });
     await rejectsWith(clientOf(t, first.url, `${token}x`).tenants.list(), 401, 'unauthorized');
     assert.equal(await first.stop(), 0);
 
-    const second = await start(t, state.env);
+    const second = await start(t, env);
     assert.doesNotMatch(second.output(), /admin token/i, 'printed once: not at the next start');
     const again = await clientOf(t, second.url, token).tenants.get(tenant.id);
     assert.equal(again.name, 'kept', 'the kept token works on the next start, on the same state');
+    assert.equal((await readFile(keyFile, 'utf8')).trim(), key, 'the kept key is read back, not replaced');
     assert.equal(await second.stop(), 0);
   });
 
@@ -161,6 +172,7 @@ describe('service settings', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
       REDIS_URL: 'redis://127.0.0.1:6379/0',
       SLUICE_ADMIN_TOKEN: 'a'.repeat(16),
+      SLUICE_ENCRYPTION_KEY: generateKeyText(),
     };
     const schemas = [
       singleConfigSchema,
@@ -183,6 +195,7 @@ describe('service settings', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
       REDIS_URL: 'redis://127.0.0.1:6379/0',
       SLUICE_ADMIN_TOKEN: 'a'.repeat(16),
+      SLUICE_ENCRYPTION_KEY: generateKeyText(),
     };
     for (const schema of [
       singleConfigSchema,
@@ -205,6 +218,7 @@ describe('service settings', () => {
     const urls = {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x',
       REDIS_URL: 'redis://127.0.0.1:6379/0',
+      SLUICE_ENCRYPTION_KEY: generateKeyText(),
     };
     const single = parseEnv(singleConfigSchema, {});
     const api = parseEnv(apiConfigSchema, { ...urls, SLUICE_ADMIN_TOKEN: 'a'.repeat(16) });
@@ -234,5 +248,13 @@ describe('service settings', () => {
       /SLUICE_ADMIN_TOKEN/,
       'the API service needs the token',
     );
+    assert.equal(single.SLUICE_ENCRYPTION_KEY, undefined, 'kept in the data dir, not defaulted');
+    const { SLUICE_ENCRYPTION_KEY: _key, ...unkeyed } = urls;
+    for (const schema of [rateLimiterConfigSchema, deliveryWorkerConfigSchema])
+      assert.throws(
+        () => parseEnv(schema, unkeyed),
+        /SLUICE_ENCRYPTION_KEY: .*\(unset\)/,
+        'each service needs the key',
+      );
   });
 });

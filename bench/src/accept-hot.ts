@@ -18,6 +18,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { newKeyring } from '@sluice/core';
 import type { PostgresStore as Store } from '@sluice/store-postgres';
 import pg from 'pg';
 
@@ -35,6 +36,7 @@ const RUNS = Number(values.runs);
 const SECONDS = Number(values.seconds);
 const CLIENTS = Number(values.clients);
 const POOL = Number(values.pool);
+const keyring = newKeyring();
 const URL_ = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function admin(sql: string): Promise<void> {
@@ -50,7 +52,7 @@ async function admin(sql: string): Promise<void> {
 /** Accepts per second with `CLIENTS` loops; `spread`: each loop has its own destination. */
 async function run(spread: boolean): Promise<number> {
   const schema = `bench_accept_${randomBytes(4).toString('hex')}`;
-  const store = await PostgresStore.open(URL_, { schema, poolSize: POOL });
+  const store = await PostgresStore.open(URL_, { keyring, schema, poolSize: POOL });
   try {
     const now = Date.now();
     const tenant = { id: `ten_${randomBytes(8).toString('hex')}`, name: 'bench', createdAt: now };

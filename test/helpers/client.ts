@@ -211,6 +211,7 @@ export const ROUTES = [
   'POST /v1/destinations/{id}/pause',
   'POST /v1/destinations/{id}/resume',
   'POST /v1/destinations/{id}/rotate-secret',
+  'GET /v1/destinations/{id}/secret',
   'POST /v1/destinations/{id}/replay',
   'GET /v1/destinations/{id}/stats',
   'GET /v1/destinations/{id}/health',

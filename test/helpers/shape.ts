@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { parseConfig } from '@sluice/config';
+import { generateKeyText } from '@sluice/core';
 import type { LookupFunction } from '@sluice/engine';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
@@ -23,6 +24,7 @@ import type { z } from 'zod';
 import { startSingleBox } from '../../services/single/src/app.ts';
 import { configSchema, isDistributed } from '../../services/single/src/config.ts';
 import { startDistributedBox } from '../../services/single/src/distributed.ts';
+import { encryptionKey as resolveKey } from '../../services/single/src/encryption-key.ts';
 
 export type Shape = 'single' | 'distributed';
 
@@ -131,6 +133,8 @@ async function distributedState() {
   url.pathname = `/${database}`;
   const databaseUrl = url.toString();
   const prefix = `sluice-test-${unique()}`;
+  // Given, as the separate services need it (a child on this state, a cluster's processes).
+  const encryptionKey = generateKeyText();
   await ensureDatabase(databaseUrl);
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   // The DROP … WITH (FORCE) below ends any connection left; an idle one must not crash the test.
@@ -139,6 +143,7 @@ async function distributedState() {
     dataDir,
     databaseUrl,
     prefix,
+    encryptionKey,
     query: async <T>(text: string, params: SqlValue[] = []) =>
       (await sql.query(numbered(text), params)).rows as T[],
     env: (): Record<string, string> => ({
@@ -146,6 +151,7 @@ async function distributedState() {
       REDIS_URL,
       SLUICE_REDIS_PREFIX: prefix,
       SLUICE_DATA_DIR: dataDir,
+      SLUICE_ENCRYPTION_KEY: encryptionKey,
     }),
     drop: async () => {
       await sql.end();
@@ -193,7 +199,7 @@ export async function childState(): Promise<{
 /** The three distributed services in this process, on a database and key prefix of their own. */
 async function startDistributed(opts: BoxOptions, token: string | undefined): Promise<ShapeBox> {
   const state = await distributedState();
-  const { dataDir, databaseUrl, prefix } = state;
+  const { dataDir, databaseUrl, prefix, encryptionKey } = state;
   const start = async (port: number) => {
     const config = testConfig(opts, {
       DATABASE_URL: databaseUrl,
@@ -201,15 +207,20 @@ async function startDistributed(opts: BoxOptions, token: string | undefined): Pr
       SLUICE_REDIS_PREFIX: prefix,
       SLUICE_DATA_DIR: dataDir,
       SLUICE_ADMIN_TOKEN: token,
+      SLUICE_ENCRYPTION_KEY: encryptionKey,
       PORT: port,
     });
     if (!isDistributed(config)) throw new Error('both URLs are set');
-    const store = await PostgresStore.open(databaseUrl, { poolSize: 10 });
-    const box = await startDistributedBox(config, {
-      store,
-      logger: pino({ level: config.SLUICE_LOG_LEVEL }),
-      lookup: opts.lookup,
-    }).catch(async (err: unknown) => {
+    const keyring = resolveKey(dataDir, config.SLUICE_ENCRYPTION_KEY).keyring;
+    const store = await PostgresStore.open(databaseUrl, { keyring, poolSize: 10 });
+    const box = await startDistributedBox(
+      { ...config, SLUICE_ENCRYPTION_KEY: keyring },
+      {
+        store,
+        logger: pino({ level: config.SLUICE_LOG_LEVEL }),
+        lookup: opts.lookup,
+      },
+    ).catch(async (err: unknown) => {
       await store.close();
       throw err;
     });

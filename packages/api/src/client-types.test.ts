@@ -60,6 +60,7 @@ it("the client's types are the contract's", () => {
       Out<typeof contract.DestinationWithSecret>
     >,
     RotatedSecret: true satisfies Same<T.RotatedSecret, Out<typeof contract.RotatedSecret>>,
+    DestinationSecrets: true satisfies Same<T.DestinationSecrets, Out<typeof contract.DestinationSecrets>>,
     // `status` may be left out: the client sends `dead`, the only status that can be replayed.
     ReplayInput: true satisfies Same<
       T.ReplayInput,

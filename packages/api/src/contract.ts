@@ -266,6 +266,16 @@ export const RotatedSecret = z
   .object({ secret: z.string(), previousSecretExpiresAt: isoTime.nullable() })
   .meta({ id: 'RotatedSecret' });
 
+/** The one answer besides create and rotate that holds signing secrets (stored encrypted). */
+export const DestinationSecrets = z
+  .object({
+    secret: z.string().meta({ description: 'The current signing secret.' }),
+    previous: z
+      .array(z.object({ secret: z.string(), expiresAt: isoTime }))
+      .meta({ description: 'Rotated-out secrets that still sign beside it, each until its expiresAt.' }),
+  })
+  .meta({ id: 'DestinationSecrets' });
+
 export const Replay = z.strictObject({
   status: z.literal('dead'),
   since: isoTime.optional().meta({ description: 'Only deliveries that died at or after this time.' }),

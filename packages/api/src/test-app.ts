@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import type { ErrorBody } from '@sluice/client';
-import { newId } from '@sluice/core';
+import { newId, newKeyring } from '@sluice/core';
 import type { Destination } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -74,7 +74,7 @@ export async function testApi(
   config: Partial<ApiConfig> = {},
   options: Pick<ApiOptions, 'quotas' | 'clock'> = {},
 ): Promise<TestApi> {
-  const store = new SqliteStore(':memory:');
+  const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const dispatcher = new RecordingDispatcher(store);
   const app = await buildApi({
     store,

@@ -18,6 +18,7 @@ import type {
   DeliveryWithAttempts,
   Destination,
   DestinationOverview,
+  DestinationSecrets,
   DestinationStats,
   DestinationWithSecret,
   Event,
@@ -163,6 +164,14 @@ export class Destinations {
   /** Resumes a paused destination, or one disabled by a `410`; closes its circuit too. */
   resume(id: string, options?: CallOptions): Promise<Destination> {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/resume`, pick(options));
+  }
+
+  /**
+   * Its signing secrets: the current one and those rotated out less than 24 h ago. The only
+   * read that returns them (a destination's `get` and `list` never do).
+   */
+  secret(id: string, options?: CallOptions): Promise<DestinationSecrets> {
+    return this.#t.call('GET', `/v1/destinations/${seg(id)}/secret`, pick(options));
   }
 
   /** A new signing secret; the previous one keeps signing beside it for 24 h. */

@@ -185,6 +185,13 @@ export interface RotatedSecret {
   previousSecretExpiresAt: string | null;
 }
 
+/** A destination's signing secrets: the current one and the rotated-out ones still signing. */
+export interface DestinationSecrets {
+  secret: string;
+  /** Each signs beside the current one until its `expiresAt`. */
+  previous: { secret: string; expiresAt: string }[];
+}
+
 /** The replay body; `status` defaults to `dead`, the only status that can be replayed. */
 export interface ReplayInput {
   status?: 'dead';

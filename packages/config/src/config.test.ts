@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { generateKeyText } from '@sluice/core';
 import { z } from 'zod';
 import {
   alertSettings,
@@ -30,6 +31,7 @@ const schema = z.object({
 const good = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/sluice',
   REDIS_URL: 'redis://127.0.0.1:6379/0',
+  SLUICE_ENCRYPTION_KEY: generateKeyText(),
 };
 
 describe('parseEnv', () => {
@@ -51,6 +53,25 @@ describe('parseEnv', () => {
         }
         assert.match(err.message, /DATABASE_URL: .*\(unset\)/);
         assert.match(err.message, /REDIS_URL: a redis: or rediss: URL .*\(got "http:\/\/x"\)/);
+        return true;
+      },
+    );
+  });
+
+  it('parses SLUICE_ENCRYPTION_KEY into a keyring, requires it, and never repeats a bad one', () => {
+    assert.deepEqual(
+      parseEnv(schema, good).SLUICE_ENCRYPTION_KEY.keys.map((k) => k.id),
+      [good.SLUICE_ENCRYPTION_KEY.split(':')[0]],
+    );
+    const { SLUICE_ENCRYPTION_KEY: _, ...without } = good;
+    assert.throws(() => parseEnv(schema, without), /SLUICE_ENCRYPTION_KEY: .*\(unset\)/);
+    const bad = 'k1:dG9vIHNob3J0IGEga2V5';
+    assert.throws(
+      () => parseEnv(schema, { ...good, SLUICE_ENCRYPTION_KEY: bad }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, /SLUICE_ENCRYPTION_KEY: .*32 bytes.*\(set; not shown\)/);
+        assert.ok(!err.message.includes(bad));
         return true;
       },
     );

@@ -4,6 +4,7 @@
  * each variable and what it expected (CONTRIBUTING.md "House style").
  */
 
+import { KEYRING_FORMAT, parseKeyring } from '@sluice/core';
 import { z } from 'zod';
 
 export class ConfigError extends Error {}
@@ -60,9 +61,23 @@ const redisPrefix = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64')
   .default('sluice');
 
+/**
+ * `SLUICE_ENCRYPTION_KEY`: the keys that seal the signing secrets at rest, as a keyring
+ * (@sluice/core's secret box; docs/operations.md "The encryption key").
+ */
+const encryptionKey = z.string().transform((text, ctx) => {
+  try {
+    return parseKeyring(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `${(err as Error).message}; expected ${KEYRING_FORMAT}` });
+    return z.NEVER;
+  }
+});
+
 /** What every service of the distributed shape reads. */
 export const distributed = {
   DATABASE_URL: postgresUrl,
+  SLUICE_ENCRYPTION_KEY: encryptionKey,
   REDIS_URL: redisUrl,
   SLUICE_REDIS_PREFIX: redisPrefix,
   ...pool,
@@ -77,6 +92,8 @@ export const eitherShape = {
   ...distributed,
   DATABASE_URL: postgresUrl.optional(),
   REDIS_URL: redisUrl.optional(),
+  /** Unset: `npm start` keeps one in its data directory, generated on the first start. */
+  SLUICE_ENCRYPTION_KEY: encryptionKey.optional(),
 };
 
 /**
@@ -240,12 +257,20 @@ export function parseConfig<S extends z.ZodType>(schema: S, overrides: z.input<S
   return parse(schema, overrides as Record<string, unknown>);
 }
 
+/** Settings whose value a config error never repeats (it goes to a terminal or a log). */
+const SECRET_NAME = /(KEY|TOKEN|SECRET)$/;
+
 function parse<S extends z.ZodType>(schema: S, env: Record<string, unknown>): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? '');
-    const got = env[name] === undefined ? 'unset' : `got ${JSON.stringify(env[name])}`;
+    const got =
+      env[name] === undefined
+        ? 'unset'
+        : SECRET_NAME.test(name)
+          ? 'set; not shown'
+          : `got ${JSON.stringify(env[name])}`;
     return `  ${issue.path.join('.') || '(environment)'}: ${issue.message} (${got})`;
   });
   throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);

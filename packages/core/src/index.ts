@@ -101,6 +101,18 @@ export {
   type RetryPolicy,
   retryDelayMs,
 } from './retry.ts';
+export {
+  generateKeyText,
+  isSealed,
+  isSealedWithCurrent,
+  KEYRING_FORMAT,
+  type Keyring,
+  newKeyring,
+  openSecret,
+  parseKeyring,
+  SecretBoxError,
+  sealSecret,
+} from './secret-box.ts';
 export { type SendHandle, SendWindow, type SendWindowOptions } from './send-window.ts';
 export { generateSecret, isValidSecret, type SignInput, signatureHeader, signOne } from './signature.ts';
 export {

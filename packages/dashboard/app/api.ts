@@ -132,6 +132,12 @@ export const api = {
   ) => call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
   pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),
   resume: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/resume`),
+  /** The one read that returns signing secrets (stored encrypted; never in a destination's read). */
+  secret: (id: string) =>
+    call<{ secret: string; previous: { secret: string; expiresAt: string }[] }>(
+      'GET',
+      `/v1/destinations/${id}/secret`,
+    ),
   rotateSecret: (id: string) =>
     call<{ secret: string; previousSecretExpiresAt: string | null }>(
       'POST',

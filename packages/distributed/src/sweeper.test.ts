@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { newId, ratePlan } from '@sluice/core';
+import { newId, newKeyring, ratePlan } from '@sluice/core';
 import { EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
 import type { NewDestination, Store } from '@sluice/store';
@@ -42,7 +42,7 @@ async function rig(
   now = T0 + 1_000,
 ): Promise<Rig> {
   const prefix = uniquePrefix();
-  const store = new SqliteStore(':memory:');
+  const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const tenantId = newId('ten');
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination: NewDestination = newDestination(tenantId);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { common, distributed, int, parseConfig } from '@sluice/config';
+import { generateKeyText, newKeyring } from '@sluice/core';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { z } from 'zod';
 import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
@@ -18,8 +19,9 @@ describe('openDistributedProcess', { skip }, () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
       REDIS_URL,
       SLUICE_REDIS_PREFIX: prefix,
+      SLUICE_ENCRYPTION_KEY: generateKeyText(),
     });
-    const store = new SqliteStore(':memory:');
+    const store = new SqliteStore(':memory:', { keyring: newKeyring() });
     const base = await openDistributedProcess(config, { store, clock: Date.now, inFlight: () => 7 });
     const ops = await base.serveOps();
     try {

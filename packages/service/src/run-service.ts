@@ -8,6 +8,7 @@
  */
 
 import { loadOrExit } from '@sluice/config';
+import type { Keyring } from '@sluice/core';
 import { drainOnSignal } from '@sluice/engine';
 import { PostgresStore } from '@sluice/store-postgres';
 import { type Logger, pino } from 'pino';
@@ -16,6 +17,7 @@ import type { z } from 'zod';
 /** The settings `runService` reads itself (every distributed service's schema has them). */
 interface ServiceSettings {
   DATABASE_URL: string;
+  SLUICE_ENCRYPTION_KEY: Keyring;
   SLUICE_LOG_LEVEL: string;
   SLUICE_SHUTDOWN_TIMEOUT_MS: number;
   SLUICE_PG_POOL_SIZE: number;
@@ -32,6 +34,7 @@ export function openStore(
   genericPoolMin = config.SLUICE_PG_POOL_MIN,
 ): Promise<PostgresStore> {
   return PostgresStore.open(config.DATABASE_URL, {
+    keyring: config.SLUICE_ENCRYPTION_KEY,
     poolSize: config.SLUICE_PG_POOL_SIZE,
     poolMin: config.SLUICE_PG_POOL_MIN,
     genericPoolMin,

@@ -9,7 +9,7 @@
  * transaction, so the operator hears of each change exactly once.
  */
 
-import type { BacklogSample, FiringAlert } from '@sluice/core';
+import type { BacklogSample, FiringAlert, Keyring } from '@sluice/core';
 import {
   type AlertNotice,
   alertFromRow,
@@ -103,6 +103,7 @@ const UPSERT_DESTINATION = `${upsertDestinationSql(mark)} RETURNING *`;
 /** Replicas starting together all run it: both statements are upserts, safe side by side. */
 export async function ensureSystemDestination(
   db: Db,
+  keyring: Keyring,
   tenant: NewTenant,
   input: NewDestination,
   now: number,
@@ -113,7 +114,7 @@ export async function ensureSystemDestination(
        ON CONFLICT DO NOTHING`,
       [tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt],
     );
-    const [row] = await q.query(UPSERT_DESTINATION, insertValues(newDestinationRecord(input, now)));
-    return destinationFromRow(row as Row);
+    const [row] = await q.query(UPSERT_DESTINATION, insertValues(newDestinationRecord(input, now), keyring));
+    return destinationFromRow(row as Row, keyring);
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { newId, newKeyring } from '@sluice/core';
 import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
 import pg from 'pg';
 import { CLAIM_SQL } from './claim.ts';
@@ -18,6 +18,8 @@ import {
   withPostgres,
 } from './testing.ts';
 
+const keyring = newKeyring();
+
 const T0 = 1_700_000_000_000;
 
 await withPostgres('PostgresStore batches', () => {
@@ -30,7 +32,7 @@ await withPostgres('PostgresStore batches', () => {
 
     beforeEach(async () => {
       schema = freshSchema();
-      store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5 });
+      store = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema, poolSize: 5 });
       tenant = { id: newId('ten'), name: 'Acme', createdAt: T0 };
       await store.createTenant(tenant, 'hash');
       statements = [];

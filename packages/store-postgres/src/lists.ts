@@ -4,6 +4,7 @@
  * delivery lookup, replay, manual retry and retention.
  */
 
+import type { Keyring } from '@sluice/core';
 import {
   type Attempt,
   type Condition,
@@ -52,12 +53,13 @@ export async function listTenants(db: Queryable, req: PageRequest): Promise<Page
 
 export async function pageDestinations(
   db: Queryable,
+  keyring: Keyring,
   tenantId: string | undefined,
   req: PageRequest,
 ): Promise<Page<Destination>> {
   const equal: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
   const rows = await pageQuery(db, 'destinations', '*', ['deleted_at IS NULL'], equal, req);
-  return pageOf(rows, req.limit, destinationFromRow);
+  return pageOf(rows, req.limit, (r) => destinationFromRow(r, keyring));
 }
 
 export async function listDeliveries(

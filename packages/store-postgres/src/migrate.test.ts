@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { newId } from '@sluice/core';
+import { newId, newKeyring } from '@sluice/core';
 import pg from 'pg';
 import { ensureDatabase } from './database.ts';
 import { Db } from './db.ts';
 import { migrate } from './migrate.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from './testing.ts';
+
+const keyring = newKeyring();
 
 const MIGRATION_VERSIONS = readdirSync(new URL('../migrations/', import.meta.url))
   .filter((f) => /^\d{4}_.+\.sql$/.test(f))
@@ -105,7 +107,9 @@ await withPostgres('migrations and databases', () => {
 
     it('stores opened at once on a schema that does not exist yet all work', async () => {
       const stores = await Promise.all(
-        Array.from({ length: 4 }, () => PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 2 })),
+        Array.from({ length: 4 }, () =>
+          PostgresStore.open(TEST_DATABASE_URL, { keyring, schema, poolSize: 2 }),
+        ),
       );
       try {
         const tenants = stores.map((_, i) => ({
@@ -192,7 +196,7 @@ await withPostgres('migrations and databases', () => {
       const created = await Promise.all(Array.from({ length: 4 }, () => ensureDatabase(urlOf(name))));
       assert.equal(created.filter(Boolean).length, 1, `created: ${JSON.stringify(created)}`);
       assert.equal(await ensureDatabase(urlOf(name)), false, 'it exists now');
-      const store = await PostgresStore.open(urlOf(name));
+      const store = await PostgresStore.open(urlOf(name), { keyring });
       try {
         await store.ping();
       } finally {

@@ -18,7 +18,7 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
-import { checkSchemaName, type Db } from './db.ts';
+import { checkSchemaName, type Db, type Queryable } from './db.ts';
 
 const MIGRATIONS_DIR = new URL('../migrations/', import.meta.url);
 
@@ -37,11 +37,7 @@ export async function migrate(db: Db, options: MigrateOptions = {}): Promise<num
   const dir = options.dir ?? MIGRATIONS_DIR;
   const files = (await readdir(dir)).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
-  return db.tx(async (q) => {
-    await q.query("SELECT pg_advisory_xact_lock($1, hashtext(coalesce($2, current_schema(), '')))", [
-      MIGRATION_LOCK,
-      schema ?? null,
-    ]);
+  return underMigrationLock(db, schema, async (q) => {
     // Under the lock: CREATE … IF NOT EXISTS is not safe against a concurrent create.
     if (schema !== undefined) await q.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
     await q.query(
@@ -63,5 +59,23 @@ export async function migrate(db: Db, options: MigrateOptions = {}): Promise<num
       applied.push(version);
     }
     return applied;
+  });
+}
+
+/**
+ * `fn` in one transaction holding the migration lock of `schema`: what runs once per start
+ * after the migrations (sealing the signing secrets, seal.ts) takes it too.
+ */
+export function underMigrationLock<T>(
+  db: Db,
+  schema: string | undefined,
+  fn: (q: Queryable) => Promise<T>,
+): Promise<T> {
+  return db.tx(async (q) => {
+    await q.query("SELECT pg_advisory_xact_lock($1, hashtext(coalesce($2, current_schema(), '')))", [
+      MIGRATION_LOCK,
+      schema ?? null,
+    ]);
+    return fn(q);
   });
 }

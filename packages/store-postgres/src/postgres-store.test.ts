@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { newId, newKeyring } from '@sluice/core';
 import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
 import { storeConformance } from '@sluice/store/conformance';
 import pg from 'pg';
@@ -18,18 +18,23 @@ import {
   withPostgres,
 } from './testing.ts';
 
+const keyring = newKeyring();
+
 const T0 = 1_700_000_000_000;
 
 await withPostgres('PostgresStore', () => {
   storeConformance('PostgresStore', async () => {
     const schema = freshSchema();
-    const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 4 });
+    const store = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema, poolSize: 4 });
     return {
       store,
       cleanup: async () => {
         await store.close(); // a second close is a no-op
         await dropSchema(schema);
       },
+      rawSecrets: async (id) =>
+        (await store.db.query('SELECT secrets::text AS s FROM destinations WHERE id = $1', [id]))[0]
+          ?.s as string,
     };
   });
 
@@ -40,7 +45,7 @@ await withPostgres('PostgresStore', () => {
 
     /** A store on this test's schema: its own pool, as another replica would have. */
     const open = async (): Promise<PostgresStore> => {
-      const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5 });
+      const store = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema, poolSize: 5 });
       opened.push(store);
       return store;
     };
@@ -59,6 +64,7 @@ await withPostgres('PostgresStore', () => {
     it('opens poolMin connections before it returns, each with the schema and its name, and keeps them', async () => {
       const applicationName = `sluice-test-${schema}`;
       const store = await PostgresStore.open(TEST_DATABASE_URL, {
+        keyring,
         schema,
         poolSize: 5,
         poolMin: 2,
@@ -82,7 +88,12 @@ await withPostgres('PostgresStore', () => {
     });
 
     it('claims on connections that run their generic plan, never planning a claim anew', async () => {
-      const store = await PostgresStore.open(TEST_DATABASE_URL, { schema, poolSize: 5, genericPoolMin: 1 });
+      const store = await PostgresStore.open(TEST_DATABASE_URL, {
+        keyring,
+        schema,
+        poolSize: 5,
+        genericPoolMin: 1,
+      });
       opened.push(store);
       assert.equal(store.db.genericPool.totalCount, 1, 'the kept connection, opened at start');
       const destination = await store.createDestination(newDestination(tenant.id), T0);
@@ -139,7 +150,7 @@ await withPostgres('PostgresStore', () => {
 
     it('refuses a schema name that is not a plain lowercase identifier', () => {
       for (const bad of ['Public', 'a-b', 'x; DROP TABLE tenants', '', '1abc']) {
-        assert.throws(() => new PostgresStore(TEST_DATABASE_URL, { schema: bad }), /schema must be/);
+        assert.throws(() => new PostgresStore(TEST_DATABASE_URL, { keyring, schema: bad }), /schema must be/);
       }
     });
 

@@ -19,6 +19,7 @@ import {
   type FiringAlert,
   type HealthPolicy,
   type HealthState,
+  type Keyring,
   sqlSourcesOf,
 } from '@sluice/core';
 import type {
@@ -69,9 +70,13 @@ import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import { destinationFromRow, mark } from './rows.ts';
+import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
 
-export type PostgresStoreOptions = DbOptions;
+export interface PostgresStoreOptions extends DbOptions {
+  /** Seals the signing secrets in the rows and opens them on read (`SLUICE_ENCRYPTION_KEY`). */
+  keyring: Keyring;
+}
 
 /**
  * Planning a statement opens its table and every index of it: one that names each hot
@@ -87,27 +92,31 @@ const UPDATE_DESTINATION = updateDestinationSql(mark);
 
 export class PostgresStore implements Store {
   readonly db: Db;
+  private readonly keyring: Keyring;
   /** The ticks of one turn claim in one statement (claim.ts). */
   private readonly claims: ClaimBatcher;
   /** The API requests of one turn accept in one statement per tenant (accept.ts). */
   private readonly accepts: AcceptBatcher;
 
   /** A store on an already migrated database; see `open`. */
-  constructor(url: string, options: PostgresStoreOptions = {}) {
+  constructor(url: string, options: PostgresStoreOptions) {
     this.db = new Db(url, options);
+    this.keyring = options.keyring;
     this.claims = new ClaimBatcher(this.db.generic);
     this.accepts = new AcceptBatcher(this.db);
   }
 
   /**
-   * Creates the schema if missing, applies the migrations (under a lock), opens the pool's
+   * Creates the schema if missing, applies the migrations (under a lock), seals the signing
+   * secrets not sealed with the keyring's first key (seal.ts), opens the pool's
    * kept connections (`poolMin`) and loads the hot tables' catalog entries on each, then
    * opens the store.
    */
-  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  static async open(url: string, options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(url, options);
     try {
       await migrate(store.db, { schema: options.schema });
+      await sealSecrets(store.db, options.keyring, options.schema);
       await store.db.warm(WARM_UP);
       return store;
     } catch (err) {
@@ -142,13 +151,13 @@ export class PostgresStore implements Store {
 
   async createDestination(input: NewDestination, now: number): Promise<Destination> {
     const destination = newDestinationRecord(input, now);
-    await this.db.query(INSERT_DESTINATION, insertValues(destination));
+    await this.db.query(INSERT_DESTINATION, insertValues(destination, this.keyring));
     return destination;
   }
 
   async getDestination(id: string): Promise<Destination | undefined> {
     const [r] = await this.db.query('SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL', [id]);
-    return r && destinationFromRow(r);
+    return r && destinationFromRow(r, this.keyring);
   }
 
   async updateDestination(
@@ -163,8 +172,8 @@ export class PostgresStore implements Store {
         [id],
       );
       if (r === undefined) return undefined;
-      const next = patchedDestination(destinationFromRow(r), patch, now);
-      await q.query(UPDATE_DESTINATION, updateValues(next));
+      const next = patchedDestination(destinationFromRow(r, this.keyring), patch, now);
+      await q.query(UPDATE_DESTINATION, updateValues(next, this.keyring));
       return next;
     });
   }
@@ -205,11 +214,11 @@ export class PostgresStore implements Store {
       'SELECT * FROM destinations WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY id',
       [tenantId],
     );
-    return rows.map(destinationFromRow);
+    return rows.map((r) => destinationFromRow(r, this.keyring));
   }
 
   async pageDestinations(tenantId: string | undefined, page: PageRequest): Promise<Page<Destination>> {
-    return lists.pageDestinations(this.db, tenantId, page);
+    return lists.pageDestinations(this.db, this.keyring, tenantId, page);
   }
 
   async acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
@@ -333,7 +342,7 @@ export class PostgresStore implements Store {
     destination: NewDestination,
     now: number,
   ): Promise<Destination> {
-    return alerts.ensureSystemDestination(this.db, tenant, destination, now);
+    return alerts.ensureSystemDestination(this.db, this.keyring, tenant, destination, now);
   }
 
   async ping(): Promise<void> {

@@ -104,8 +104,8 @@ export function ensureSystemDestination(
     db.sql(
       'INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     ).run(tenant.id, tenant.name, `none:${tenant.id}`, tenant.createdAt);
-    db.sql(UPSERT_DESTINATION).run(...insertValues(newDestinationRecord(input, now)));
+    db.sql(UPSERT_DESTINATION).run(...insertValues(newDestinationRecord(input, now), db.keyring));
     const row = db.sql('SELECT * FROM destinations WHERE id = ?').get(input.id) as Row;
-    return destinationFromRow(row);
+    return destinationFromRow(row, db.keyring);
   });
 }

@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Worker } from 'node:worker_threads';
+import { newKeyring } from '@sluice/core';
 import { SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 
-function tempStore(checkpointIntervalMs: number | undefined, options: SqliteStoreOptions = {}) {
+const keyring = newKeyring();
+
+function tempStore(checkpointIntervalMs: number | undefined, options: Partial<SqliteStoreOptions> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-ckpt-'));
   const path = join(dir, 'sluice.db');
-  const store = new SqliteStore(path, { checkpointIntervalMs, ...options });
+  const store = new SqliteStore(path, { keyring, checkpointIntervalMs, ...options });
   store.db.exec('CREATE TABLE scratch (v BLOB NOT NULL)');
   const fill = (rows: number) => {
     const insert = store.db.prepare('INSERT INTO scratch (v) VALUES (randomblob(4000))');
@@ -122,7 +125,7 @@ describe('Checkpointer', () => {
     const t = tempStore(20);
     t.fill(50);
     await t.store.close();
-    const again = new SqliteStore(t.path);
+    const again = new SqliteStore(t.path, { keyring });
     try {
       const n = (again.db.prepare('SELECT count(*) AS n FROM scratch').get() as { n: number }).n;
       assert.equal(n, 50);

@@ -51,13 +51,13 @@ export function tenantByKeyHash(db: Sql, hash: string): Tenant | undefined {
 
 export function createDestination(db: Sql, input: NewDestination, now: number): Destination {
   const destination = newDestinationRecord(input, now);
-  db.sql(INSERT_DESTINATION).run(...insertValues(destination));
+  db.sql(INSERT_DESTINATION).run(...insertValues(destination, db.keyring));
   return destination;
 }
 
 export function getDestination(db: Sql, id: string): Destination | undefined {
   const r = db.sql(LIVE_DESTINATION).get(id);
-  return r && destinationFromRow(r);
+  return r && destinationFromRow(r, db.keyring);
 }
 
 export function updateDestination(
@@ -69,8 +69,8 @@ export function updateDestination(
   return db.tx(() => {
     const r = db.sql(LIVE_DESTINATION).get(id);
     if (!r) return undefined;
-    const next = patchedDestination(destinationFromRow(r), patch, now);
-    db.sql(UPDATE_DESTINATION).run(...updateValues(next));
+    const next = patchedDestination(destinationFromRow(r, db.keyring), patch, now);
+    db.sql(UPDATE_DESTINATION).run(...updateValues(next, db.keyring));
     return next;
   });
 }
@@ -93,7 +93,7 @@ export function listDestinations(db: Sql, tenantId: string): Destination[] {
   return db
     .sql('SELECT * FROM destinations WHERE tenant_id = ? AND deleted_at IS NULL ORDER BY id')
     .all(tenantId)
-    .map(destinationFromRow);
+    .map((r) => destinationFromRow(r, db.keyring));
 }
 
 export function cancelOrphans(db: Sql, now: number): number {

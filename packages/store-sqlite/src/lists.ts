@@ -5,6 +5,7 @@
  */
 
 import type { StatementSync } from 'node:sqlite';
+import type { Keyring } from '@sluice/core';
 import {
   type Attempt,
   type Condition,
@@ -27,6 +28,8 @@ import {
 import { attemptFromRow, deliveryFromRow, destinationFromRow, mark } from './rows.ts';
 
 export interface Sql {
+  /** Seals and opens the destinations' signing secrets (`@sluice/store`'s rows). */
+  readonly keyring: Keyring;
   sql(text: string): StatementSync;
   tx<T>(fn: () => T): T;
 }
@@ -49,10 +52,8 @@ export function listTenants(db: Sql, req: PageRequest): Page<Tenant> {
 
 export function pageDestinations(db: Sql, tenantId: string | undefined, req: PageRequest): Page<Destination> {
   const conditions: Condition[] = tenantId === undefined ? [] : [['tenant_id', tenantId]];
-  return pageOf(
-    pageQuery(db, 'destinations', ['deleted_at IS NULL'], conditions, req),
-    req.limit,
-    destinationFromRow,
+  return pageOf(pageQuery(db, 'destinations', ['deleted_at IS NULL'], conditions, req), req.limit, (r) =>
+    destinationFromRow(r, db.keyring),
   );
 }
 

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { newId } from '@sluice/core';
+import { newId, newKeyring } from '@sluice/core';
 import { newDestination, storeConformance } from '@sluice/store/conformance';
 import { migrate } from './migrate.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const T0 = 1_700_000_000_000;
+/** One keyring for the file's life: a store opened again on a file must open its secrets. */
+const keyring = newKeyring();
 
 function tempDir(): { dir: string; file: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-store-'));
@@ -19,13 +21,16 @@ function tempDir(): { dir: string; file: string; remove(): void } {
 
 storeConformance('SqliteStore', async () => {
   const tmp = tempDir();
-  const store = new SqliteStore(tmp.file);
+  const store = new SqliteStore(tmp.file, { keyring });
   return {
     store,
     cleanup: async () => {
       await store.close();
       tmp.remove();
     },
+    rawSecrets: async (id) =>
+      (store.db.prepare('SELECT secrets FROM destinations WHERE id = ?').get(id) as { secrets: string })
+        .secrets,
   };
 });
 
@@ -47,7 +52,7 @@ describe('SqliteStore on its file', () => {
   });
 
   const open = (): SqliteStore => {
-    const store = new SqliteStore(tmp.file);
+    const store = new SqliteStore(tmp.file, { keyring });
     opened.push(store);
     return store;
   };
@@ -260,12 +265,12 @@ function openInWorker(moduleUrl: string, file: string, tenantId: string) {
      (async () => {
        const { SqliteStore } = await import(workerData.moduleUrl);
        parentPort.postMessage('started');
-       const store = new SqliteStore(workerData.file);
+       const store = new SqliteStore(workerData.file, { keyring: workerData.keyring });
        await store.createTenant({ id: workerData.tenantId, name: 'w', createdAt: 1 }, workerData.tenantId);
        await store.close();
        parentPort.postMessage('done');
      })().catch((err) => parentPort.postMessage({ error: String(err && err.stack || err) }));`,
-    { eval: true, workerData: { moduleUrl, file, tenantId } },
+    { eval: true, workerData: { moduleUrl, file, tenantId, keyring } },
   );
   let state: 'starting' | 'waiting' | 'done' | 'failed' = 'starting';
   let onStarted: () => void = () => {};

@@ -10,7 +10,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { BacklogSample, ClaimOrder, FiringAlert, HealthPolicy, HealthState } from '@sluice/core';
+import type {
+  BacklogSample,
+  ClaimOrder,
+  FiringAlert,
+  HealthPolicy,
+  HealthState,
+  Keyring,
+} from '@sluice/core';
 import type {
   AcceptResult,
   AlertNotice,
@@ -49,12 +56,18 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
 import { TurnBatch } from './turn-batch.ts';
 
 export type Synchronous = 'full' | 'normal';
 
 export interface SqliteStoreOptions {
+  /**
+   * Seals the destinations' signing secrets in the file and opens them on read
+   * (`SLUICE_ENCRYPTION_KEY`); at open, every secret not sealed with its first key is (seal.ts).
+   */
+  keyring: Keyring;
   /**
    * `full`: what the API answered for (accepted events, tenants, destinations, replays)
    * survives power loss; `normal` (WAL): everything survives a crash of the process only.
@@ -87,20 +100,29 @@ interface PendingClaim {
 
 export class SqliteStore implements Store {
   readonly db: DatabaseSync;
+  readonly keyring: Keyring;
   private readonly cache = new Map<string, StatementSync>();
   private readonly full: boolean;
   private readonly accepts: TurnBatch<PendingAccept, AcceptResult[]>;
   private readonly claims: TurnBatch<PendingClaim, Claim>;
   private readonly checkpointer: Checkpointer | undefined;
 
-  constructor(path: string, options: SqliteStoreOptions = {}) {
+  constructor(path: string, options: SqliteStoreOptions) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path, { timeout: 5_000 });
     this.db.exec('PRAGMA journal_mode = WAL');
     this.full = options.synchronous !== 'normal';
     this.db.exec(`PRAGMA synchronous = ${this.full ? 'FULL' : 'NORMAL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
-    migrate(this.db);
+    this.keyring = options.keyring;
+    try {
+      migrate(this.db);
+      // A secret the keyring cannot open stops the start here, not a delivery later.
+      sealSecrets(this.db, this.keyring);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
     const intervalMs = options.checkpointIntervalMs;
     this.checkpointer =
       intervalMs === undefined || path === ':memory:'

@@ -4,6 +4,7 @@
  * `?n` in SQLite. Each statement goes with the values it takes, in order.
  */
 
+import type { Keyring } from '@sluice/core';
 import type { Destination } from './destination.ts';
 import { DESTINATION_COLUMNS, destinationParams, UPDATABLE_COLUMNS } from './rows.ts';
 
@@ -34,14 +35,14 @@ export function updateDestinationSql(mark: Mark): string {
     WHERE id = ${mark(1)}`;
 }
 
-/** Every column's value, in `DESTINATION_COLUMNS` order. */
-export function insertValues(d: Destination): Value[] {
-  const params = destinationParams(d);
+/** Every column's value, in `DESTINATION_COLUMNS` order, the secrets sealed with `keyring`. */
+export function insertValues(d: Destination, keyring: Keyring): Value[] {
+  const params = destinationParams(d, keyring);
   return DESTINATION_COLUMNS.map((c) => params[c]);
 }
 
 /** The id, then each updatable column's value. */
-export function updateValues(d: Destination): Value[] {
-  const params = destinationParams(d);
+export function updateValues(d: Destination, keyring: Keyring): Value[] {
+  const params = destinationParams(d, keyring);
   return [d.id, ...UPDATABLE_COLUMNS.map((c) => params[c])];
 }

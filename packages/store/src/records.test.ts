@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HEALTHY } from '@sluice/core';
+import { HEALTHY, newKeyring } from '@sluice/core';
 import { newDestination } from './conformance/fixtures.ts';
 import { newDestinationRecord, patchedDestination } from './destination.ts';
 import { insertDestinationSql, insertValues, updateDestinationSql, updateValues } from './destination-sql.ts';
@@ -8,6 +8,7 @@ import { deliveryConditions, pageOf, pageStatement } from './page.ts';
 import { DESTINATION_COLUMNS, UPDATABLE_COLUMNS } from './rows.ts';
 
 const T0 = 1_700_000_000_000;
+const keyring = newKeyring();
 
 describe('destination records', () => {
   const created = newDestinationRecord(newDestination('ten_1'), T0);
@@ -42,16 +43,16 @@ describe('destination statements', () => {
   it('an insert marks one value per column, in column order', () => {
     const sql = insertDestinationSql(pg);
     assert.match(sql, new RegExp(`\\$${DESTINATION_COLUMNS.length}\\)`));
-    assert.equal(insertValues(created).length, DESTINATION_COLUMNS.length);
-    assert.equal(insertValues(created)[0], created.id);
+    assert.equal(insertValues(created, keyring).length, DESTINATION_COLUMNS.length);
+    assert.equal(insertValues(created, keyring)[0], created.id);
   });
 
   it('an update never writes the id, the owner or the creation time, and names the row by $1', () => {
     const sql = updateDestinationSql(pg);
     assert.doesNotMatch(sql, /tenant_id =|created_at =|SET id =/);
     assert.match(sql, /WHERE id = \$1$/);
-    assert.deepEqual(updateValues(created).length, UPDATABLE_COLUMNS.length + 1);
-    assert.equal(updateValues(created)[0], created.id);
+    assert.deepEqual(updateValues(created, keyring).length, UPDATABLE_COLUMNS.length + 1);
+    assert.equal(updateValues(created, keyring)[0], created.id);
   });
 });
 

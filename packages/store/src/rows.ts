@@ -3,9 +3,21 @@
  * every column the same (snake_case, times as integer milliseconds). What differs is how a
  * JSON column arrives — text in SQLite, already parsed from JSONB in Postgres — so the
  * destination mapper is made for a decoder (`destinationDecoder`).
+ *
+ * Signing secrets are sealed on the way into a row and opened on the way out
+ * (`@sluice/core`'s secret box, with the store's keyring): the stores hold them encrypted,
+ * their callers see them plain.
  */
 
-import type { DeliveryStatus, Ordering, Period, RateLimit } from '@sluice/core';
+import {
+  type DeliveryStatus,
+  type Keyring,
+  type Ordering,
+  openSecret,
+  type Period,
+  type RateLimit,
+  sealSecret,
+} from '@sluice/core';
 import type { Attempt, Delivery, StoredEvent } from './delivery.ts';
 import type { Destination, DestinationSecret, DestinationState, Tenant } from './destination.ts';
 import { healthFromRow } from './health-rows.ts';
@@ -48,8 +60,11 @@ export const UPDATABLE_COLUMNS: readonly DestinationColumn[] = DESTINATION_COLUM
   (c) => c !== 'id' && c !== 'tenant_id' && c !== 'created_at',
 );
 
-/** The column values of a destination, JSON columns as JSON text. */
-export function destinationParams(d: Destination): Record<DestinationColumn, string | number | null> {
+/** The column values of a destination, JSON columns as JSON text, secrets sealed with `keyring`. */
+export function destinationParams(
+  d: Destination,
+  keyring: Keyring,
+): Record<DestinationColumn, string | number | null> {
   return {
     id: d.id,
     tenant_id: d.tenantId,
@@ -66,7 +81,11 @@ export function destinationParams(d: Destination): Record<DestinationColumn, str
     retry_initial_delay_ms: d.retry.initialDelayMs,
     retry_max_delay_ms: d.retry.maxDelayMs,
     timeout_ms: d.timeoutMs,
-    secrets: JSON.stringify(d.secrets),
+    secrets: JSON.stringify(
+      d.secrets.map(
+        (s): DestinationSecret => ({ secret: sealSecret(keyring, s.secret), expiresAt: s.expiresAt }),
+      ),
+    ),
     state: d.state,
     disabled_reason: d.disabledReason,
     created_at: d.createdAt,
@@ -74,10 +93,13 @@ export function destinationParams(d: Destination): Record<DestinationColumn, str
   };
 }
 
-/** A destination mapper whose `json` turns a JSON column's value into the value. */
+/**
+ * A destination mapper whose `json` turns a JSON column's value into the value; it opens the
+ * secrets with `keyring`.
+ */
 export const destinationDecoder =
   (json: (value: unknown) => unknown) =>
-  (r: Row): Destination => ({
+  (r: Row, keyring: Keyring): Destination => ({
     id: str(r.id),
     tenantId: str(r.tenant_id),
     name: nullableStr(r.name),
@@ -93,7 +115,10 @@ export const destinationDecoder =
       maxDelayMs: num(r.retry_max_delay_ms),
     },
     timeoutMs: num(r.timeout_ms),
-    secrets: json(r.secrets) as DestinationSecret[],
+    secrets: (json(r.secrets) as DestinationSecret[]).map((s) => ({
+      secret: openSecret(keyring, s.secret),
+      expiresAt: s.expiresAt,
+    })),
     state: str(r.state) as DestinationState,
     disabledReason: nullableStr(r.disabled_reason),
     createdAt: num(r.created_at),

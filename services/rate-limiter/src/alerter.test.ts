@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newId } from '@sluice/core';
+import { newId, newKeyring } from '@sluice/core';
 import { Alerter } from '@sluice/engine';
 import type { Store } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
@@ -26,7 +26,7 @@ function alerter(store: Store): Alerter {
 
 describe('backlog alerts across replicas', () => {
   it("a replica never resolves another's alert on a sample older than the raise", async () => {
-    const store = new SqliteStore(':memory:');
+    const store = new SqliteStore(':memory:', { keyring: newKeyring() });
     const tenantId = newId('ten');
     await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
     const destination = await store.createDestination(newDestination(tenantId), T0);

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { newId, TICK_LEAD_MS } from '@sluice/core';
+import { newId, newKeyring, TICK_LEAD_MS } from '@sluice/core';
 import { openSharedState } from '@sluice/distributed';
 import { createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
@@ -27,7 +27,7 @@ afterEach(async () => {
 /** One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`. */
 async function rig(limit: number) {
   const prefix = uniquePrefix();
-  const store = new SqliteStore(':memory:');
+  const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const tenantId = newId('ten');
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination = await store.createDestination(

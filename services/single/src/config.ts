@@ -23,6 +23,7 @@ import {
   sweeping,
   ticking,
 } from '@sluice/config';
+import type { Keyring } from '@sluice/core';
 import { z } from 'zod';
 
 const configFields = z.object({
@@ -36,7 +37,7 @@ const configFields = z.object({
   ...ticking,
   ...api,
   PORT: int(0, 65_535).default(3000),
-  /** Holds `sluice.db` (the single box) and `admin-token` (both shapes). */
+  /** Holds `sluice.db` (the single box), `admin-token` and `encryption-key` (both shapes). */
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
@@ -53,7 +54,14 @@ export const configSchema = configFields
   .superRefine(checkPool);
 
 export type Config = z.output<typeof configSchema>;
-/** Both URLs set: the distributed shape in this process. */
-export type DistributedConfig = Config & { DATABASE_URL: string; REDIS_URL: string };
+/**
+ * Both URLs set: the distributed shape in this process, with the encryption key resolved
+ * (given, or the data directory's: encryption-key.ts).
+ */
+export type DistributedConfig = Config & {
+  DATABASE_URL: string;
+  REDIS_URL: string;
+  SLUICE_ENCRYPTION_KEY: Keyring;
+};
 
 export { isDistributed };

@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { startSingleBox } from './app.ts';
 import { configSchema, isDistributed } from './config.ts';
 import { startDistributedBox } from './distributed.ts';
+import { encryptionKey, KEY_FILE } from './encryption-key.ts';
 
 const env = loadOrExit(configSchema, 'sluice');
 const logger = pino({ level: env.SLUICE_LOG_LEVEL, base: { service: 'sluice-single' } });
@@ -24,14 +25,18 @@ async function start(): Promise<{
   url: string;
   adminToken: string;
   adminTokenGenerated: boolean;
+  encryptionKeyGenerated: boolean;
   close(): Promise<void>;
 }> {
   if (isDistributed(config)) {
+    const key = encryptionKey(dataDir, config.SLUICE_ENCRYPTION_KEY);
+    const keyed = { ...config, SLUICE_ENCRYPTION_KEY: key.keyring };
     await ensureDatabase(config.DATABASE_URL);
-    const store = await openStore(config, 'sluice-single');
-    const box = await startDistributedBox(config, { store, logger });
+    const store = await openStore(keyed, 'sluice-single');
+    const box = await startDistributedBox(keyed, { store, logger });
     return {
       ...box,
+      encryptionKeyGenerated: key.generated,
       close: async () => {
         await box.close();
         await store.close();
@@ -49,6 +54,13 @@ if (running.adminTokenGenerated) {
   // The token itself goes to the terminal only, never into the log stream.
   logger.info({ file }, 'generated the admin token');
   process.stderr.write(`\n  Sluice admin token (shown once, kept in ${file}):\n  ${running.adminToken}\n\n`);
+}
+if (running.encryptionKeyGenerated) {
+  // The key never goes to the log nor the terminal: it is read from the file.
+  logger.warn(
+    { file: resolve(dataDir, KEY_FILE) },
+    'generated the encryption key of the signing secrets: back it up, apart from the database',
+  );
 }
 logger.info(
   {

@@ -2,7 +2,8 @@
  * `npm run start:distributed`: the distributed shape on one machine, as three processes —
  * the API, a rate limiter and a delivery worker — against `DATABASE_URL` and `REDIS_URL`
  * (defaults: this machine's Postgres and Redis). Creates the database if it is missing,
- * keeps the admin token in `<SLUICE_DATA_DIR>/admin-token` as the single box does, passes
+ * keeps the admin token in `<SLUICE_DATA_DIR>/admin-token` and the encryption key in
+ * `<SLUICE_DATA_DIR>/encryption-key` as the single box does, passes
  * every other setting through, and forwards SIGTERM/SIGINT to the three. In production each
  * service runs on its own, as many as needed; this is the local way to try them.
  */
@@ -14,6 +15,7 @@ import { loadOrExit } from '@sluice/config';
 import { ensureDatabase } from '@sluice/store-postgres';
 import { adminToken } from './app.ts';
 import { configSchema } from './config.ts';
+import { KEY_FILE, keptKeyText } from './encryption-key.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 // This machine's Postgres and Redis unless told otherwise: the local way to try the shape.
@@ -23,11 +25,22 @@ process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/0';
 const config = loadOrExit(configSchema, 'sluice');
 const dataDir = resolve(process.env.INIT_CWD ?? process.cwd(), config.SLUICE_DATA_DIR);
 const admin = adminToken(dataDir, config.SLUICE_ADMIN_TOKEN);
-const env: NodeJS.ProcessEnv = { ...process.env, SLUICE_ADMIN_TOKEN: admin.token };
+// The encryption key as given, or the data directory's (generated on the first start).
+const key = process.env.SLUICE_ENCRYPTION_KEY ? undefined : keptKeyText(dataDir);
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  SLUICE_ADMIN_TOKEN: admin.token,
+  ...(key && { SLUICE_ENCRYPTION_KEY: key.text }),
+};
 await ensureDatabase(process.env.DATABASE_URL);
 if (admin.generated) {
   process.stderr.write(
     `\n  Sluice admin token (shown once, kept in ${resolve(dataDir, 'admin-token')}):\n  ${admin.token}\n\n`,
+  );
+}
+if (key?.generated) {
+  process.stderr.write(
+    `  Generated the encryption key of the signing secrets into ${resolve(dataDir, KEY_FILE)}: back it up, apart from the database.\n\n`,
   );
 }
 

@@ -3,6 +3,7 @@ import { type ApiContext, type App, errorResponses } from '../context.ts';
 import {
   Count,
   Destination as DestinationBody,
+  DestinationSecrets,
   HealthQuery,
   HealthWithTransitions,
   IdParams,
@@ -66,6 +67,32 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
       const destination = await ownedDestination(ctx, request);
       const transitions = await store.healthTransitions(destination.id, request.query.limit);
       return { ...presentHealth(destination.health), transitions: transitions.map(presentTransition) };
+    },
+  );
+
+  app.get(
+    '/v1/destinations/:id/secret',
+    {
+      config: { auth: 'tenant' },
+      schema: {
+        tags,
+        summary: 'The signing secrets: the current one and the rotated-out ones still signing',
+        params: IdParams('dst'),
+        querystring: TenantQuery,
+        response: { 200: DestinationSecrets, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const destination = await ownedDestination(ctx, request);
+      const now = clock();
+      return {
+        secret: destination.secrets.find((s) => s.expiresAt === null)?.secret ?? '',
+        previous: destination.secrets
+          .filter(
+            (s): s is { secret: string; expiresAt: number } => s.expiresAt !== null && s.expiresAt > now,
+          )
+          .map((s) => ({ secret: s.secret, expiresAt: new Date(s.expiresAt).toISOString() })),
+      };
     },
   );
 

@@ -1,6 +1,6 @@
 /**
  * `/v1/destinations` and its actions through `app.inject`: create (defaults filled, the
- * secret once), get, patch, list, delete, pause and resume, rotate the secret, health; and
+ * secret once), get, patch, list, delete, pause and resume, rotate and read the secret, health; and
  * what each tells the delivery side (created, changed).
  */
 
@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type {
   Destination,
+  DestinationSecrets,
   DestinationWithSecret,
   HealthWithTransitions,
   Page,
@@ -66,7 +67,9 @@ describe('/v1/destinations', () => {
     assert.ok(api.dispatcher.created.includes(id));
     const got = await call('GET', `/v1/destinations/${id}`);
     assert.equal(got.statusCode, 200);
-    assert.equal('secret' in got.json<Destination>(), false, 'never shown again');
+    assert.equal('secret' in got.json<Destination>(), false, 'not in a read: only in GET .../secret');
+    const list = await call('GET', '/v1/destinations?limit=500');
+    assert.ok(!list.body.includes(d.secret), 'nor in the list');
     assert.deepEqual(got.json<Destination>(), { ...rest, id, createdAt, updatedAt });
   });
 
@@ -205,6 +208,27 @@ describe('/v1/destinations', () => {
     const expires = Date.parse(rotated.previousSecretExpiresAt ?? '');
     assert.ok(Math.abs(expires - (Date.now() + 24 * 3_600_000)) < 60_000);
     assert.equal(api.dispatcher.changed.at(-1), d.id);
+
+    const got = await call('GET', `/v1/destinations/${d.id}/secret`);
+    assert.equal(got.statusCode, 200, got.body);
+    assert.deepEqual(got.json<DestinationSecrets>(), {
+      secret: rotated.secret,
+      previous: [{ secret: d.secret, expiresAt: rotated.previousSecretExpiresAt }],
+    });
+    const patched = await call('PATCH', `/v1/destinations/${d.id}`, { name: 'renamed' });
+    assert.ok(!patched.body.includes(rotated.secret), 'a patch answers without it');
+  });
+
+  it('secret: the current one and none previous before a rotation; another tenant: 404', async () => {
+    const d = await create();
+    const got = await call('GET', `/v1/destinations/${d.id}/secret`);
+    assert.deepEqual(got.json<DestinationSecrets>(), { secret: d.secret, previous: [] });
+    const other = await api.tenant();
+    assertError(
+      await api.inject('GET', `/v1/destinations/${d.id}/secret`, { token: other.key }),
+      404,
+      'not_found',
+    );
   });
 
   it('health: the breaker state and its transitions; limit is checked', async () => {

@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { newKeyring } from '@sluice/core';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { pino } from 'pino';
 import { Counter, Registry } from 'prom-client';
@@ -18,7 +19,7 @@ async function withApi(
   options: Partial<ApiOptions>,
   use: (app: Awaited<ReturnType<typeof buildApi>>) => Promise<void>,
 ): Promise<void> {
-  const store = new SqliteStore(':memory:');
+  const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const app = await buildApi({
     store,
     dispatcher: new RecordingDispatcher(store),

@@ -1,7 +1,7 @@
 /**
  * One destination: the live compliance chart (polled every second), its backlog, the limit
- * form (in force within one tick: the next poll draws the new line), pause/resume, secret
- * rotation, its endpoint health (the circuit breaker) with its transitions, and its recent
+ * form (in force within one tick: the next poll draws the new line), pause/resume, the secret
+ * (rotate, show), its endpoint health (the circuit breaker) with its transitions, and its recent
  * deliveries with their attempts.
  */
 
@@ -47,7 +47,7 @@ function chartData(stats: Stats, history: LimitHistory, effective: EffectiveHist
 export function DestinationDetail({ id }: { id: string }) {
   const [destination, setDestination] = useState<Destination | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const history = useRef<LimitHistory>([]);
   const effective = useRef<EffectiveHistory>([]);
   const { data: stats, error } = usePoll(() => api.stats(id, SPAN_SECONDS), 1_000, [id]);
@@ -226,18 +226,38 @@ export function DestinationDetail({ id }: { id: string }) {
                   return;
                 void act('Secret rotated.', async () => {
                   const rotated = await api.rotateSecret(id);
-                  setSecret(rotated.secret);
+                  setSecret({
+                    label: 'New signing secret (the old one signs for 24 h more)',
+                    value: rotated.secret,
+                  });
                   return undefined;
                 });
               }}
             >
               Rotate secret
             </button>
+            <button
+              type="button"
+              onClick={() =>
+                act('Secret shown.', async () => {
+                  const shown = await api.secret(id);
+                  setSecret({ label: 'Signing secret', value: shown.secret });
+                  return undefined;
+                })
+              }
+            >
+              Show secret
+            </button>
           </div>
           {secret && (
             <div class="secret">
-              <label for="new-secret">New signing secret (shown once; the old one signs for 24 h more)</label>
-              <input id="new-secret" readOnly value={secret} onFocus={(e) => e.currentTarget.select()} />
+              <label for="new-secret">{secret.label}</label>
+              <input
+                id="new-secret"
+                readOnly
+                value={secret.value}
+                onFocus={(e) => e.currentTarget.select()}
+              />
             </div>
           )}
           {notice && (

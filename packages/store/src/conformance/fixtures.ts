@@ -20,9 +20,14 @@ import type {
 
 /**
  * A fresh, empty, migrated store per test; `cleanup` releases it and must accept a store the
- * test has already closed.
+ * test has already closed. `rawSecrets`: a destination's `secrets` column as the database
+ * holds it, as text, read past the store (what a dump or a replica shows).
  */
-export type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
+export type OpenStore = () => Promise<{
+  store: Store;
+  cleanup(): Promise<void>;
+  rawSecrets(destinationId: string): Promise<string>;
+}>;
 
 export const T0 = 1_700_000_000_000;
 

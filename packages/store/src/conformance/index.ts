@@ -21,6 +21,7 @@ import { healthConformance } from './health.ts';
 import { listingCases } from './listings.ts';
 import { orderingConformance } from './ordering.ts';
 import { retentionCases } from './retention.ts';
+import { secretCases } from './secrets.ts';
 import { tenantCases } from './tenants.ts';
 import { workCases } from './work.ts';
 
@@ -31,6 +32,7 @@ export function storeConformance(name: string, open: OpenStore): void {
   describe(name, () => {
     alertConformance(open);
     destinationCases(open);
+    secretCases(open);
     acceptCases(open);
     claimCases(open);
     workCases(open);

@@ -1,0 +1,50 @@
+/**
+ * Sealing the signing secrets at start (docs/operations.md "The encryption key"): every
+ * secret not yet sealed with the keyring's first key — stored before encryption, or sealed
+ * with a key since rotated out — is sealed with it, under the migration lock, so starting
+ * services seal each row once. Idempotent: a start with nothing to seal changes nothing.
+ *
+ * When plain secrets were sealed, `VACUUM FULL destinations` rewrites the table, so the
+ * plain copies left in dead tuples are not in the table's files any more. What it cannot
+ * reach: WAL segments written before (until recycled, and any archived), backups, and the
+ * old files' blocks the filesystem freed.
+ */
+
+import { isSealed, isSealedWithCurrent, type Keyring, openSecret, sealSecret } from '@sluice/core';
+import type { DestinationSecret } from '@sluice/store';
+import type { Db } from './db.ts';
+import { underMigrationLock } from './migrate.ts';
+
+export interface SealResult {
+  /** Destinations whose secrets were sealed (again). */
+  sealed: number;
+  /** Of those, how many held a secret in the clear. */
+  plain: number;
+}
+
+export async function sealSecrets(db: Db, keyring: Keyring, schema: string | undefined): Promise<SealResult> {
+  const current = `enc:v1:${keyring.keys[0].id}:`;
+  const result = await underMigrationLock(db, schema, async (q) => {
+    const rows = await q.query(
+      `SELECT id, secrets FROM destinations
+       WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(secrets) s WHERE NOT starts_with(s->>'secret', $1))
+       FOR UPDATE`,
+      [current],
+    );
+    let plain = 0;
+    for (const row of rows) {
+      const secrets = row.secrets as DestinationSecret[];
+      if (secrets.some((s) => !isSealed(s.secret))) plain++;
+      const next = secrets.map((s) => ({
+        secret: isSealedWithCurrent(keyring, s.secret)
+          ? s.secret
+          : sealSecret(keyring, openSecret(keyring, s.secret)),
+        expiresAt: s.expiresAt,
+      }));
+      await q.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [row.id, JSON.stringify(next)]);
+    }
+    return { sealed: rows.length, plain };
+  });
+  if (result.plain > 0) await db.query('VACUUM FULL destinations');
+  return result;
+}
