@@ -12,6 +12,9 @@ import { newDestination } from '../../store-postgres/src/testing.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
+/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, SLUICE_ARRIVAL_BOUND_MS). */
+const PACING = { windowMarginMs: 5, arrivalBoundMs: 250 };
+
 const skip = !(await redisAvailable());
 const T0 = 1_700_000_000_000;
 
@@ -47,7 +50,7 @@ async function rig(
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination: NewDestination = newDestination(tenantId);
   await store.createDestination(destination, T0);
-  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, ...PACING });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   const warnings: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });

@@ -163,7 +163,7 @@ export class Scripts {
       limit: number;
       periodMs: number;
       windowMarginMs: number;
-      claimLeaseMs: number;
+      queuedExpiryMs: number;
       /** The burst allowance and its emission interval; absent: none. */
       bucket?: { burst: number; emissionMs: number } | undefined;
       /** The configured limit when adaptive pacing is on (its hold is honoured). */
@@ -182,7 +182,7 @@ export class Scripts {
       room.limit,
       room.periodMs,
       room.windowMarginMs,
-      room.claimLeaseMs,
+      room.queuedExpiryMs,
       this.keys.kickChannel(),
       room.bucket?.burst ?? 0,
       room.bucket?.emissionMs ?? 0,

@@ -34,7 +34,13 @@ async function rig(limit: number) {
     newDestination(tenantId, { rateLimit: { limit, period: 'second' } }),
     T0,
   );
-  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, windowMarginMs: 25 });
+  const shared = await openSharedState({
+    store,
+    redisUrl: REDIS_URL,
+    prefix,
+    windowMarginMs: 25,
+    arrivalBoundMs: 250,
+  });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   let now = T0;
   const tick = createTick({
