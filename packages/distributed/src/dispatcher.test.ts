@@ -6,8 +6,8 @@ import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../..
 import { RedisDispatcher } from './dispatcher.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
 
-/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, SLUICE_ARRIVAL_BOUND_MS). */
-const PACING = { windowMarginMs: 5, arrivalBoundMs: 250 };
+/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
+const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
 
 const skip = !(await redisAvailable());
 
@@ -66,7 +66,7 @@ describe('RedisDispatcher', { skip }, () => {
     const api = countingStore();
     const worker = countingStore();
     const [apiState, workerState] = await Promise.all(
-      [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix, ...PACING })),
+      [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix, ...SETTINGS })),
     );
     opened.push(apiState as SharedState, workerState as SharedState);
     const { redis, keys, destinations } = apiState as SharedState;
@@ -80,7 +80,12 @@ describe('RedisDispatcher', { skip }, () => {
   });
 
   it('a changed limit is where every start checks it before the change is announced', async () => {
-    const state = await openSharedState({ store: storeAt(5, 7_000), redisUrl: REDIS_URL, prefix, ...PACING });
+    const state = await openSharedState({
+      store: storeAt(5, 7_000),
+      redisUrl: REDIS_URL,
+      prefix,
+      ...SETTINGS,
+    });
     opened.push(state);
     const { redis, keys, pacing } = state;
     await dispatcherOf(state).destinationChanged('dst_lowered');
@@ -96,7 +101,12 @@ describe('RedisDispatcher', { skip }, () => {
   });
 
   it('a lowered limit is answered once the requests started under the old one have arrived', async () => {
-    const state = await openSharedState({ store: storeAt(5, 9_000), redisUrl: REDIS_URL, prefix, ...PACING });
+    const state = await openSharedState({
+      store: storeAt(5, 9_000),
+      redisUrl: REDIS_URL,
+      prefix,
+      ...SETTINGS,
+    });
     opened.push(state);
     const { pacing } = state;
     const plan = { limit: 20, periodMs: 1_000, burst: null };

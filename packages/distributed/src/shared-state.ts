@@ -17,8 +17,8 @@ export interface SharedStateOptions {
   windowMarginMs: number;
   /** `SLUICE_ARRIVAL_BOUND_MS`. */
   arrivalBoundMs: number;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`). */
+  destinationCacheSize: number;
 }
 
 export interface SharedState {

@@ -12,8 +12,8 @@ import { newDestination } from '../../store-postgres/src/testing.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
-/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, SLUICE_ARRIVAL_BOUND_MS). */
-const PACING = { windowMarginMs: 5, arrivalBoundMs: 250 };
+/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
+const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
 
 const skip = !(await redisAvailable());
 const T0 = 1_700_000_000_000;
@@ -50,7 +50,7 @@ async function rig(
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination: NewDestination = newDestination(tenantId);
   await store.createDestination(destination, T0);
-  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, ...PACING });
+  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, ...SETTINGS });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   const warnings: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });

@@ -6,7 +6,6 @@ export {
 } from './delivery/completion-policy.ts';
 export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
-export { defaultDeliveryThreads } from './delivery/delivery-threads.ts';
 export { DestinationCache, signingSecrets } from './delivery/destinations.ts';
 export { DeliveryRunner } from './delivery/runner.ts';
 export {

@@ -40,6 +40,7 @@ async function rig(limit: number) {
     prefix,
     windowMarginMs: 25,
     arrivalBoundMs: 250,
+    destinationCacheSize: 100,
   });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   let now = T0;

@@ -29,7 +29,7 @@ function engine(
     leaseMs: 60_000,
     completionFlushMs: 5,
     retentionMs: 86_400_000,
-    destinationCacheSize,
+    destinationCacheSize: destinationCacheSize ?? 100_000,
   });
   return { engine: e, reads };
 }

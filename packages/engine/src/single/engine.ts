@@ -61,8 +61,8 @@ export interface EngineOptions {
   retentionMs: number;
   /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
   health?: HealthPolicy | undefined;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`). */
+  destinationCacheSize: number;
   clock?: () => number;
   random?: () => number;
 }
