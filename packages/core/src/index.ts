@@ -31,11 +31,9 @@ export {
   tatFromArrivals,
 } from './bucket.ts';
 export {
-  canTransition,
   DELIVERY_STATUSES,
   type DeliveryStatus,
   type DeliveryTransition,
-  isFinal,
   sourcesOf,
   sqlSourcesOf,
   transition,
