@@ -108,7 +108,7 @@ export class RedisDispatcher implements Dispatcher {
       destinations,
       logger,
       clock,
-      wake: (id, at) => schedule.wake(id, at),
+      schedule,
       publish: async (id, destination) => {
         const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
         await pacing.storeCap(id, cap, destination?.updatedAt ?? clock());

@@ -39,4 +39,5 @@ export { type PerTurn, perTurn } from './per-turn.ts';
 export { Engine, type EngineOptions } from './single/engine.ts';
 export { reportRepairs } from './single/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
+export type { Schedule } from './tick/schedule.ts';
 export { createTick, type Publisher } from './tick/tick.ts';

@@ -82,7 +82,7 @@ interface PendingClaim {
   order: ClaimOrder;
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.HealthSql {
   readonly db: DatabaseSync;
   private readonly cache = new Map<string, StatementSync>();
   private readonly full: boolean;

@@ -25,7 +25,7 @@ function ports(before: Destination | undefined, after: Destination | undefined, 
     },
     logger: pino({ level: 'silent' }),
     clock: () => NOW,
-    wake: (id, at) => calls.push(`wake ${id} ${at}`),
+    schedule: { wake: (id: string, at: number) => void calls.push(`wake ${id} ${at}`) },
     publish: async (id, d) => {
       calls.push(`publish ${id} ${d?.rateLimit.limit ?? 'gone'}`);
     },

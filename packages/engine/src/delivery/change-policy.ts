@@ -11,14 +11,15 @@ import { lowersCap } from '@sluice/core';
 import type { Destination } from '@sluice/store';
 import type { Logger } from 'pino';
 import { untilOldLimitArrived } from '../pace/arrivals.ts';
+import type { Schedule } from '../tick/schedule.ts';
 import type { DestinationCache } from './destinations.ts';
 
 export interface ChangePorts {
   destinations: Pick<DestinationCache, 'peek' | 'refresh'>;
   logger: Logger;
   clock: () => number;
-  /** Schedules the destination's tick no later than `at` (sooner only). */
-  wake(destinationId: string, at: number): unknown;
+  /** Where the destination's tick is woken. */
+  schedule: Pick<Schedule, 'wake'>;
   /**
    * After this process re-read it, before its tick: what else holds a copy hears of it (the
    * distributed shape: the cap every request's start checks, the change feed). The single
@@ -36,7 +37,7 @@ export async function followDestinationChange(destinationId: string, ports: Chan
   const before = destinations.peek(destinationId);
   const destination = await destinations.refresh(destinationId);
   await ports.publish?.(destinationId, destination);
-  if (destination?.state === 'active') await ports.wake(destinationId, clock());
+  if (destination?.state === 'active') await ports.schedule.wake(destinationId, clock());
   if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
   await untilOldLimitArrived({
     destinationId,

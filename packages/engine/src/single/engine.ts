@@ -293,7 +293,7 @@ export class Engine implements Dispatcher {
       destinations: this.destinations,
       logger: this.logger,
       clock: this.clock,
-      wake: (id, at) => this.schedule.wake(id, at),
+      schedule: this.schedule,
       mayStillArrive: (id) => {
         const window = this.pacer.peek(id)?.window;
         return () => window?.mayStillArrive(this.clock()) ?? false;
