@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { parseConfig } from '@sluice/config';
 import type { LookupFunction } from '@sluice/engine';
+import { startSingleBox } from '@sluice/single';
+import { configSchema, isDistributed } from '@sluice/single/config';
+import { startDistributedBox } from '@sluice/single/distributed';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
 import type { z } from 'zod';
-import { startSingleBox } from '../../services/single/src/app.ts';
-import { configSchema, isDistributed } from '../../services/single/src/config.ts';
-import { startDistributedBox } from '../../services/single/src/distributed.ts';
 
 export type Shape = 'single' | 'distributed';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { Destination, Store } from '@sluice/store';
 import { pino } from 'pino';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
 import { RedisDispatcher } from './dispatcher.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
 

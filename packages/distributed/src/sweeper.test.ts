@@ -3,12 +3,12 @@ import { afterEach, describe, it } from 'node:test';
 import { newId, ratePlan } from '@sluice/core';
 import { EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { NewDestination, Store } from '@sluice/store';
+import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
-import { newDestination } from '../../store-postgres/src/testing.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
 import { DistributedSweeper } from './sweeper.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { common, distributed, int, parseConfig } from '@sluice/config';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { z } from 'zod';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
 import { openDistributedProcess } from './distributed-process.ts';
 
 const skip = !(await redisAvailable());

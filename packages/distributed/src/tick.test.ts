@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, TICK_LEAD_MS } from '@sluice/core';
-import { openSharedState } from '@sluice/distributed';
 import { createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
+import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
+import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
-import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
-import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
+import { openSharedState } from './shared-state.ts';
 
 const skip = !(await redisAvailable());
 if (skip) console.warn('tick.test.ts: SKIPPED — no Redis at 127.0.0.1:6379');
