@@ -35,7 +35,6 @@ export {
   type TickPacing,
 } from './pace/pacing.ts';
 export { type RuntimeStats, runtimeStats } from './pace/runtime-stats.ts';
-export { type PerTurn, perTurn } from './per-turn.ts';
 export { Engine, type EngineOptions } from './single/engine.ts';
 export { reportRepairs } from './single/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';

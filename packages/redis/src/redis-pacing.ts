@@ -20,9 +20,9 @@ import {
   type PaceCounts,
   type PublishedPlan,
   type PublishOptions,
-  perTurn,
   type TickPacing,
 } from '@sluice/engine';
+import { perTurn } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';

@@ -6,7 +6,7 @@
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { type PerTurn, perTurn } from '@sluice/engine';
+import { type PerTurn, perTurn } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 
