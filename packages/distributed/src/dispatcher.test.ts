@@ -38,7 +38,7 @@ function storeAt(limit: number, updatedAt: number): Store {
 }
 
 /** The API's dispatcher over a process's shared state. */
-function dispatcherOf(state: SharedState, arrivalWaitMs?: number): RedisDispatcher {
+function dispatcherOf(state: SharedState): RedisDispatcher {
   const { redis, keys, schedule, pacing, destinations } = state;
   return new RedisDispatcher({
     redis,
@@ -48,7 +48,6 @@ function dispatcherOf(state: SharedState, arrivalWaitMs?: number): RedisDispatch
     destinations,
     logger: pino({ level: 'silent' }),
     clock: Date.now,
-    arrivalWaitMs,
   });
 }
 
@@ -116,7 +115,7 @@ describe('RedisDispatcher', { skip }, () => {
     const b = await pacing.start('dst_slow', 'b', 1_000, 10_000, now);
     await a?.finished(Date.now());
     let answeredAt = 0;
-    const changed = dispatcherOf(state, 10_000)
+    const changed = dispatcherOf(state)
       .destinationChanged('dst_slow')
       .then(() => {
         answeredAt = Date.now();
@@ -128,9 +127,10 @@ describe('RedisDispatcher', { skip }, () => {
     await changed;
     assert.ok(answeredAt >= arrivedAt, 'answered after the request started under the old limit arrived');
 
-    // A request whose worker died keeps its entry until its timeout: the wait is bounded.
+    // A request whose worker died keeps its entry until its timeout: the wait is bounded
+    // (twice the arrival bound, 500 ms here).
     await pacing.published('dst_dead', ['c'], plan, Date.now());
     assert.ok(await pacing.start('dst_dead', 'c', 1_000, 60_000, Date.now()));
-    await dispatcherOf(state, 50).destinationChanged('dst_dead');
+    await dispatcherOf(state).destinationChanged('dst_dead');
   });
 });

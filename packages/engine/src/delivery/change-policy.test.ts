@@ -33,7 +33,7 @@ function ports(before: Destination | undefined, after: Destination | undefined, 
       calls.push(`arriving? ${id}`);
       return polls++ < arriving;
     },
-    maxWaitMs: 1_000,
+    arrivalBoundMs: 500,
   };
   return { calls, ports: p };
 }

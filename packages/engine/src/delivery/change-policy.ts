@@ -28,8 +28,8 @@ export interface ChangePorts {
   publish?(destinationId: string, destination: Destination | undefined): Promise<void>;
   /** Whether a request started under the old limit may still arrive, as this shape knows it. */
   mayStillArrive(destinationId: string): () => boolean | Promise<boolean>;
-  /** The longest the answer waits for them (twice the arrival bound). */
-  maxWaitMs: number;
+  /** `SLUICE_ARRIVAL_BOUND_MS`: the answer waits for them at most twice this. */
+  arrivalBoundMs: number;
 }
 
 export async function followDestinationChange(destinationId: string, ports: ChangePorts): Promise<void> {
@@ -42,7 +42,9 @@ export async function followDestinationChange(destinationId: string, ports: Chan
   await untilOldLimitArrived({
     destinationId,
     mayStillArrive: ports.mayStillArrive(destinationId),
-    maxWaitMs: ports.maxWaitMs,
+    // Twice the bound: a request that started just before the change is written some time
+    // later, and then has the whole bound to arrive (docs/adr/0012).
+    maxWaitMs: 2 * ports.arrivalBoundMs,
     logger: ports.logger,
   });
 }

@@ -298,7 +298,7 @@ export class Engine implements Dispatcher {
         const window = this.pacer.peek(id)?.window;
         return () => window?.mayStillArrive(this.clock()) ?? false;
       },
-      maxWaitMs: 2 * this.pacer.options.arrivalBoundMs,
+      arrivalBoundMs: this.pacer.options.arrivalBoundMs,
     });
   }
 
