@@ -96,7 +96,6 @@ export {
   nextTickAt,
   publishAhead,
   roomBatch,
-  TICK_LEAD_MS,
   type TickDecision,
   type TickInput,
   type TickLimit,

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { newId, TICK_LEAD_MS } from '@sluice/core';
+import { newId } from '@sluice/core';
 import { createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
 import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
@@ -18,6 +18,8 @@ import { openSharedState } from './shared-state.ts';
 const skip = !(await redisAvailable());
 if (skip) console.warn('tick.test.ts: SKIPPED — no Redis at 127.0.0.1:6379');
 const T0 = 1_700_000_000_000;
+/** `SLUICE_TICK_LEAD_MS`'s default. */
+const LEAD_MS = 100;
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -49,6 +51,7 @@ async function rig(limit: number) {
     destinations: shared.destinations,
     pacing: shared.pacing,
     publisher,
+    leadMs: LEAD_MS,
     metrics: new EngineMetrics(
       new Registry(),
       () => ({ queued: 0, inFlight: 0, scheduled: 0 }),
@@ -121,7 +124,7 @@ describe('a tick plans the next run', { skip }, () => {
     // Two sends answered at T0 + 5 fill the window until T0 + 5 + 1_000 + 25.
     const next = await r.tick(T0 + 500);
     assert.equal(await r.jobs(), 1, 'the third waits for the window: no second job');
-    assert.equal(next, T0 + 1_030 - TICK_LEAD_MS);
+    assert.equal(next, T0 + 1_030 - LEAD_MS);
     // Then both slots free within the lead: the third is published now, to start as they free.
     await r.tick(next);
     assert.equal(await r.jobs(), 2);

@@ -54,8 +54,8 @@ export interface EngineOptions {
   sweepIntervalMs: number;
   /** A claimed delivery that nothing in the process holds returns to pending after this. */
   leaseMs: number;
-  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
-  tickLeadMs?: number | undefined;
+  /** How long before its window has room a held-back tick runs (`SLUICE_TICK_LEAD_MS`; docs/adr/0012). */
+  tickLeadMs: number;
   completionFlushMs: number;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
