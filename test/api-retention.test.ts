@@ -18,11 +18,11 @@ import { describe, it } from 'node:test';
 import type { Sluice } from '@sluice/client';
 import { parseKeyring } from '@sluice/core';
 import { Retention } from '@sluice/engine';
+import { encryptionKey } from '@sluice/single/encryption-key';
 import type { RetentionResult, Store } from '@sluice/store';
 import { PostgresStore } from '@sluice/store-postgres';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { pino } from 'pino';
-import { encryptionKey } from '../services/single/src/encryption-key.ts';
 import { type ApiBox, fileBox, rejectsWith } from './helpers/client.ts';
 import { waitUntil } from './helpers/sluice.ts';
 

@@ -14,15 +14,15 @@ import {
   PrometheusRule,
   ServiceMonitor,
 } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { apiConfigFields } from '@sluice/api-service/config';
+import { deliveryWorkerConfigFields } from '@sluice/delivery-worker/config';
+import { rateLimiterConfigFields } from '@sluice/rate-limiter/config';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
-import { apiConfigFields } from '../../services/api/src/config.ts';
-import { deliveryWorkerConfigFields } from '../../services/delivery-worker/src/config.ts';
-import { rateLimiterConfigFields } from '../../services/rate-limiter/src/config.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

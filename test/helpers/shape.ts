@@ -16,15 +16,15 @@ import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { parseConfig } from '@sluice/config';
 import { generateKeyText } from '@sluice/core';
 import type { LookupFunction } from '@sluice/engine';
+import { startSingleBox } from '@sluice/single';
+import { configSchema, isDistributed } from '@sluice/single/config';
+import { startDistributedBox } from '@sluice/single/distributed';
+import { encryptionKey as resolveKey } from '@sluice/single/encryption-key';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
 import type { z } from 'zod';
-import { startSingleBox } from '../../services/single/src/app.ts';
-import { configSchema, isDistributed } from '../../services/single/src/config.ts';
-import { startDistributedBox } from '../../services/single/src/distributed.ts';
-import { encryptionKey as resolveKey } from '../../services/single/src/encryption-key.ts';
 
 export type Shape = 'single' | 'distributed';
 

@@ -170,7 +170,13 @@ export const sweeping = {
 
 /** What every process that runs ticks reads (the rate limiter, the API, the single box). */
 export const ticking = {
-  /** How long before its window has room a held-back tick runs and publishes (docs/adr/0012); 0: never ahead. */
+  /**
+   * How long before its window has room a tick held back by the window runs (docs/adr/0012);
+   * 0: never ahead. What the window will have room for within the lead is published then,
+   * each request to start when its slot frees (core `publishAhead`): the tick, the claim, the
+   * publish and a worker's pick-up take place inside the lead instead of after the slot frees
+   * — on a busy machine ~100 ms of every window cycle of a backlogged destination.
+   */
   SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
   /** Distributed shape: most deliveries in one delivery-queue job (the ticks of one turn share jobs). */
   SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),

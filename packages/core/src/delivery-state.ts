@@ -6,7 +6,8 @@
  *      │                   │                   ├─fail, attempts left──▶ pending (later next_attempt_at)
  *      │                   │                   ├─410──────────────────▶ pending (destination disabled)
  *      │                   │                   └─fail, none left──────▶ dead
- *      └──────lease expired (crash)────────────┘
+ *      ├──────lease expired (crash)────────────┘
+ *      └──────release (the window has no room under a limit lowered since the publish)── queued
  *
  *   pending | queued | delivering | dead ──cancel (destination deleted)──▶ cancelled
  *   dead ──replay / retry──▶ pending
@@ -38,12 +39,11 @@ export type DeliveryTransition =
   | 'disable'
   | 'exhaust'
   | 'expire'
+  | 'release'
   | 'cancel'
   | 'replay';
 
-const TRANSITIONS: Readonly<
-  Record<DeliveryTransition, { from: readonly DeliveryStatus[]; to: DeliveryStatus }>
-> = {
+const TRANSITIONS = {
   publish: { from: ['pending'], to: 'queued' },
   start: { from: ['queued'], to: 'delivering' },
   succeed: { from: ['queued', 'delivering'], to: 'delivered' },
@@ -51,32 +51,37 @@ const TRANSITIONS: Readonly<
   disable: { from: ['queued', 'delivering'], to: 'pending' },
   exhaust: { from: ['queued', 'delivering'], to: 'dead' },
   expire: { from: ['queued', 'delivering'], to: 'pending' },
+  // A request that may not start goes back to pending, due as before (docs/adr/0012).
+  release: { from: ['queued'], to: 'pending' },
   // A dead delivery is cancelled with its destination: nothing may replay it any more.
   cancel: { from: ['pending', 'queued', 'delivering', 'dead'], to: 'cancelled' },
   replay: { from: ['dead'], to: 'pending' },
-};
-
-export function canTransition(from: DeliveryStatus, transition: DeliveryTransition): boolean {
-  return TRANSITIONS[transition].from.includes(from);
-}
+} as const satisfies Record<DeliveryTransition, { from: readonly DeliveryStatus[]; to: DeliveryStatus }>;
 
 /** The state after `transition`; throws on a transition the machine does not have. */
-export function transition(from: DeliveryStatus, t: DeliveryTransition): DeliveryStatus {
+export function transition<T extends DeliveryTransition>(
+  from: DeliveryStatus,
+  t: T,
+): (typeof TRANSITIONS)[T]['to'] {
   const rule = TRANSITIONS[t];
-  if (!rule.from.includes(from)) throw new Error(`illegal delivery transition ${t} from ${from}`);
+  if (!(rule.from as readonly DeliveryStatus[]).includes(from))
+    throw new Error(`illegal delivery transition ${t} from ${from}`);
   return rule.to;
 }
 
-/** The statuses a transition may start from: the WHERE clause of the store's update. */
-export function sourcesOf(t: DeliveryTransition): readonly DeliveryStatus[] {
-  return TRANSITIONS[t].from;
+/**
+ * The statuses any of `ts` may start from: the WHERE clause of the store's update (one update
+ * may make several transitions, as a batch of completions does).
+ */
+export function sourcesOf(...ts: DeliveryTransition[]): DeliveryStatus[] {
+  return DELIVERY_STATUSES.filter((status) =>
+    ts.some((t) => (TRANSITIONS[t].from as readonly DeliveryStatus[]).includes(status)),
+  );
 }
 
-/** `sourcesOf(t)` as an SQL list of literals (`'pending', 'queued'`), for `status IN (…)`. */
-export function sqlSourcesOf(t: DeliveryTransition): string {
-  return TRANSITIONS[t].from.map((status) => `'${status}'`).join(', ');
-}
-
-export function isFinal(status: DeliveryStatus): boolean {
-  return status === 'delivered' || status === 'cancelled';
+/** `sourcesOf(...ts)` as an SQL list of literals (`'pending', 'queued'`), for `status IN (…)`. */
+export function sqlSourcesOf(...ts: DeliveryTransition[]): string {
+  return sourcesOf(...ts)
+    .map((status) => `'${status}'`)
+    .join(', ');
 }

@@ -31,11 +31,9 @@ export {
   tatFromArrivals,
 } from './bucket.ts';
 export {
-  canTransition,
   DELIVERY_STATUSES,
   type DeliveryStatus,
   type DeliveryTransition,
-  isFinal,
   sourcesOf,
   sqlSourcesOf,
   transition,
@@ -121,7 +119,6 @@ export {
   nextTickAt,
   publishAhead,
   roomBatch,
-  TICK_LEAD_MS,
   type TickDecision,
   type TickInput,
   type TickLimit,

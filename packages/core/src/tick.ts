@@ -74,15 +74,6 @@ export function decideTick({
   return { allow: Math.max(0, allow), limitedBy };
 }
 
-/**
- * How long before its window has room a tick held back by the window runs
- * (docs/adr/0012-publish-ahead.md): what the window will have room for within the lead is
- * published then, each request to start when its slot frees (`publishAhead`). The tick, the
- * claim, the publish and a worker's pick-up take place inside the lead instead of after the
- * slot frees — on a busy machine ~100 ms of every window cycle of a backlogged destination.
- */
-export const TICK_LEAD_MS = 100;
-
 export interface AheadDecision extends TickDecision {
   /** When each of the `allow` requests may start, ascending: the moment its slot frees. */
   startsAt: number[];

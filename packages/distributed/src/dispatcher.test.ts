@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { Destination, Store } from '@sluice/store';
 import { pino } from 'pino';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
 import { RedisDispatcher } from './dispatcher.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
+
+/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
+const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
 
 const skip = !(await redisAvailable());
 
@@ -35,7 +38,7 @@ function storeAt(limit: number, updatedAt: number): Store {
 }
 
 /** The API's dispatcher over a process's shared state. */
-function dispatcherOf(state: SharedState, arrivalWaitMs?: number): RedisDispatcher {
+function dispatcherOf(state: SharedState): RedisDispatcher {
   const { redis, keys, schedule, pacing, destinations } = state;
   return new RedisDispatcher({
     redis,
@@ -45,7 +48,6 @@ function dispatcherOf(state: SharedState, arrivalWaitMs?: number): RedisDispatch
     destinations,
     logger: pino({ level: 'silent' }),
     clock: Date.now,
-    arrivalWaitMs,
   });
 }
 
@@ -63,7 +65,7 @@ describe('RedisDispatcher', { skip }, () => {
     const api = countingStore();
     const worker = countingStore();
     const [apiState, workerState] = await Promise.all(
-      [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix })),
+      [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix, ...SETTINGS })),
     );
     opened.push(apiState as SharedState, workerState as SharedState);
     const { redis, keys, destinations } = apiState as SharedState;
@@ -77,7 +79,12 @@ describe('RedisDispatcher', { skip }, () => {
   });
 
   it('a changed limit is where every start checks it before the change is announced', async () => {
-    const state = await openSharedState({ store: storeAt(5, 7_000), redisUrl: REDIS_URL, prefix });
+    const state = await openSharedState({
+      store: storeAt(5, 7_000),
+      redisUrl: REDIS_URL,
+      prefix,
+      ...SETTINGS,
+    });
     opened.push(state);
     const { redis, keys, pacing } = state;
     await dispatcherOf(state).destinationChanged('dst_lowered');
@@ -93,7 +100,12 @@ describe('RedisDispatcher', { skip }, () => {
   });
 
   it('a lowered limit is answered once the requests started under the old one have arrived', async () => {
-    const state = await openSharedState({ store: storeAt(5, 9_000), redisUrl: REDIS_URL, prefix });
+    const state = await openSharedState({
+      store: storeAt(5, 9_000),
+      redisUrl: REDIS_URL,
+      prefix,
+      ...SETTINGS,
+    });
     opened.push(state);
     const { pacing } = state;
     const plan = { limit: 20, periodMs: 1_000, burst: null };
@@ -103,7 +115,7 @@ describe('RedisDispatcher', { skip }, () => {
     const b = await pacing.start('dst_slow', 'b', 1_000, 10_000, now);
     await a?.finished(Date.now());
     let answeredAt = 0;
-    const changed = dispatcherOf(state, 10_000)
+    const changed = dispatcherOf(state)
       .destinationChanged('dst_slow')
       .then(() => {
         answeredAt = Date.now();
@@ -115,9 +127,10 @@ describe('RedisDispatcher', { skip }, () => {
     await changed;
     assert.ok(answeredAt >= arrivedAt, 'answered after the request started under the old limit arrived');
 
-    // A request whose worker died keeps its entry until its timeout: the wait is bounded.
+    // A request whose worker died keeps its entry until its timeout: the wait is bounded
+    // (twice the arrival bound, 500 ms here).
     await pacing.published('dst_dead', ['c'], plan, Date.now());
     assert.ok(await pacing.start('dst_dead', 'c', 1_000, 60_000, Date.now()));
-    await dispatcherOf(state, 50).destinationChanged('dst_dead');
+    await dispatcherOf(state).destinationChanged('dst_dead');
   });
 });

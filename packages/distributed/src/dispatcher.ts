@@ -34,11 +34,6 @@ export interface RedisDispatcherDeps {
   logger: Logger;
   clock: () => number;
   /**
-   * Longest a lowered limit's answer waits for the requests started under the old one to
-   * arrive (default: twice the arrival bound).
-   */
-  arrivalWaitMs?: number;
-  /**
    * Runs the ticks this process wakes when they are due now and none is running, instead of
    * kicking a rate limiter to run them (docs/adr/0013). Absent: wakes only.
    */
@@ -108,14 +103,14 @@ export class RedisDispatcher implements Dispatcher {
       destinations,
       logger,
       clock,
-      wake: (id, at) => schedule.wake(id, at),
+      schedule,
       publish: async (id, destination) => {
         const cap = destination === undefined ? null : windowCap(ratePlan(destination.rateLimit));
         await pacing.storeCap(id, cap, destination?.updatedAt ?? clock());
         await publishChange(redis, keys, id);
       },
       mayStillArrive: (id) => pacing.startedMayStillArrive(id, clock),
-      maxWaitMs: this.deps.arrivalWaitMs ?? 2 * pacing.options.arrivalBoundMs,
+      arrivalBoundMs: pacing.options.arrivalBoundMs,
     });
   }
 

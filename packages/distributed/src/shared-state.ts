@@ -13,12 +13,12 @@ export interface SharedStateOptions {
   store: Store;
   redisUrl: string;
   prefix: string;
-  windowMarginMs?: number | undefined;
-  arrivalBoundMs?: number | undefined;
-  /** A published delivery whose request has not started after this no longer counts. */
-  claimLeaseMs?: number | undefined;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
+  /** `SLUICE_WINDOW_MARGIN_MS`. */
+  windowMarginMs: number;
+  /** `SLUICE_ARRIVAL_BOUND_MS`. */
+  arrivalBoundMs: number;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`). */
+  destinationCacheSize: number;
 }
 
 export interface SharedState {
@@ -43,9 +43,8 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
   const pacing = new RedisPacing({
     redis,
     keys,
-    windowMarginMs: o.windowMarginMs ?? 5,
-    arrivalBoundMs: o.arrivalBoundMs ?? 250,
-    claimLeaseMs: o.claimLeaseMs ?? 3_600_000,
+    windowMarginMs: o.windowMarginMs,
+    arrivalBoundMs: o.arrivalBoundMs,
   });
   const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
   return {

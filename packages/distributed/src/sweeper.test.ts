@@ -3,14 +3,17 @@ import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring, ratePlan } from '@sluice/core';
 import { EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { NewDestination, Store } from '@sluice/store';
+import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
-import { newDestination } from '../../store-postgres/src/testing.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
 import { DistributedSweeper } from './sweeper.ts';
+
+/** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
+const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
 
 const skip = !(await redisAvailable());
 const T0 = 1_700_000_000_000;
@@ -47,7 +50,7 @@ async function rig(
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination: NewDestination = newDestination(tenantId);
   await store.createDestination(destination, T0);
-  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix });
+  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, ...SETTINGS });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   const warnings: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });

@@ -20,7 +20,7 @@ export interface TickLoopOptions {
   logger: Logger;
   clock: () => number;
   /** `SLUICE_TICK_LEAD_MS` (docs/adr/0012). */
-  leadMs?: number | undefined;
+  leadMs: number;
   /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
   subscriber?: Redis | undefined;
   onTakeover?: RedisTickLoopOptions['onTakeover'];

@@ -32,7 +32,7 @@ export async function wakeForWork(
     return null;
   }
   const plan = ratePlan(destination.rateLimit);
-  const { windowMarginMs, claimLeaseMs } = pacing.options;
+  const { windowMarginMs, queuedExpiryMs } = pacing;
   const { at, lease } = await schedule.scripts.wakeForWork(
     destinationId,
     now,
@@ -41,7 +41,7 @@ export async function wakeForWork(
       limit: windowCap(plan),
       periodMs: plan.periodMs,
       windowMarginMs,
-      claimLeaseMs,
+      queuedExpiryMs,
       bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
       adaptiveLimit: destination.adaptive ? plan.limit : undefined,
     },

@@ -6,7 +6,6 @@ export {
 } from './delivery/completion-policy.ts';
 export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
-export { defaultDeliveryThreads } from './delivery/delivery-threads.ts';
 export { DestinationCache, signingSecrets } from './delivery/destinations.ts';
 export { DeliveryRunner } from './delivery/runner.ts';
 export {
@@ -36,8 +35,8 @@ export {
   type TickPacing,
 } from './pace/pacing.ts';
 export { type RuntimeStats, runtimeStats } from './pace/runtime-stats.ts';
-export { type PerTurn, perTurn } from './per-turn.ts';
 export { Engine, type EngineOptions } from './single/engine.ts';
 export { reportRepairs } from './single/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
+export type { Schedule } from './tick/schedule.ts';
 export { createTick, type Publisher } from './tick/tick.ts';

@@ -20,8 +20,8 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Publisher, perTurn } from '@sluice/engine';
-import type { ClaimedDelivery } from '@sluice/store';
+import type { Publisher } from '@sluice/engine';
+import { type ClaimedDelivery, perTurn } from '@sluice/store';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 
 export const DELIVERY_QUEUE = 'deliveries';

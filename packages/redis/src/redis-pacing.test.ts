@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
 import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts } from '@sluice/engine';
+import { Pacer } from '@sluice/engine/testing';
 import type { Redis } from 'ioredis';
-import { Pacer } from '../../engine/src/pace/memory-pacing.ts';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { Scripts } from './scripts.ts';
@@ -45,7 +45,7 @@ describe('RedisPacing', { skip }, () => {
       const capRandom = mulberry32(seed + 200); // likewise
       const keys = new Keys(`${prefix}-${seed}`);
       // On this fake clock a write's lowering goes at once (in real time it waits for the bound).
-      const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+      const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
       const local = new MemoryPacing(
         new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs }),
       );
@@ -164,7 +164,7 @@ describe('RedisPacing', { skip }, () => {
     // tick's read past written + bound + period + margin drops the send, then its response —
     // whose `ZADD LT` used to add it again, counted until response + period + margin.
     const keys = new Keys(`${prefix}-late-finish`);
-    const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const local = new MemoryPacing(
       new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs }),
     );
@@ -192,7 +192,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('a request in flight across a loss of Redis counts again from when it can last have arrived', async () => {
     const keys = new Keys(`${prefix}-lost-in-flight`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const plan = { limit: 2, periodMs: 1_000, burst: null };
     await pacing.published('d', ['a', 'b'], plan, 0);
     const a = await started(pacing.start('d', 'a', 1_000, 60_000, 0));
@@ -210,7 +210,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('a start checks the cap the API stored with a change, whatever its caller still knows', async () => {
     const keys = new Keys(`${prefix}-stored-cap`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const ids = Array.from({ length: 8 }, (_, i) => `x${i}`);
     await pacing.published('d', ids, { limit: 20, periodMs: 1_000, burst: null }, 0);
     // The limit went from 20 to 5; the worker's copy has not heard yet and still passes 20.
@@ -227,7 +227,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('an older copy of a destination does not replace the cap a newer one stored', async () => {
     const keys = new Keys(`${prefix}-cap-versions`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000, later: atOnce });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const stored = async () => Number(await redis.hget(keys.cap('d'), 'c'));
     await pacing.storeCap('d', 5, 2_000);
     await pacing.storeCap('d', 20, 1_000); // a change committed before, its write late
@@ -243,7 +243,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('a wake waits for the bucket of a burst allowance and an adaptive hold, as the single box', async () => {
     const keys = new Keys(`${prefix}-wake`);
-    const remote = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const pacer = new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs });
     const local = new MemoryPacing(pacer);
     const scripts = new Scripts(redis, keys);
@@ -271,7 +271,7 @@ describe('RedisPacing', { skip }, () => {
           limit: 10,
           periodMs: 1_000,
           windowMarginMs: OPTIONS.windowMarginMs,
-          claimLeaseMs: 600_000,
+          queuedExpiryMs: 600_000,
           bucket: bucket ? { burst: 10, emissionMs: 500 } : undefined,
           adaptiveLimit: adaptive ? 2 : undefined,
         })
@@ -289,7 +289,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('after a loss of Redis, what may have been sent holds the window and the bucket again', async () => {
     const keys = new Keys(`${prefix}-restore`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const plan = ratePlan({ limit: 2, period: 'second', burst: 10 });
     await pacing.restoreSends('d', [1_000, 1_000, 1_200], plan);
     const counts = await pacing.read('d', 1_000, 1_300);
@@ -301,7 +301,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('lowers a send to its write time + the bound only when the response is not in by then', async () => {
     const keys = new Keys(`${prefix}-written`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, arrivalBoundMs: 50, claimLeaseMs: 10_000 });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, arrivalBoundMs: 50, queuedExpiryMs: 10_000 });
     const score = (token: string) => redis.zscore(keys.sends('d'), token);
     const tokenOf = async (id: string) =>
       ((await redis.zrange(keys.sends('d'), '0', '-1')) as string[]).find((m) =>
@@ -322,7 +322,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {
     const keys = new Keys(`${prefix}-expiry`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 10_000 });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 10_000 });
     await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.start('d', 'started', 1_000, 3_000, 100); // its worker dies: never finishes
@@ -364,7 +364,7 @@ describe('RedisPacing', { skip }, () => {
 
   it('refuses to count for a tick whose lease another replica took over (fencing)', async () => {
     const keys = new Keys(`${prefix}-fence`);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const scripts = new Scripts(redis, keys);
     const d = 'dst_fenced';
     const plan = { limit: 10, periodMs: 1_000, burst: null };
@@ -398,7 +398,7 @@ describe('RedisPacing', { skip }, () => {
   it('the reads and counts of one turn are one script call per shard, each answered as if alone', async () => {
     // Four shards, twelve destinations: the ticks of one claim read and count side by side.
     const keys = new Keys(`${prefix}-batch`, 4);
-    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, claimLeaseMs: 600_000 });
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const scripts = new Scripts(redis, keys);
     const calls: Record<string, number> = { paceReadBatch: 0, paceRoomBatch: 0 };
     const conn = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;

@@ -20,9 +20,9 @@ import {
   type PaceCounts,
   type PublishedPlan,
   type PublishOptions,
-  perTurn,
   type TickPacing,
 } from '@sluice/engine';
+import { perTurn } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';
@@ -34,6 +34,16 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
  * process takes to hear of the change, after which their copies carry it.
  */
 const STORED_CAP_MS = 10 * 60_000;
+
+/**
+ * How long a published delivery's entry in `queued` counts when its request never starts: a
+ * backstop, not a lease. A job may wait in the delivery queue far longer than the claim lease
+ * (`SLUICE_LEASE_MS`) when the workers are behind, and the sweeper leaves a claim whose job is
+ * still queued alone, so the entry must outlive any such wait. The entries nothing will start
+ * (a lost publish, a tick that died before publishing) the sweeper forgets as it returns
+ * their deliveries to pending (`forget`); this expiry catches whatever it missed.
+ */
+const QUEUED_EXPIRY_MS = 60 * 60_000;
 
 type Field = string | null;
 /** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
@@ -59,8 +69,11 @@ export interface RedisPacingOptions {
   windowMarginMs: number;
   /** Longest time assumed between a request's write and its arrival. */
   arrivalBoundMs: number;
-  /** A published delivery whose request has not started after this no longer counts. */
-  claimLeaseMs: number;
+  /**
+   * A published delivery whose request has not started after this no longer counts; default
+   * QUEUED_EXPIRY_MS (tests shorten it).
+   */
+  queuedExpiryMs?: number | undefined;
   /** Runs `fn` after `ms` unless cancelled; default `setTimeout` (tests on a fake clock: at once). */
   later?: ((fn: () => void, ms: number) => () => void) | undefined;
 }
@@ -75,6 +88,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   /** Also what a wake needs to find when the window has room (`Scripts.wakeForWork`). */
   readonly options: RedisPacingOptions;
   readonly windowMarginMs: number;
+  /** How long a published delivery's `queued` entry counts (QUEUED_EXPIRY_MS). */
+  readonly queuedExpiryMs: number;
   /**
    * A request's entry in the window is `<delivery>:<this process>.<count>`: unique across
    * processes and repeats of one delivery, without asking the CSPRNG for every request
@@ -92,6 +107,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     defineScripts(options.redis);
     this.options = options;
     this.windowMarginMs = options.windowMarginMs;
+    this.queuedExpiryMs = options.queuedExpiryMs ?? QUEUED_EXPIRY_MS;
   }
 
   private script(name: string): ScriptFn {
@@ -144,14 +160,14 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   /** One paceReadBatch call per shard for the reads of a turn (the ticks run side by side). */
   private readBatch(calls: readonly ReadCall[]): Promise<PaceReply[]> {
-    const { keys, windowMarginMs, claimLeaseMs } = this.options;
+    const { keys, windowMarginMs } = this.options;
     return perShard(keys, calls, async (_shard, group) => {
       const ids = group.map((c) => c.destinationId);
       return (await this.script('paceReadBatch')(
         4 * ids.length,
         ...ids.flatMap((id) => [keys.queued(id), keys.inflight(id), keys.sends(id), keys.pace(id)]),
         windowMarginMs,
-        claimLeaseMs,
+        this.queuedExpiryMs,
         ...group.flatMap((c) => [Math.floor(c.now), c.periodMs, Math.floor(c.horizon)]),
       )) as PaceReply[];
     });
@@ -159,7 +175,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   /** One paceRoomBatch call per shard for the counts of a turn; each is fenced on its own. */
   private countBatch(calls: readonly CountCall[]): Promise<string[]> {
-    const { keys, windowMarginMs, claimLeaseMs } = this.options;
+    const { keys, windowMarginMs } = this.options;
     return perShard(keys, calls, async (shard, group) => {
       const ids = group.map((c) => c.destinationId);
       const leases = keys.leases(shard);
@@ -167,7 +183,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         4 * ids.length,
         ...ids.flatMap((id) => [keys.queued(id), keys.sends(id), keys.pace(id), leases]),
         windowMarginMs,
-        claimLeaseMs,
+        this.queuedExpiryMs,
         ...group.flatMap((c) => c.args),
       )) as (string | number)[];
       return replies.map(String);

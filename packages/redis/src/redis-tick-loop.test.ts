@@ -227,7 +227,7 @@ describe('RedisTickLoop with two replicas', { skip }, () => {
       keys,
       windowMarginMs: 5,
       arrivalBoundMs: 250,
-      claimLeaseMs: 600_000,
+      queuedExpiryMs: 600_000,
     });
     const plan = { limit: 10, periodMs: 1_000, burst: null };
     let successorDone = (): void => undefined;

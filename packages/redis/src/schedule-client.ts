@@ -5,11 +5,12 @@
  * schedule kicks the rate limiters so none sleeps past it.
  */
 
+import type { Schedule } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { Scripts } from './scripts.ts';
 
-export class ScheduleClient {
+export class ScheduleClient implements Schedule {
   readonly scripts: Scripts;
   private readonly redis: Redis;
   private readonly keys: Keys;

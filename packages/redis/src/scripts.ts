@@ -7,7 +7,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import type { RateDecision } from '@sluice/core';
-import { type PerTurn, perTurn } from '@sluice/engine';
+import { type PerTurn, perTurn } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 
@@ -164,7 +164,7 @@ export class Scripts {
       limit: number;
       periodMs: number;
       windowMarginMs: number;
-      claimLeaseMs: number;
+      queuedExpiryMs: number;
       /** The burst allowance and its emission interval; absent: none. */
       bucket?: { burst: number; emissionMs: number } | undefined;
       /** The configured limit when adaptive pacing is on (its hold is honoured). */
@@ -183,7 +183,7 @@ export class Scripts {
       room.limit,
       room.periodMs,
       room.windowMarginMs,
-      room.claimLeaseMs,
+      room.queuedExpiryMs,
       this.keys.kickChannel(),
       room.bucket?.burst ?? 0,
       room.bucket?.emissionMs ?? 0,

@@ -14,7 +14,7 @@ import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts'
 
 const skip = !(await redisAvailable());
 
-const ROOM = { limit: 2, periodMs: 1_000, windowMarginMs: 5, claimLeaseMs: 60_000 };
+const ROOM = { limit: 2, periodMs: 1_000, windowMarginMs: 5, queuedExpiryMs: 60_000 };
 
 describe('a wake that claims its tick', { skip }, () => {
   let redis: Redis;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { common, distributed, int, parseConfig } from '@sluice/config';
 import { generateKeyText, newKeyring } from '@sluice/core';
+import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { z } from 'zod';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '../../redis/src/test-redis.ts';
 import { openDistributedProcess } from './distributed-process.ts';
 
 const skip = !(await redisAvailable());

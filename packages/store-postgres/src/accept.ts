@@ -19,8 +19,7 @@
  */
 
 import { newId } from '@sluice/core';
-import { type PerTurn, perTurn } from '@sluice/engine';
-import type { AcceptedEvent, AcceptResult, NewEvent } from '@sluice/store';
+import { type AcceptedEvent, type AcceptResult, type NewEvent, type PerTurn, perTurn } from '@sluice/store';
 import type { Queryable } from './db.ts';
 
 /** Requests of this many events or more are accepted alone. */

@@ -18,8 +18,7 @@
  */
 
 import type { ClaimOrder } from '@sluice/core';
-import { type PerTurn, perTurn } from '@sluice/engine';
-import { type Claim, claimedFromRow } from '@sluice/store';
+import { type Claim, claimedFromRow, type PerTurn, perTurn } from '@sluice/store';
 import type { Queryable, Row } from './db.ts';
 
 interface ClaimRequest {
@@ -143,7 +142,7 @@ async function claimMany(
  * destination in the same turn — not something a tick's lease allows, but cheap to keep
  * right — goes into a later statement, so the two never pick the same rows).
  *
- * `perTurn` (engine, DataLoader) does the gathering.
+ * `perTurn` (@sluice/store, DataLoader) does the gathering.
  */
 export class ClaimBatcher {
   private readonly db: Queryable;

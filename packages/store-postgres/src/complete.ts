@@ -27,6 +27,7 @@ import {
   type HealthPolicy,
   type HealthState,
   isBreakerClass,
+  sourcesOf,
   summarize,
 } from '@sluice/core';
 import { type CompletedAttempt, type HealthChange, healthFromRow } from '@sluice/store';
@@ -80,8 +81,11 @@ const HEALTH = `
 
 const held = `(u.breaker AND h.health_state IN ('degraded', 'suspended'))`;
 
-/** A request of a delivery in these is over; any other status is settled or cancelled. */
-const MOVABLE = ['queued', 'delivering'];
+/**
+ * The statuses an attempt's outcome moves a delivery out of; any other is settled or
+ * cancelled.
+ */
+const MOVABLE = sourcesOf('succeed', 'retry', 'disable', 'exhaust');
 
 const COMPLETE = `
   WITH recorded AS (

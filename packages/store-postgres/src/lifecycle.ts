@@ -9,6 +9,7 @@
  * The claim itself is claim.ts (many destinations in one statement).
  */
 
+import { sqlSourcesOf } from '@sluice/core';
 import type { DestinationCounts, DestinationWork, StaleClaim } from '@sluice/store';
 import type { Queryable } from './db.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
@@ -29,7 +30,7 @@ export async function requeue(
        UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = $3, updated_at = $3
        WHERE id IN (
          SELECT id FROM deliveries
-         WHERE status IN ('queued', 'delivering') AND claimed_at < $1 AND NOT (id = ANY($2::text[]))
+         WHERE status IN (${sqlSourcesOf('expire')}) AND claimed_at < $1 AND NOT (id = ANY($2::text[]))
          FOR UPDATE SKIP LOCKED)
        RETURNING destination_id
      )
@@ -49,7 +50,7 @@ export async function releaseClaims(
   if (deliveryIds.length === 0) return 0;
   const rows = await db.query(
     `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = $2
-     WHERE id = ANY($1::text[]) AND status = 'queued'
+     WHERE id = ANY($1::text[]) AND status IN (${sqlSourcesOf('release')})
      RETURNING id`,
     [[...deliveryIds], now],
   );
@@ -59,7 +60,7 @@ export async function releaseClaims(
 export async function staleClaims(db: Queryable, claimedBefore: number): Promise<StaleClaim[]> {
   const rows = await db.query(
     `SELECT id, destination_id, attempts FROM deliveries
-     WHERE status IN ('queued', 'delivering') AND claimed_at < $1 ORDER BY id`,
+     WHERE status IN (${sqlSourcesOf('expire')}) AND claimed_at < $1 ORDER BY id`,
     [clampMs(claimedBefore)],
   );
   return rows.map((r) => ({

@@ -4,7 +4,7 @@
  * delivery lookup, replay, manual retry and retention.
  */
 
-import type { Keyring } from '@sluice/core';
+import { type Keyring, sqlSourcesOf } from '@sluice/core';
 import {
   type Attempt,
   type Condition,
@@ -103,7 +103,7 @@ export async function replayDead(
   const [r] = await db.query(
     `WITH replayed AS (
        UPDATE deliveries SET status = 'pending', next_attempt_at = $1, attempt_base = attempts, updated_at = $1
-       WHERE destination_id = $2 AND status = 'dead' AND updated_at >= $3
+       WHERE destination_id = $2 AND status IN (${sqlSourcesOf('replay')}) AND updated_at >= $3
          AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = $2 AND t.deleted_at IS NULL)
        RETURNING 1
      )

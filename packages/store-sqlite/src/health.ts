@@ -17,6 +17,7 @@ import {
   healthMoves,
   isHeld,
   nextHealth,
+  sqlSourcesOf,
   summarize,
 } from '@sluice/core';
 import {
@@ -94,7 +95,7 @@ export function completeAttempts(
   const update = s.sql(
     `UPDATE deliveries SET status = ?, attempts = ?, attempt_base = attempt_base + ?, next_attempt_at = ?,
        last_error = ?, claimed_at = NULL, updated_at = ?
-     WHERE id = ? AND status IN ('queued', 'delivering')`,
+     WHERE id = ? AND status IN (${sqlSourcesOf('succeed', 'retry', 'disable', 'exhaust')})`,
   );
   const disable = s.sql(
     `UPDATE destinations SET state = 'disabled', disabled_reason = ?, updated_at = ?

@@ -4,6 +4,7 @@
  * the attempt history the send windows and the counts are made of.
  */
 
+import { sqlSourcesOf } from '@sluice/core';
 import type { DestinationCounts, DestinationWork, StaleClaim } from '@sluice/store';
 import type { Sql } from './lists.ts';
 import { WITH_PENDING } from './pending.ts';
@@ -68,7 +69,7 @@ export function requeue(
     const rows = db
       .sql(
         `SELECT id, destination_id FROM deliveries
-         WHERE status IN ('queued', 'delivering') AND claimed_at < ?`,
+         WHERE status IN (${sqlSourcesOf('expire')}) AND claimed_at < ?`,
       )
       .all(claimedBefore);
     const perDestination = new Map<string, number>();
@@ -82,7 +83,7 @@ export function requeue(
     if (ids.length > 0) {
       db.sql(
         `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?
-         WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('queued', 'delivering')`,
+         WHERE id IN (SELECT value FROM json_each(?)) AND status IN (${sqlSourcesOf('expire')})`,
       ).run(now, now, JSON.stringify(ids));
     }
     return perDestination;
@@ -96,7 +97,7 @@ export function releaseClaims(db: Sql, deliveryIds: readonly string[], now: numb
       db
         .sql(
           `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = ?
-           WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'`,
+           WHERE id IN (SELECT value FROM json_each(?)) AND status IN (${sqlSourcesOf('release')})`,
         )
         .run(now, JSON.stringify(deliveryIds)).changes,
     ),
@@ -107,7 +108,7 @@ export function staleClaims(db: Sql, claimedBefore: number): StaleClaim[] {
   return db
     .sql(
       `SELECT id, destination_id, attempts FROM deliveries
-       WHERE status IN ('queued', 'delivering') AND claimed_at < ? ORDER BY id`,
+       WHERE status IN (${sqlSourcesOf('expire')}) AND claimed_at < ? ORDER BY id`,
     )
     .all(claimedBefore)
     .map((r) => ({

@@ -5,7 +5,7 @@
  */
 
 import type { StatementSync } from 'node:sqlite';
-import type { Keyring } from '@sluice/core';
+import { type Keyring, sqlSourcesOf } from '@sluice/core';
 import {
   type Attempt,
   type Condition,
@@ -85,7 +85,7 @@ export function replayDead(db: Sql, destinationId: string, since: number | null,
   const { changes } = db
     .sql(
       `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, attempt_base = attempts, updated_at = ?
-       WHERE destination_id = ? AND status = 'dead' AND updated_at >= ?
+       WHERE destination_id = ? AND status IN (${sqlSourcesOf('replay')}) AND updated_at >= ?
          AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = destination_id AND t.deleted_at IS NULL)`,
     )
     .run(now, now, destinationId, since ?? 0);

@@ -98,7 +98,7 @@ interface PendingClaim {
   order: ClaimOrder;
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.HealthSql {
   readonly db: DatabaseSync;
   readonly keyring: Keyring;
   private readonly cache = new Map<string, StatementSync>();

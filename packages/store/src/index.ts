@@ -40,6 +40,7 @@ export {
   pageOf,
   pageStatement,
 } from './page.ts';
+export { type PerTurn, perTurn } from './per-turn.ts';
 export {
   attemptFromRow,
   claimedFromRow,

@@ -10,7 +10,6 @@ import { alertSettings, apiConfig, healthPolicy, quotaDefaults } from '@sluice/c
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
-  defaultDeliveryThreads,
   Engine,
   ensureAlertsDestination,
   type LookupFunction,
@@ -78,7 +77,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
     lookup: deps.lookup,
     deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
-    deliveryThreads: config.SLUICE_DELIVERY_THREADS ?? defaultDeliveryThreads(),
+    deliveryThreads: config.SLUICE_DELIVERY_THREADS,
     windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
     arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
     sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,

@@ -6,6 +6,7 @@
  * (`checkShape`).
  */
 
+import { availableParallelism } from 'node:os';
 import {
   alerts,
   api,
@@ -41,8 +42,11 @@ const configFields = z.object({
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   SLUICE_DELIVERY_CONCURRENCY: int(1, 100_000).default(256),
-  /** Single box: threads that make the HTTP requests; 0 = the main thread. Unset: 1 with 2+ cores (app.ts). */
-  SLUICE_DELIVERY_THREADS: int(0, 64).optional(),
+  /**
+   * Single box: threads that make the HTTP requests; 0 = the main thread. Unset: one where
+   * there is a second core to run it, none on one core (docs/adr/0011).
+   */
+  SLUICE_DELIVERY_THREADS: int(0, 64).default(() => (availableParallelism() > 1 ? 1 : 0)),
   SLUICE_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
 });
 

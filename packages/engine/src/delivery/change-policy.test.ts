@@ -25,7 +25,7 @@ function ports(before: Destination | undefined, after: Destination | undefined, 
     },
     logger: pino({ level: 'silent' }),
     clock: () => NOW,
-    wake: (id, at) => calls.push(`wake ${id} ${at}`),
+    schedule: { wake: (id: string, at: number) => void calls.push(`wake ${id} ${at}`) },
     publish: async (id, d) => {
       calls.push(`publish ${id} ${d?.rateLimit.limit ?? 'gone'}`);
     },
@@ -33,7 +33,7 @@ function ports(before: Destination | undefined, after: Destination | undefined, 
       calls.push(`arriving? ${id}`);
       return polls++ < arriving;
     },
-    maxWaitMs: 1_000,
+    arrivalBoundMs: 500,
   };
   return { calls, ports: p };
 }

@@ -11,14 +11,15 @@ import { lowersCap } from '@sluice/core';
 import type { Destination } from '@sluice/store';
 import type { Logger } from 'pino';
 import { untilOldLimitArrived } from '../pace/arrivals.ts';
+import type { Schedule } from '../tick/schedule.ts';
 import type { DestinationCache } from './destinations.ts';
 
 export interface ChangePorts {
   destinations: Pick<DestinationCache, 'peek' | 'refresh'>;
   logger: Logger;
   clock: () => number;
-  /** Schedules the destination's tick no later than `at` (sooner only). */
-  wake(destinationId: string, at: number): unknown;
+  /** Where the destination's tick is woken. */
+  schedule: Pick<Schedule, 'wake'>;
   /**
    * After this process re-read it, before its tick: what else holds a copy hears of it (the
    * distributed shape: the cap every request's start checks, the change feed). The single
@@ -27,8 +28,8 @@ export interface ChangePorts {
   publish?(destinationId: string, destination: Destination | undefined): Promise<void>;
   /** Whether a request started under the old limit may still arrive, as this shape knows it. */
   mayStillArrive(destinationId: string): () => boolean | Promise<boolean>;
-  /** The longest the answer waits for them (twice the arrival bound). */
-  maxWaitMs: number;
+  /** `SLUICE_ARRIVAL_BOUND_MS`: the answer waits for them at most twice this. */
+  arrivalBoundMs: number;
 }
 
 export async function followDestinationChange(destinationId: string, ports: ChangePorts): Promise<void> {
@@ -36,12 +37,14 @@ export async function followDestinationChange(destinationId: string, ports: Chan
   const before = destinations.peek(destinationId);
   const destination = await destinations.refresh(destinationId);
   await ports.publish?.(destinationId, destination);
-  if (destination?.state === 'active') await ports.wake(destinationId, clock());
+  if (destination?.state === 'active') await ports.schedule.wake(destinationId, clock());
   if (destination === undefined || !lowersCap(before?.rateLimit, destination.rateLimit)) return;
   await untilOldLimitArrived({
     destinationId,
     mayStillArrive: ports.mayStillArrive(destinationId),
-    maxWaitMs: ports.maxWaitMs,
+    // Twice the bound: a request that started just before the change is written some time
+    // later, and then has the whole bound to arrive (docs/adr/0012).
+    maxWaitMs: 2 * ports.arrivalBoundMs,
     logger: ports.logger,
   });
 }

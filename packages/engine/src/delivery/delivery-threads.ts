@@ -17,17 +17,11 @@
  * same `webhook-id` — and a new thread takes its place.
  */
 
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AttemptReport, AttemptTransport, DeliveryRequest } from './deliver.ts';
 import type { AttemptMessage, FromThread, ThreadSettings, ToThread } from './delivery-thread.ts';
 
 export const THREAD_FAILED = 'delivery_thread_failed';
-
-/** One delivery thread where there is a second core to run it; none on one core. */
-export function defaultDeliveryThreads(): number {
-  return availableParallelism() > 1 ? 1 : 0;
-}
 
 export interface DeliveryThreadsOptions {
   allowPrivateNetworks: boolean;

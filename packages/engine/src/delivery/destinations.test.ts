@@ -36,7 +36,7 @@ describe('DestinationCache', () => {
 
   it('never answers a copy older than the last refresh', async () => {
     const s = store();
-    const cache = new DestinationCache(s.store);
+    const cache = new DestinationCache(s.store, 100);
     await cache.get('a');
     s.version.set('a', 1);
     const refreshed = cache.refresh('a');

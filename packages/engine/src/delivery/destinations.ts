@@ -7,21 +7,19 @@
 import type { Destination, Store } from '@sluice/store';
 import { LRUCache } from 'lru-cache';
 
-/**
- * Most destinations one process caches. Every process learns each destination at its
- * creation (so its first events read nothing), and a platform may have far more
- * destinations than ever send at once: the least recently used leave the cache, and are
- * read again on their next use. `SLUICE_DESTINATION_CACHE_SIZE` sets it.
- */
-const DESTINATION_CACHE_SIZE = 100_000;
-
 export class DestinationCache {
   private readonly map: LRUCache<string, Destination>;
   /** The read in flight per destination: a `get` meanwhile waits for it, never the old copy. */
   private readonly loading = new Map<string, Promise<Destination | undefined>>();
   private readonly store: Store;
 
-  constructor(store: Store, size = DESTINATION_CACHE_SIZE) {
+  /**
+   * `size`: most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`). Every process learns
+   * each destination at its creation (so its first events read nothing), and a platform may
+   * have far more destinations than ever send at once: the least recently used leave the
+   * cache, and are read again on their next use.
+   */
+  constructor(store: Store, size: number) {
     this.store = store;
     // lru-cache (isaacs): a Map with a bound and recency order, no timers.
     this.map = new LRUCache({ max: size });

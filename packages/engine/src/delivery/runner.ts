@@ -11,7 +11,7 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, windowCap } from '@sluice/core';
+import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, transition, windowCap } from '@sluice/core';
 import type { ClaimedDelivery, Store } from '@sluice/store';
 import type { EngineMetrics } from '../ops/metrics.ts';
 import { isSystemDestination } from '../ops/system.ts';
@@ -142,12 +142,8 @@ export class DeliveryRunner {
           errorMessage: result.kind === 'error' ? result.message : null,
           responseExcerpt: report.responseExcerpt,
         },
-        status:
-          outcome.transition === 'succeed'
-            ? 'delivered'
-            : outcome.transition === 'exhaust'
-              ? 'dead'
-              : 'pending',
+        // The store holds a claimed delivery as queued (neither shape writes `delivering`).
+        status: transition('queued', outcome.transition),
         nextAttemptAt: outcome.nextAttemptAt,
         disableDestination: outcome.disableDestination,
         probe: delivery.probe === true,

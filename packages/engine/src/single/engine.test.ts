@@ -27,9 +27,10 @@ function engine(
     arrivalBoundMs: 250,
     sweepIntervalMs: 60_000,
     leaseMs: 60_000,
+    tickLeadMs: 100,
     completionFlushMs: 5,
     retentionMs: 86_400_000,
-    destinationCacheSize,
+    destinationCacheSize: destinationCacheSize ?? 100_000,
   });
   return { engine: e, reads };
 }

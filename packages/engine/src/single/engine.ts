@@ -54,15 +54,15 @@ export interface EngineOptions {
   sweepIntervalMs: number;
   /** A claimed delivery that nothing in the process holds returns to pending after this. */
   leaseMs: number;
-  /** How long before its window has room a held-back tick runs (default TICK_LEAD_MS; docs/adr/0012). */
-  tickLeadMs?: number | undefined;
+  /** How long before its window has room a held-back tick runs (`SLUICE_TICK_LEAD_MS`; docs/adr/0012). */
+  tickLeadMs: number;
   completionFlushMs: number;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
   /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
   health?: HealthPolicy | undefined;
-  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`; default 100,000). */
-  destinationCacheSize?: number | undefined;
+  /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`). */
+  destinationCacheSize: number;
   clock?: () => number;
   random?: () => number;
 }
@@ -293,12 +293,12 @@ export class Engine implements Dispatcher {
       destinations: this.destinations,
       logger: this.logger,
       clock: this.clock,
-      wake: (id, at) => this.schedule.wake(id, at),
+      schedule: this.schedule,
       mayStillArrive: (id) => {
         const window = this.pacer.peek(id)?.window;
         return () => window?.mayStillArrive(this.clock()) ?? false;
       },
-      maxWaitMs: 2 * this.pacer.options.arrivalBoundMs,
+      arrivalBoundMs: this.pacer.options.arrivalBoundMs,
     });
   }
 

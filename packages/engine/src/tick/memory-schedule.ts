@@ -15,6 +15,8 @@
  * One destination's tick never runs twice at once.
  */
 
+import type { Schedule } from './schedule.ts';
+
 export type TickFn = (destinationId: string, due: number) => Promise<number | null>;
 
 export interface ScheduleOptions {
@@ -25,7 +27,7 @@ export interface ScheduleOptions {
   errorBackoffMs?: number;
 }
 
-export class MemorySchedule {
+export class MemorySchedule implements Schedule {
   private readonly waiting = new Map<string, number>();
   /** Running ticks, with the earliest wake that arrived during the run. */
   private readonly running = new Map<string, number | null>();

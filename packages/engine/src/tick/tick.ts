@@ -28,7 +28,6 @@ import {
   ratePlan,
   roomBatch,
   scaledRateLimit,
-  TICK_LEAD_MS,
 } from '@sluice/core';
 import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
 import type { DestinationCache } from '../delivery/destinations.ts';
@@ -64,13 +63,13 @@ export interface TickDeps {
   publisher: Publisher;
   metrics: EngineMetrics;
   clock: () => number;
-  /** How long before its window has room a tick runs (default TICK_LEAD_MS; 0: never ahead). */
-  leadMs?: number | undefined;
+  /** How long before its window has room a tick runs (`SLUICE_TICK_LEAD_MS`; 0: never ahead). */
+  leadMs: number;
 }
 
 export function createTick(deps: TickDeps) {
   const { store, destinations, pacing, publisher, metrics, clock } = deps;
-  const lead = deps.leadMs ?? TICK_LEAD_MS;
+  const lead = deps.leadMs;
   /**
    * `fence`, where the schedule leases ticks (distributed): the tick's current lease token,
    * checked where its deliveries are counted (`TickPacing.published`).

@@ -11,18 +11,18 @@
                    pace       HASH the bucket and adaptive pacing
 
     ARGV[1] window margin (ms)
-    ARGV[2] claim lease (ms)
+    ARGV[2] queued expiry (ms): a queued entry older than this no longer counts
     ARGV[3i..3i+2] the i-th destination's now (ms), period (ms) and horizon (ms; ≤ now: none)
 
   Output:
     one reply per destination, in order, as paceRead's
 ]]
 -- @include paceRead
-local margin, claimLease = tonumber(ARGV[1]), tonumber(ARGV[2])
+local margin, queuedExpiry = tonumber(ARGV[1]), tonumber(ARGV[2])
 local out = {}
 for i = 1, #KEYS / 4 do
   local k, a = 4 * (i - 1), 3 * i
   out[i] = paceRead(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
-    tonumber(ARGV[a]), tonumber(ARGV[a + 1]), margin, claimLease, tonumber(ARGV[a + 2]))
+    tonumber(ARGV[a]), tonumber(ARGV[a + 1]), margin, queuedExpiry, tonumber(ARGV[a + 2]))
 end
 return out

@@ -24,7 +24,7 @@
     ARGV[3] the window's cap (the burst, else the limit)
     ARGV[4] period (ms)
     ARGV[5] window margin (ms)
-    ARGV[6] claim lease (ms)
+    ARGV[6] queued expiry (ms): a queued entry older than this no longer counts
     ARGV[7] kick channel
     ARGV[8] the burst (0: none)
     ARGV[9] the bucket's emission interval T (ms)

@@ -178,6 +178,20 @@ export function destinationCases(open: OpenStore): void {
       assert.equal(await ctx.store.deleteDestination(newId('dst'), T0 + 4), false);
     });
 
+    it('a delete cancels a dead delivery: nothing may replay it any more', async () => {
+      const doomed = await ctx.destination();
+      const [dead] = await ctx.accept(doomed.id, 1, T0);
+      const [claimed] = await ctx.claim(doomed.id, 1, T0);
+      assert.equal(claimed?.id, dead);
+      await ctx.store.completeAttempts(
+        [completion(claimed as ClaimedDelivery, { status: 'dead', startedAt: T0 + 1 })],
+        T0 + 2,
+      );
+      assert.equal(await ctx.statusOf(dead as string), 'dead');
+      assert.equal(await ctx.store.deleteDestination(doomed.id, T0 + 3), true);
+      assert.equal(await ctx.statusOf(dead as string), 'cancelled');
+    });
+
     it('cancelOrphans: pending deliveries accepted for a destination being deleted are cancelled', async () => {
       const doomed = await ctx.destination();
       const kept = await ctx.destination();

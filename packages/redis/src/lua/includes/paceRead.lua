@@ -1,7 +1,7 @@
 --[[
-  paceRead(queued, inflight, sends, pace, now, period, margin, claimLease, horizon): one
+  paceRead(queued, inflight, sends, pace, now, period, margin, queuedExpiry, horizon): one
   destination's pace for a tick (docs/design.md "The tick arithmetic"), dropping entries that can no
-  longer count: a queued delivery older than the claim lease (its publish was lost), an
+  longer count: a queued delivery older than the queued expiry (its publish was lost), an
   in-flight attempt past its timeout (its worker died), a send that can no longer share a
   window with a new request. Also the token bucket of a burst allowance and the effective
   limit of adaptive pacing (docs/adr/0008), from the destination's pace hash. With a horizon
@@ -18,9 +18,9 @@
   strings, or false when absent; leaving: the moments (ms) the sends that stop counting by
   the horizon do so, ascending).
 ]]
-local function paceRead(queued, inflight, sends, pace, now, period, margin, claimLease, horizon)
+local function paceRead(queued, inflight, sends, pace, now, period, margin, queuedExpiry, horizon)
   local span = period + margin
-  redis.call('ZREMRANGEBYSCORE', queued, '-inf', now - claimLease)
+  redis.call('ZREMRANGEBYSCORE', queued, '-inf', now - queuedExpiry)
   redis.call('ZREMRANGEBYSCORE', inflight, '-inf', now)
   redis.call('ZREMRANGEBYSCORE', sends, '-inf', now - span)
   local fields = redis.call('HMGET', pace, 'tat', 'lim', 'per', 'E', 'hold')

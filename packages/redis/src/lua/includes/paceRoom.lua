@@ -1,5 +1,5 @@
 --[[
-  paceRoom(queued, sends, pace, leases, now, cap, period, margin, claimLease, emission, id,
+  paceRoom(queued, sends, pace, leases, now, cap, period, margin, queuedExpiry, emission, id,
   fence, startsAt, ids, from, to): records deliveries ARGV[from..to] as published (their
   requests not started yet), if any, then tells when the destination's window may next have
   room for one more (includes/roomAt.lua). A tick calls it with what it publishes, before
@@ -24,7 +24,7 @@
   Returns the earliest moment (ms) from startsAt at which at most cap - 1 requests count (as a
   string), or -1 when the lease is not the tick's (nothing counted).
 ]]
-local function paceRoom(queued, sends, pace, leases, now, cap, period, margin, claimLease,
+local function paceRoom(queued, sends, pace, leases, now, cap, period, margin, queuedExpiry,
                         emission, id, fence, startsAt, from, to)
   if fence ~= '' then
     local lease = redis.call('ZSCORE', leases, id)
@@ -42,5 +42,5 @@ local function paceRoom(queued, sends, pace, leases, now, cap, period, margin, c
     end
     redis.call('ZADD', queued, unpack(members))
   end
-  return tostring(roomAt(queued, sends, now, cap, period + margin, claimLease, startsAt))
+  return tostring(roomAt(queued, sends, now, cap, period + margin, queuedExpiry, startsAt))
 end

@@ -1,5 +1,5 @@
 --[[
-  roomAt(queued, sends, now, limit, span, claimLease, from): the earliest moment (ms) from
+  roomAt(queued, sends, now, limit, span, queuedExpiry, from): the earliest moment (ms) from
   `from` (≥ now; nil: now) at which at most limit - 1 requests count against a destination's
   window: a scheduling hint, optimistic (an attempt in flight is assumed to arrive by `from`,
   a queued delivery to start then), as SendWindow.roomAt in the single box. `from` is later
@@ -8,11 +8,11 @@
     queued      ZSET delivery -> publish time (ms)
     sends       ZSET attempt  -> the latest moment it can have arrived (ms)
     span        period + window margin (ms)
-    claimLease  a queued delivery older than this no longer counts (its publish was lost)
+    queuedExpiry  a queued delivery older than this no longer counts (its publish was lost)
 ]]
-local function roomAt(queued, sends, now, limit, span, claimLease, from)
+local function roomAt(queued, sends, now, limit, span, queuedExpiry, from)
   from = math.max(now, from or now)
-  local waiting = redis.call('ZCOUNT', queued, '(' .. (now - claimLease), '+inf')
+  local waiting = redis.call('ZCOUNT', queued, '(' .. (now - queuedExpiry), '+inf')
   local sent = redis.call('ZCOUNT', sends, '(' .. (from - span), '+inf')
   local excess = sent + waiting - (limit - 1)
   if excess <= 0 then return from end

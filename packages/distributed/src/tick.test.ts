@@ -6,18 +6,20 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { newId, newKeyring, TICK_LEAD_MS } from '@sluice/core';
-import { openSharedState } from '@sluice/distributed';
+import { newId, newKeyring } from '@sluice/core';
 import { createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
+import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
+import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
-import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '../../../packages/redis/src/test-redis.ts';
-import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
+import { openSharedState } from './shared-state.ts';
 
 const skip = !(await redisAvailable());
 if (skip) console.warn('tick.test.ts: SKIPPED — no Redis at 127.0.0.1:6379');
 const T0 = 1_700_000_000_000;
+/** `SLUICE_TICK_LEAD_MS`'s default. */
+const LEAD_MS = 100;
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -34,7 +36,14 @@ async function rig(limit: number) {
     newDestination(tenantId, { rateLimit: { limit, period: 'second' } }),
     T0,
   );
-  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, windowMarginMs: 25 });
+  const shared = await openSharedState({
+    store,
+    redisUrl: REDIS_URL,
+    prefix,
+    windowMarginMs: 25,
+    arrivalBoundMs: 250,
+    destinationCacheSize: 100,
+  });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   let now = T0;
   const tick = createTick({
@@ -42,6 +51,7 @@ async function rig(limit: number) {
     destinations: shared.destinations,
     pacing: shared.pacing,
     publisher,
+    leadMs: LEAD_MS,
     metrics: new EngineMetrics(
       new Registry(),
       () => ({ queued: 0, inFlight: 0, scheduled: 0 }),
@@ -114,7 +124,7 @@ describe('a tick plans the next run', { skip }, () => {
     // Two sends answered at T0 + 5 fill the window until T0 + 5 + 1_000 + 25.
     const next = await r.tick(T0 + 500);
     assert.equal(await r.jobs(), 1, 'the third waits for the window: no second job');
-    assert.equal(next, T0 + 1_030 - TICK_LEAD_MS);
+    assert.equal(next, T0 + 1_030 - LEAD_MS);
     // Then both slots free within the lead: the third is published now, to start as they free.
     await r.tick(next);
     assert.equal(await r.jobs(), 2);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
-import { Alerter } from '@sluice/engine';
 import type { Store } from '@sluice/store';
+import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { newDestination } from '../../../packages/store-postgres/src/testing.ts';
+import { Alerter } from './alerter.ts';
 
 const T0 = 1_700_000_000_000;
 
