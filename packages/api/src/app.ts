@@ -15,7 +15,9 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { Counter } from 'prom-client';
 import { Authenticator } from './auth.ts';
+import { clientErrorHandler } from './client-error.ts';
 import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler } from './errors.ts';
@@ -34,10 +36,12 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.config.maxRequestBytes,
     return503OnClosing: true,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
+  const unavailable = unavailableCounter(options.registry);
+  app.setErrorHandler(errorHandler(() => unavailable.inc()));
   // JSON only: a text/plain body would otherwise reach the schema as a string.
   app.removeContentTypeParser('text/plain');
   app.setNotFoundHandler((request) => {
@@ -78,4 +82,17 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   alertRoutes(app, ctx);
   await dashboardRoutes(app);
   return app;
+}
+
+const UNAVAILABLE = 'sluice_api_unavailable_total';
+
+/** The 503s answered because a dependency could not (one per registry, however many APIs share it). */
+function unavailableCounter(registry: ApiOptions['registry']): Counter {
+  const existing = registry.getSingleMetric(UNAVAILABLE);
+  if (existing instanceof Counter) return existing;
+  return new Counter({
+    name: UNAVAILABLE,
+    help: 'Requests answered 503 unavailable: the store or Redis could not answer (an outage, a full disk).',
+    registers: [registry],
+  });
 }

@@ -79,7 +79,13 @@ export async function testApi(config: Partial<ApiConfig> = {}): Promise<TestApi>
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
     registry: new Registry(),
-    config: { allowPrivateNetworks: false, maxPayloadBytes: 1_024, maxRequestBytes: 64 * 1_024, ...config },
+    config: {
+      allowPrivateNetworks: false,
+      maxPayloadBytes: 1_024,
+      maxPayloadDepth: 100,
+      maxRequestBytes: 64 * 1_024,
+      ...config,
+    },
   });
   await app.ready();
   const inject: TestApi['inject'] = (method, url, { token, body, headers } = {}) =>

@@ -49,6 +49,7 @@ export {
   tenantFromRow,
 } from './rows.ts';
 export type { Store } from './store.ts';
+export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
 export {
   type Claim,
   type ClaimedDelivery,

@@ -11,6 +11,7 @@ import {
   NewEvent as NewEventBody,
   TenantQuery,
 } from '../contract.ts';
+import { payloadDepthLimit } from '../depth.ts';
 import { notFound } from '../errors.ts';
 import { presentEvent } from '../present.ts';
 
@@ -18,6 +19,7 @@ const tags = ['events'];
 
 export function eventRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, clock } = ctx;
+  const preValidation = payloadDepthLimit(config.maxPayloadDepth);
 
   /**
    * Serializes the payload once and resolves the destinations the event goes to; `all`
@@ -68,6 +70,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     '/v1/events',
     {
       config: { auth: 'tenant' },
+      preValidation,
       schema: {
         tags,
         summary: 'Accept an event for its destinations (named, or all whose eventTypes match)',
@@ -89,6 +92,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     '/v1/events/batch',
     {
       config: { auth: 'tenant' },
+      preValidation,
       schema: {
         tags,
         summary: 'Accept up to 1,000 events in one transaction: all or nothing',
