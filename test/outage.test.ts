@@ -57,7 +57,7 @@ interface Subject {
 const settings = (own: Record<string, string | number>) =>
   parseConfig(configSchema, {
     SLUICE_ALLOW_PRIVATE_NETWORKS: 'true',
-    SLUICE_LOG_LEVEL: process.env.OUTAGE_LOG ?? 'silent',
+    SLUICE_LOG_LEVEL: 'silent',
     PORT: 0,
     ...own,
   });
@@ -77,7 +77,7 @@ async function distributedSubject(): Promise<Subject> {
   const store = await PostgresStore.open(pg.url, { poolSize: 10 });
   const box = await startDistributedBox(config, {
     store,
-    logger: pino({ level: process.env.OUTAGE_LOG ?? 'silent' }),
+    logger: pino({ level: 'silent' }),
   });
   return {
     url: box.url,
