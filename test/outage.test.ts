@@ -16,13 +16,16 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseConfig } from '@sluice/config';
+import { dashboardBuilt } from '@sluice/dashboard';
 import { PostgresStore } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { chromium, type Page } from 'playwright-core';
 import { startSingleBox } from '../services/single/src/app.ts';
 import { configSchema, isDistributed } from '../services/single/src/config.ts';
 import { startDistributedBox } from '../services/single/src/distributed.ts';
@@ -160,6 +163,39 @@ if (skip) {
   process.stderr.write(`\n*** SKIPPING the outage test (${SHAPE}): ${skip} ***\n\n`);
 }
 
+const CHROMIUM = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
+const noBrowser = !existsSync(CHROMIUM)
+  ? `no browser at ${CHROMIUM}`
+  : !dashboardBuilt()
+    ? 'the dashboard is not built'
+    : undefined;
+if (SHAPE === 'distributed' && noBrowser) {
+  if (process.env.CI === 'true')
+    throw new Error(`CI: the outage test's dashboard check cannot run: ${noBrowser}`);
+  process.stderr.write(`\n*** SKIPPING the outage test's dashboard check: ${noBrowser} ***\n\n`);
+}
+
+/** The dashboard signed in with `token`, on its destinations view (which polls the API). */
+async function dashboard(url: string, token: string): Promise<{ page: Page; close(): Promise<void> }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  const page = await browser.newPage();
+  await page.goto(`${url}/dashboard`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+  return { page, close: () => browser.close() };
+}
+
+/** The count of `sluice_api_unavailable_total` on `/metrics`. */
+async function unavailableCount(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^sluice_api_unavailable_total(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
 /** A payload big enough that a few batches fill what SQLite has left of a full disk. */
 const BULK = 'x'.repeat(32 * 1024);
 
@@ -221,7 +257,7 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
     assert.deepEqual(body.error.details, { retryAfterSeconds: 5 }, what);
   };
 
-  it('refuses with 503 while the store cannot answer, then recovers and delivers everything', async () => {
+  it('refuses with 503 while the store cannot answer, then recovers and delivers everything', async (t) => {
     // Before: accepted, some still waiting at 50/s when the store goes.
     for (const res of (await post(100)).values()) assert.equal(res.status, 202);
     const event = [...accepted][0] as string;
@@ -268,6 +304,12 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
       return { status: raw.status, retryAfter: raw.headers.get('retry-after'), body: await raw.json() };
     };
 
+    const counted = await unavailableCount(subject.url);
+    const browser =
+      SHAPE === 'distributed' && !noBrowser ? await dashboard(subject.url, subject.adminToken) : undefined;
+    t.after(() => browser?.close());
+    const banner = browser?.page.getByRole('alert').filter({ hasText: '503 unavailable' });
+    assert.equal(await banner?.count(), browser && 0);
     await subject.fail();
     const refused = new Map<string, EventInput>();
     if (SHAPE === 'distributed') {
@@ -293,6 +335,8 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
       }
       assertUnavailable(await call('DELETE /v1/destinations/{id}'), 'DELETE');
       assert.ok(rounds >= 3, `${rounds} rounds`);
+      // The dashboard says so while it lasts.
+      await banner?.waitFor({ timeout: 10_000 });
     } else {
       // The disk is full: writes fail once SQLite needs a page it cannot have.
       await waitUntil(
@@ -319,6 +363,8 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
         for (const e of (batch.body as { data: { id: string }[] }).data) accepted.add(e.id);
     }
     assert.ok(refused.size > 0);
+    // Every 503 is counted, and /metrics answers even while the store does not.
+    assert.ok((await unavailableCount(subject.url)) >= counted + refused.size);
 
     await subject.recover();
     const started = Date.now();
@@ -336,6 +382,8 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
       100,
     );
     const ready = Date.now() - started;
+    // The dashboard's next poll clears the banner.
+    await banner?.waitFor({ state: 'detached', timeout: 15_000 });
     for (const e of refused.values()) {
       const res = await c.api<{ id: string }>('POST', '/v1/events', e, key);
       assert.equal(res.status, 202, JSON.stringify(res.body));

@@ -64,6 +64,7 @@ export interface TestApi {
   app: App;
   store: SqliteStore;
   dispatcher: RecordingDispatcher;
+  registry: Registry;
   inject(method: InjectOptions['method'], url: string, request?: Request): Promise<LightMyRequestResponse>;
   /** A new tenant: its id and API key. */
   tenant(name?: string): Promise<{ id: string; key: string }>;
@@ -73,12 +74,13 @@ export interface TestApi {
 export async function testApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
   const store = new SqliteStore(':memory:');
   const dispatcher = new RecordingDispatcher(store);
+  const registry = new Registry();
   const app = await buildApi({
     store,
     dispatcher,
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
-    registry: new Registry(),
+    registry,
     config: {
       allowPrivateNetworks: false,
       maxPayloadBytes: 1_024,
@@ -100,6 +102,7 @@ export async function testApi(config: Partial<ApiConfig> = {}): Promise<TestApi>
     app,
     store,
     dispatcher,
+    registry,
     inject,
     tenant: async (name = `tenant-${++tenants}`) => {
       const res = await inject('POST', '/v1/tenants', { token: ADMIN_TOKEN, body: { name } });

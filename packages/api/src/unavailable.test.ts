@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Destination } from '@sluice/client';
 import type { SqliteStore } from '@sluice/store-sqlite';
+import { Gauge } from 'prom-client';
 import { RETRY_AFTER_SECONDS } from './errors.ts';
 import { ADMIN_TOKEN, assertError, DESTINATION, type TestApi, testApi } from './test-app.ts';
 
@@ -113,6 +114,27 @@ describe('a dependency down: 503 unavailable, never 500', () => {
       restore();
     }
     assert.equal(await count(), before + 3);
+  });
+
+  it('/metrics still answers: a gauge that reads the store is left out, the rest is there', async () => {
+    new Gauge({
+      name: 'test_backlog_from_store',
+      help: 'reads the store',
+      registers: [api.registry],
+      collect: async () => {
+        await api.store.ping();
+      },
+    });
+    const restore = failEvery(api.store, refused);
+    try {
+      const res = await api.inject('GET', '/metrics');
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.body, /^sluice_api_unavailable_total \d+$/m);
+      assert.doesNotMatch(res.body, /test_backlog_from_store/);
+    } finally {
+      restore();
+    }
+    assert.match((await api.inject('GET', '/metrics')).body, /^test_backlog_from_store 0$/m);
   });
 
   it('/healthz stays 200, /readyz answers 503 while the store cannot, and 200 after', async () => {
