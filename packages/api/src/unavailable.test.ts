@@ -66,6 +66,8 @@ describe('a dependency down: 503 unavailable, never 500', () => {
     ['PATCH', `/v1/destinations/${destination}`, { rateLimit: { limit: 5, period: 'second' } }],
     ['DELETE', `/v1/destinations/${destination}`],
     ['GET', `/v1/destinations/${destination}/health`],
+    ['POST', `/v1/destinations/${destination}/pause`, {}],
+    ['POST', `/v1/destinations/${destination}/resume`, {}],
     ['POST', `/v1/destinations/${destination}/rotate-secret`, {}],
     ['POST', `/v1/destinations/${destination}/replay`, { status: 'dead' }],
     ['GET', `/v1/destinations/${destination}/stats`],
