@@ -83,9 +83,16 @@ describe('the payload nesting limit', () => {
     );
   });
 
-  it('deep JSON anywhere else in a body is a plain schema error', async () => {
-    const res = await postText('/v1/events', `{"type":${deep(100_000)},"payload":1}`);
-    assertError(res, 400, 'validation_failed', 'type');
+  it('deep JSON anywhere else in a body is a plain schema error, on any route', async () => {
+    assertError(
+      await postText('/v1/events', `{"type":${deep(100_000)},"payload":1}`),
+      400,
+      'validation_failed',
+      'type',
+    );
+    assertError(await postText('/v1/events', deep(100_000)), 400, 'validation_failed');
+    const destination = `{"url":"https://hooks.example.com/x","rateLimit":{"limit":1,"period":"second"},"eventTypes":${deep(100_000)}}`;
+    assertError(await postText('/v1/destinations', destination), 400, 'validation_failed', 'eventTypes.0');
   });
 });
 
