@@ -20,7 +20,7 @@ import { Authenticator } from './auth.ts';
 import { clientErrorHandler } from './client-error.ts';
 import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
-import { ApiError, errorHandler } from './errors.ts';
+import { ApiError, errorHandler, RETRY_AFTER_SECONDS } from './errors.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
@@ -35,7 +35,8 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.config.maxRequestBytes,
-    return503OnClosing: true,
+    // Draining is answered below, in the API's error format (fastify's own 503 body is not).
+    return503OnClosing: false,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -61,6 +62,20 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
+  });
+
+  // While `close` drains the requests in flight, one that still arrives (on a connection
+  // kept alive, or pipelined) is refused at once: the load balancer sends it elsewhere.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    void reply.header('connection', 'close');
+    throw new ApiError(503, 'unavailable', 'this instance is shutting down; retry', {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    });
   });
 
   const auth = new Authenticator(options.adminToken, options.store);

@@ -106,6 +106,7 @@ export function errorHandler(onUnavailable: () => void) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const apiError = err instanceof ApiError ? err : fromFastify(err);
     if (apiError !== undefined) {
+      if (apiError.code === 'unavailable') void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       void reply
         .status(apiError.status)
         .send({ error: { code: apiError.code, message: apiError.message, details: apiError.details } });

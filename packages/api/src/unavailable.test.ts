@@ -6,6 +6,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Destination } from '@sluice/client';
 import type { SqliteStore } from '@sluice/store-sqlite';
@@ -161,5 +162,56 @@ describe('a dependency down: 503 unavailable, never 500', () => {
     } finally {
       restore();
     }
+  });
+});
+
+describe('draining: a request that arrives while the server closes', () => {
+  it('is a 503 unavailable with Retry-After in the error format, after the one in flight', async () => {
+    const api = await testApi();
+    const { key } = await api.tenant();
+    await api.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = api.app.server.address() as { port: number };
+    // The first request waits on the store until the server is closing.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const listAlerts = api.store.listAlerts.bind(api.store);
+    api.store.listAlerts = async (...args) => {
+      await held;
+
+      return listAlerts(...args);
+    };
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const request = `GET /v1/alerts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    socket.write(request);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = api.app.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A second request on the same connection, while the first is in flight and the server closes.
+    socket.write(request);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await closing;
+    await closed;
+    await api.store.close();
+    const [first, second] = answer.split(/(?=HTTP\/1\.1 )/);
+    assert.match(first ?? '', /^HTTP\/1\.1 200 /);
+    assert.match(second ?? '', /^HTTP\/1\.1 503 /);
+    assert.match(second ?? '', /\r\nretry-after: 5\r\n/i);
+    const body = JSON.parse((second ?? '').split('\r\n\r\n')[1] ?? '');
+    assert.deepEqual(body, {
+      error: {
+        code: 'unavailable',
+        message: 'this instance is shutting down; retry',
+        details: { retryAfterSeconds: RETRY_AFTER_SECONDS },
+      },
+    });
   });
 });
