@@ -15,10 +15,12 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { Counter } from 'prom-client';
 import { Authenticator } from './auth.ts';
+import { clientErrorHandler } from './client-error.ts';
 import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
-import { ApiError, errorHandler } from './errors.ts';
+import { ApiError, errorHandler, RETRY_AFTER_SECONDS } from './errors.ts';
 import { Quotas } from './quota.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
@@ -34,11 +36,14 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.config.maxRequestBytes,
-    return503OnClosing: true,
+    // Draining is answered below, in the API's error format (fastify's own 503 body is not).
+    return503OnClosing: false,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
+  const unavailable = unavailableCounter(options.registry);
+  app.setErrorHandler(errorHandler(() => unavailable.inc()));
   // JSON only: a text/plain body would otherwise reach the schema as a string.
   app.removeContentTypeParser('text/plain');
   app.setNotFoundHandler((request) => {
@@ -58,6 +63,20 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
+  });
+
+  // While `close` drains the requests in flight, one that still arrives (on a connection
+  // kept alive, or pipelined) is refused at once: the load balancer sends it elsewhere.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    void reply.header('connection', 'close');
+    throw new ApiError(503, 'unavailable', 'this instance is shutting down; retry', {
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    });
   });
 
   const auth = new Authenticator(options.adminToken, options.store);
@@ -81,4 +100,17 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   alertRoutes(app, ctx);
   await dashboardRoutes(app);
   return app;
+}
+
+const UNAVAILABLE = 'sluice_api_unavailable_total';
+
+/** The 503s answered because a dependency could not (one per registry, however many APIs share it). */
+function unavailableCounter(registry: ApiOptions['registry']): Counter {
+  const existing = registry.getSingleMetric(UNAVAILABLE);
+  if (existing instanceof Counter) return existing;
+  return new Counter({
+    name: UNAVAILABLE,
+    help: 'Requests answered 503 unavailable: the store or Redis could not answer (an outage, a full disk).',
+    registers: [registry],
+  });
 }

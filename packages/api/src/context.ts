@@ -20,6 +20,8 @@ export interface ApiConfig {
   allowPrivateNetworks: boolean;
   /** Most bytes of one event's serialized payload. */
   maxPayloadBytes: number;
+  /** Most levels one event's payload nests (objects and arrays). */
+  maxPayloadDepth: number;
   /** Most bytes of one request body. */
   maxRequestBytes: number;
 }

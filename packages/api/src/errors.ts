@@ -1,9 +1,12 @@
 /**
  * API errors: `{ "error": { "code", "message", "details" } }` with a stable `code`
- * (docs/api.md "Errors"). An internal error is a 500 with no internals in the body; its
- * details go to the log.
+ * (docs/api.md "Errors"). A dependency that cannot answer now (the store down or saturated,
+ * Redis unreachable: `isUnavailable`) is a 503 `unavailable` with `Retry-After`, never a
+ * 500; any other unexpected error is a 500 `internal` (a bug) with no internals in the body;
+ * its details go to the log.
  */
 
+import { isUnavailable } from '@sluice/store';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -16,7 +19,15 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'destination_not_allowed'
   | 'rate_limited'
+  | 'request_header_too_large'
+  | 'unavailable'
   | 'internal';
+
+/**
+ * The `Retry-After` of a 503 `unavailable`, in seconds: long enough that a client's retries
+ * do not pile onto a dependency that is restarting, short enough that a blip costs little.
+ */
+export const RETRY_AFTER_SECONDS = 5;
 
 export class ApiError extends Error {
   readonly status: number;
@@ -90,14 +101,33 @@ function fromFastify(err: FastifyError): ApiError | undefined {
   return undefined;
 }
 
-export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const apiError = err instanceof ApiError ? err : fromFastify(err);
-  if (apiError === undefined) {
+/** The error handler; `onUnavailable` counts the 503s (`sluice_api_unavailable_total`). */
+export function errorHandler(onUnavailable: () => void) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const apiError = err instanceof ApiError ? err : fromFastify(err);
+    if (apiError !== undefined) {
+      if (apiError.code === 'unavailable') void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      void reply
+        .status(apiError.status)
+        .send({ error: { code: apiError.code, message: apiError.message, details: apiError.details } });
+      return;
+    }
+    if (isUnavailable(err)) {
+      onUnavailable();
+      request.log.warn({ err, url: request.url }, 'a dependency is unavailable');
+      void reply
+        .status(503)
+        .header('retry-after', String(RETRY_AFTER_SECONDS))
+        .send({
+          error: {
+            code: 'unavailable',
+            message: 'a dependency is unavailable; retry later',
+            details: { retryAfterSeconds: RETRY_AFTER_SECONDS },
+          },
+        });
+      return;
+    }
     request.log.error({ err, url: request.url }, 'internal error');
     void reply.status(500).send({ error: { code: 'internal', message: 'internal error', details: null } });
-    return;
-  }
-  void reply
-    .status(apiError.status)
-    .send({ error: { code: apiError.code, message: apiError.message, details: apiError.details } });
+  };
 }

@@ -64,6 +64,7 @@ export interface TestApi {
   app: App;
   store: SqliteStore;
   dispatcher: RecordingDispatcher;
+  registry: Registry;
   inject(method: InjectOptions['method'], url: string, request?: Request): Promise<LightMyRequestResponse>;
   /** A new tenant: its id and API key. */
   tenant(name?: string): Promise<{ id: string; key: string }>;
@@ -76,13 +77,20 @@ export async function testApi(
 ): Promise<TestApi> {
   const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const dispatcher = new RecordingDispatcher(store);
+  const registry = new Registry();
   const app = await buildApi({
     store,
     dispatcher,
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
-    registry: new Registry(),
-    config: { allowPrivateNetworks: false, maxPayloadBytes: 1_024, maxRequestBytes: 64 * 1_024, ...config },
+    registry,
+    config: {
+      allowPrivateNetworks: false,
+      maxPayloadBytes: 1_024,
+      maxPayloadDepth: 100,
+      maxRequestBytes: 64 * 1_024,
+      ...config,
+    },
     ...options,
   });
   await app.ready();
@@ -98,6 +106,7 @@ export async function testApi(
     app,
     store,
     dispatcher,
+    registry,
     inject,
     tenant: async (name = `tenant-${++tenants}`) => {
       const res = await inject('POST', '/v1/tenants', { token: ADMIN_TOKEN, body: { name } });

@@ -22,6 +22,8 @@ export type ServerErrorCode =
   | 'payload_too_large'
   | 'destination_not_allowed'
   | 'rate_limited'
+  | 'request_header_too_large'
+  | 'unavailable'
   | 'internal';
 
 /** One entry of a `validation_failed` error's `details`. */

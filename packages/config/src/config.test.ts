@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   alertSettings,
   alerts,
+  apiConfig,
   bool,
   breaker,
   ConfigError,
@@ -15,8 +16,10 @@ import {
   distributed,
   eitherShape,
   healthPolicy,
+  ingest,
   int,
   isDistributed,
+  network,
   parseConfig,
   parseEnv,
   sweeping,
@@ -207,5 +210,17 @@ describe('parseConfig', () => {
 
   it('refuses a bad override as the environment would', () => {
     assert.throws(() => parseConfig(schema, { SLUICE_LEASE_MS: 10 }), /SLUICE_LEASE_MS: .*\(got 10\)/);
+  });
+});
+
+describe('ingest', () => {
+  const api = z.object({ ...ingest, ...network });
+
+  it('a payload nests at most 100 levels by default, at most 1,000 when set', () => {
+    assert.equal(apiConfig(parseEnv(api, {})).maxPayloadDepth, 100);
+    assert.equal(apiConfig(parseEnv(api, { SLUICE_MAX_PAYLOAD_DEPTH: '1000' })).maxPayloadDepth, 1_000);
+    // Deeper than JSON.stringify can go with room to spare is refused at start-up.
+    assert.throws(() => parseEnv(api, { SLUICE_MAX_PAYLOAD_DEPTH: '5000' }), /SLUICE_MAX_PAYLOAD_DEPTH/);
+    assert.throws(() => parseEnv(api, { SLUICE_MAX_PAYLOAD_DEPTH: '0' }), /SLUICE_MAX_PAYLOAD_DEPTH/);
   });
 });

@@ -130,6 +130,11 @@ export const network = {
  */
 export const ingest = {
   SLUICE_MAX_PAYLOAD_BYTES: int(1, 64 * 1024 * 1024).default(256 * 1024),
+  /**
+   * Most levels a payload nests. At most 1,000: `JSON.stringify` overflows the stack past
+   * ~4,400 levels, and the limit keeps well clear of it whatever the stack already holds.
+   */
+  SLUICE_MAX_PAYLOAD_DEPTH: int(1, 1_000).default(100),
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   SLUICE_TENANT_EVENTS_PER_SECOND: int(1, 1_000_000_000).optional(),
   SLUICE_TENANT_PENDING_EVENTS: int(1, 1_000_000_000).optional(),
@@ -150,11 +155,13 @@ export function quotaDefaults(c: {
 export function apiConfig(c: {
   SLUICE_ALLOW_PRIVATE_NETWORKS: boolean;
   SLUICE_MAX_PAYLOAD_BYTES: number;
+  SLUICE_MAX_PAYLOAD_DEPTH: number;
   SLUICE_MAX_REQUEST_BYTES: number;
 }) {
   return {
     allowPrivateNetworks: c.SLUICE_ALLOW_PRIVATE_NETWORKS,
     maxPayloadBytes: c.SLUICE_MAX_PAYLOAD_BYTES,
+    maxPayloadDepth: c.SLUICE_MAX_PAYLOAD_DEPTH,
     maxRequestBytes: c.SLUICE_MAX_REQUEST_BYTES,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The dashboard's only way to the server: the v1 API (docs/api.md) with the token the
  * operator typed, kept in sessionStorage (gone when the tab closes). Errors arrive as
- * `{error: {code, message}}` and are thrown as `ApiError`.
+ * `{error: {code, message}}` and are thrown as `ApiError`. A `503 unavailable` (the store or
+ * Redis down) is also remembered until the next other answer: the page shows a banner.
  */
 
 export type Role = 'admin' | 'tenant';
@@ -66,6 +67,24 @@ export const savedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY)
 export const saveToken = (token: string): void => sessionStorage.setItem(TOKEN_KEY, token);
 export const forgetToken = (): void => sessionStorage.removeItem(TOKEN_KEY);
 
+/** The `Retry-After` seconds of the last answer when it was `503 unavailable`; null otherwise. */
+type Outage = number | null;
+let outage: Outage = null;
+const outageListeners = new Set<(outage: Outage) => void>();
+
+function setOutage(next: Outage): void {
+  if (next === outage) return;
+  outage = next;
+  for (const listener of outageListeners) listener(outage);
+}
+
+/** Calls `listener` now and on every change of the outage state; returns how to stop. */
+export function watchOutage(listener: (outage: Outage) => void): () => void {
+  outageListeners.add(listener);
+  listener(outage);
+  return () => outageListeners.delete(listener);
+}
+
 type Query = Record<string, string | number | undefined>;
 
 function withQuery(path: string, query: Query = {}): string {
@@ -89,10 +108,15 @@ async function call<T>(
     headers,
     body: options.body === undefined ? null : JSON.stringify(options.body),
   });
-  if (response.status === 204) return undefined as T;
+  if (response.status === 204) {
+    setOutage(null);
+    return undefined as T;
+  }
   const body = (await response.json().catch(() => null)) as {
     error?: { code: string; message: string };
   } | null;
+  const unavailable = response.status === 503 && body?.error?.code === 'unavailable';
+  setOutage(unavailable ? Number(response.headers.get('retry-after')) || 5 : null);
   if (!response.ok) {
     const error = body?.error ?? { code: 'internal', message: `HTTP ${response.status}` };
     throw new ApiError(response.status, error.code, error.message);

@@ -13,7 +13,7 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { forgetToken, type Role, savedToken, whoAmI } from './api.ts';
+import { ApiError, forgetToken, type Role, savedToken, watchOutage, whoAmI } from './api.ts';
 import { DeadLetters } from './views/dead-letters.tsx';
 import { DestinationDetail } from './views/destination.tsx';
 import { Destinations } from './views/destinations.tsx';
@@ -28,6 +28,22 @@ function useHash(): string {
     return () => removeEventListener('hashchange', onChange);
   }, []);
   return hash.replace(/^#/, '') || '/';
+}
+
+/**
+ * Shown while the API answers `503 unavailable`: its store (or Redis) is down, so what the
+ * page shows may be out of date; the views keep polling and it goes on the next other answer.
+ */
+function OutageBanner() {
+  const [retryAfter, setRetryAfter] = useState<number | null>(null);
+  useEffect(() => watchOutage(setRetryAfter), []);
+  if (retryAfter === null) return null;
+  return (
+    <div class="outage" role="alert">
+      Sluice cannot reach its store right now (503 unavailable): what is shown may be out of date. Nothing
+      accepted is lost; retrying every {retryAfter} s.
+    </div>
+  );
 }
 
 function Route({ path, role }: { path: string; role: Role }) {
@@ -46,16 +62,37 @@ function App() {
   useEffect(() => {
     const token = savedToken();
     if (role !== 'checking' || !token) return;
-    whoAmI(token)
-      .then(setRole)
-      .catch(() => {
-        forgetToken();
-        setRole(null);
-      });
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const check = () =>
+      whoAmI(token)
+        .then(setRole)
+        .catch((err: unknown) => {
+          // An outage says nothing about the token: keep it and ask again.
+          if (err instanceof ApiError && err.code === 'unavailable') {
+            retry = setTimeout(check, 5_000);
+            return;
+          }
+          forgetToken();
+          setRole(null);
+        });
+    void check();
+    return () => clearTimeout(retry);
   }, [role]);
 
-  if (role === 'checking') return <p class="loading">Checking your token…</p>;
-  if (role === null) return <SignIn onSignedIn={setRole} />;
+  if (role === 'checking')
+    return (
+      <>
+        <OutageBanner />
+        <p class="loading">Checking your token…</p>
+      </>
+    );
+  if (role === null)
+    return (
+      <>
+        <OutageBanner />
+        <SignIn onSignedIn={setRole} />
+      </>
+    );
 
   const nav = [
     { href: '#/', label: 'Destinations', active: path === '/' || path.startsWith('/destinations') },
@@ -90,6 +127,7 @@ function App() {
           Sign out
         </button>
       </header>
+      <OutageBanner />
       <main id="content" tabIndex={-1}>
         <Route path={path} role={role} />
       </main>

@@ -174,7 +174,9 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
       this.db.exec('COMMIT');
       return result;
     } catch (err) {
-      this.db.exec('ROLLBACK');
+      // On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY in a COMMIT) SQLite has rolled
+      // the transaction back itself: a ROLLBACK then would fail and hide the error to report.
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
       throw err;
     }
   }

@@ -64,6 +64,8 @@ export class TurnBatch<A, R> {
             db.exec('RELEASE call');
             settled.push(() => resolve(result));
           } catch (err) {
+            // SQLite rolled the whole transaction back (a full disk, an I/O error): every call fails.
+            if (!db.isTransaction) throw err;
             db.exec('ROLLBACK TO call');
             db.exec('RELEASE call');
             settled.push(() => reject(err));

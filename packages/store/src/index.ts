@@ -54,6 +54,7 @@ export {
 } from './rows.ts';
 export type { Store } from './store.ts';
 export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
+export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
 export {
   type Claim,
   type ClaimedDelivery,

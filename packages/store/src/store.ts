@@ -3,6 +3,11 @@
  * SQLite (`@sluice/store-sqlite`); distributed mode on Postgres. Both pass one conformance
  * suite. Times are milliseconds since the epoch.
  *
+ * A method fails with its driver's error when the database cannot answer (down,
+ * unreachable, its disk full, locked past the timeout) or with a `StoreUnavailableError`;
+ * `isUnavailable` (unavailable.ts) tells such an outage from a bug, and the API answers it
+ * `503 unavailable`.
+ *
  * Glossary:
  * - due: a `pending` delivery whose `nextAttemptAt` has come;
  * - claim: move due deliveries to `queued` for one tick, oldest first;

@@ -12,6 +12,7 @@ import {
   NewEvent as NewEventBody,
   TenantQuery,
 } from '../contract.ts';
+import { payloadDepthLimit } from '../depth.ts';
 import { notFound } from '../errors.ts';
 import { presentEvent } from '../present.ts';
 
@@ -19,6 +20,7 @@ const tags = ['events'];
 
 export function eventRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, clock, quotas } = ctx;
+  const preValidation = payloadDepthLimit(config.maxPayloadDepth);
 
   /**
    * Serializes the payload once and resolves the destinations the event goes to; `all`
@@ -81,6 +83,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     '/v1/events',
     {
       config: { auth: 'tenant' },
+      preValidation,
       schema: {
         tags,
         summary: 'Accept an event for its destinations (named, or all whose eventTypes match)',
@@ -103,6 +106,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     '/v1/events/batch',
     {
       config: { auth: 'tenant' },
+      preValidation,
       schema: {
         tags,
         summary: 'Accept up to 1,000 events in one transaction: all or nothing',

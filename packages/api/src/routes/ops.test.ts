@@ -26,7 +26,12 @@ async function withApi(
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
     registry: new Registry(),
-    config: { allowPrivateNetworks: false, maxPayloadBytes: 1_024, maxRequestBytes: 64 * 1_024 },
+    config: {
+      allowPrivateNetworks: false,
+      maxPayloadBytes: 1_024,
+      maxPayloadDepth: 100,
+      maxRequestBytes: 64 * 1_024,
+    },
     ...options,
   });
   try {

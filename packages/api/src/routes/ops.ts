@@ -1,5 +1,23 @@
 import type { ApiOptions, App } from '../context.ts';
 
+/**
+ * The registry's metrics in the text format, each on its own: a gauge that reads the store
+ * fails while the store is down, and is left out rather than failing the scrape (an outage
+ * is when `sluice_api_unavailable_total` and the rest matter most).
+ */
+async function exposition(options: ApiOptions): Promise<string> {
+  const { registry, logger } = options;
+  const parts = await Promise.all(
+    registry.getMetricsAsArray().map((metric) =>
+      registry.getSingleMetricAsString(metric.name).catch((err: unknown) => {
+        logger.warn({ err, metric: metric.name }, 'a metric could not be read; left out of this scrape');
+        return undefined;
+      }),
+    ),
+  );
+  return `${parts.filter((p) => p !== undefined).join('\n\n')}\n`;
+}
+
 /** Health, readiness, metrics and the OpenAPI document: no token needed. */
 export function opsRoutes(app: App, options: ApiOptions): void {
   const hidden = { hide: true, security: [] };
@@ -18,7 +36,7 @@ export function opsRoutes(app: App, options: ApiOptions): void {
     },
   );
   app.get('/metrics', { schema: { ...hidden, summary: 'Prometheus metrics' } }, async (_request, reply) =>
-    reply.header('content-type', options.registry.contentType).send(await options.registry.metrics()),
+    reply.header('content-type', options.registry.contentType).send(await exposition(options)),
   );
   app.get('/openapi.json', { schema: { ...hidden, summary: 'This document' } }, async () => app.swagger());
 }

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, it } from 'node:test';
+import { isUnavailable, StoreUnavailableError } from './unavailable.ts';
+
+/** An error as a driver builds it: a message and own properties. */
+const driverError = (message: string, props: Record<string, unknown> = {}): Error =>
+  Object.assign(new Error(message), props);
+
+/** The error of a TCP connect to a loopback port nothing listens on. */
+async function refused(): Promise<Error> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return new Promise((resolve) => connect(port, '127.0.0.1').once('error', resolve));
+}
+
+describe('isUnavailable: a dependency that cannot answer now', () => {
+  it('a store’s own StoreUnavailableError', () => {
+    assert.ok(isUnavailable(new StoreUnavailableError('disk full')));
+  });
+
+  it('a refused connection (a real socket), alone, as a cause or in an AggregateError', async () => {
+    const err = await refused();
+    assert.equal((err as NodeJS.ErrnoException).code, 'ECONNREFUSED');
+    assert.ok(isUnavailable(err));
+    assert.ok(isUnavailable(new Error('query failed', { cause: err })));
+    assert.ok(isUnavailable(new AggregateError([err], 'connect failed')));
+  });
+
+  it('node-postgres: connection, resources and shutdown SQLSTATEs, and the pool’s own messages', () => {
+    for (const code of ['57P01', '57P02', '57P03', '53300', '53100', '08006', '08001']) {
+      assert.ok(isUnavailable(driverError('server says no', { code, severity: 'FATAL' })), code);
+    }
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'Connection terminated',
+      'Connection terminated due to connection timeout',
+      'timeout exceeded when trying to connect',
+    ]) {
+      assert.ok(isUnavailable(driverError(message)), message);
+    }
+  });
+
+  it('ioredis: a closed connection, the offline queue off, too many retries', () => {
+    assert.ok(isUnavailable(driverError('Connection is closed.')));
+    assert.ok(isUnavailable(driverError("Stream isn't writeable and enableOfflineQueue options is false")));
+    const retries = driverError('Reached the max retries per request limit (which is 20).');
+    retries.name = 'MaxRetriesPerRequestError';
+    assert.ok(isUnavailable(retries));
+  });
+
+  it('node:sqlite: a locked database (a real one), SQLITE_FULL, SQLITE_IOERR and its extended codes', (t) => {
+    const file = join(tmpdir(), `sluice-unavailable-${process.pid}.db`);
+    const a = new DatabaseSync(file);
+    const b = new DatabaseSync(file, { timeout: 0 });
+    t.after(() => {
+      a.close();
+      b.close();
+      rmSync(file, { force: true });
+    });
+    a.exec('CREATE TABLE IF NOT EXISTS t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)');
+    assert.throws(
+      () => b.exec('BEGIN IMMEDIATE'),
+      (err: unknown) => isUnavailable(err) && (err as { errcode: number }).errcode === 5,
+    );
+    a.exec('ROLLBACK');
+    for (const errcode of [13, 10, 10 | (3 << 8), 14]) {
+      assert.ok(
+        isUnavailable(driverError('disk I/O error', { code: 'ERR_SQLITE_ERROR', errcode })),
+        String(errcode),
+      );
+    }
+  });
+
+  it('everything else is not: a bug stays a bug', () => {
+    assert.ok(!isUnavailable(new TypeError('undefined is not a function')));
+    assert.ok(!isUnavailable(new RangeError('Maximum call stack size exceeded')));
+    assert.ok(!isUnavailable(driverError('duplicate key', { code: '23505' })));
+    assert.ok(!isUnavailable(driverError('syntax error', { code: '42601' })));
+    assert.ok(!isUnavailable(driverError('constraint failed', { code: 'ERR_SQLITE_ERROR', errcode: 19 })));
+    assert.ok(!isUnavailable(driverError('EPIPE-looking', { code: 'EP000' })));
+    assert.ok(!isUnavailable('ECONNREFUSED'));
+    assert.ok(!isUnavailable(null));
+    const cycle = new Error('a');
+    (cycle as { cause?: unknown }).cause = cycle;
+    assert.ok(!isUnavailable(cycle));
+  });
+});
