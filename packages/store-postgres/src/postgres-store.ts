@@ -116,7 +116,13 @@ export class PostgresStore implements Store {
     const store = new PostgresStore(url, options);
     try {
       await migrate(store.db, { schema: options.schema });
-      await sealSecrets(store.db, options.keyring, options.schema);
+      const seal = await sealSecrets(store.db, options.keyring, options.schema);
+      if (!seal.scrubbed)
+        process.emitWarning(
+          'a transaction older than the sealing of the plain signing secrets outlived the wait: ' +
+            'run VACUUM FULL destinations again once it has ended (docs/operations.md "The encryption key")',
+          { code: 'SLUICE_SCRUB_INCOMPLETE' },
+        );
       await store.db.warm(WARM_UP);
       return store;
     } catch (err) {

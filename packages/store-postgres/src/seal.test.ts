@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { generateKeyText, generateSecret, newId, parseKeyring } from '@sluice/core';
+import pg from 'pg';
 import { PostgresStore } from './postgres-store.ts';
 import {
   adminQuery,
@@ -119,6 +120,40 @@ await withPostgres('sealing secrets at open', () => {
       await assert.rejects(PostgresStore.open(TEST_DATABASE_URL, { keyring, schema }), {
         code: 'SLUICE_KEY_UNKNOWN',
       });
+    });
+
+    it('waits for a snapshot older than the sealing to end before the rewrite', async () => {
+      const keyring = parseKeyring(generateKeyText());
+      const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
+      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
+      const secret = generateSecret();
+      try {
+        await before.createTenant(tenant, 'hash');
+        const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
+        await before.createDestination(d, T0);
+        await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
+          d.id,
+          JSON.stringify([{ secret, expiresAt: null }]),
+        ]);
+      } finally {
+        await before.close();
+      }
+      // Another session holds a snapshot from before the sealing: the plain row stays visible to it.
+      const held = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await held.connect();
+      try {
+        await held.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        await held.query('SELECT 1'); // a snapshot, and no lock on the table: VACUUM FULL would not wait for it
+        const opening = PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await held.query('COMMIT');
+        await (await opening).close();
+      } finally {
+        await held.end();
+      }
+      const { bytes } = await tableBytes(schema);
+      if (bytes !== undefined)
+        assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
     });
   });
 });

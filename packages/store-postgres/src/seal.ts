@@ -5,9 +5,11 @@
  * services seal each row once. Idempotent: a start with nothing to seal changes nothing.
  *
  * When plain secrets were sealed, `VACUUM FULL destinations` rewrites the table, so the
- * plain copies left in dead tuples are not in the table's files any more. What it cannot
- * reach: WAL segments written before (until recycled, and any archived), backups, and the
- * old files' blocks the filesystem freed.
+ * plain copies left in dead tuples are not in the table's files any more. VACUUM keeps the
+ * row versions a snapshot still open in this database may see, so it first waits (at most
+ * `SCRUB_WAIT_MS`) until every snapshot older than the sealing commit has ended. What it
+ * cannot reach: WAL segments written before (until recycled, and any archived), backups,
+ * and the old files' blocks the filesystem freed.
  */
 
 import { isSealed, isSealedWithCurrent, type Keyring, openSecret, sealSecret } from '@sluice/core';
@@ -20,7 +22,12 @@ export interface SealResult {
   sealed: number;
   /** Of those, how many held a secret in the clear. */
   plain: number;
+  /** False when a snapshot from before the sealing outlived the wait: run the VACUUM again. */
+  scrubbed: boolean;
 }
+
+/** How long the scrub waits for the snapshots older than the sealing to end. */
+const SCRUB_WAIT_MS = 10_000;
 
 export async function sealSecrets(db: Db, keyring: Keyring, schema: string | undefined): Promise<SealResult> {
   const current = `enc:v1:${keyring.keys[0].id}:`;
@@ -43,8 +50,28 @@ export async function sealSecrets(db: Db, keyring: Keyring, schema: string | und
       }));
       await q.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [row.id, JSON.stringify(next)]);
     }
-    return { sealed: rows.length, plain };
+    const [xid] = plain > 0 ? await q.query('SELECT (txid_current() % 4294967296)::text AS x') : [];
+    return { sealed: rows.length, plain, xid: xid?.x as string | undefined };
   });
-  if (result.plain > 0) await db.query('VACUUM FULL destinations');
-  return result;
+  const { xid, ...counts } = result;
+  if (xid === undefined) return { ...counts, scrubbed: true };
+  const scrubbed = await untilOlderSnapshotsEnd(db, xid);
+  await db.query('VACUUM FULL destinations');
+  return { ...counts, scrubbed };
+}
+
+/** Whether every other session of this database let go of its snapshots from before `xid`. */
+async function untilOlderSnapshotsEnd(db: Db, xid: string): Promise<boolean> {
+  const deadline = Date.now() + SCRUB_WAIT_MS;
+  for (;;) {
+    const [row] = await db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid()
+         AND backend_xmin IS NOT NULL AND age(backend_xmin) >= age($1::text::xid)`,
+      [xid],
+    );
+    if (row?.n === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
