@@ -26,7 +26,8 @@ export async function requeue(
 ): Promise<Map<string, number>> {
   const rows = await db.query(
     `WITH back AS (
-       UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = $3, updated_at = $3
+       UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = $3, updated_at = $3,
+         attempts = attempts + (CASE WHEN status = 'delivering' THEN 1 ELSE 0 END)
        WHERE id IN (
          SELECT id FROM deliveries
          WHERE status IN ('queued', 'delivering') AND claimed_at < $1 AND NOT (id = ANY($2::text[]))
@@ -45,15 +46,25 @@ export async function releaseClaims(
   db: Queryable,
   deliveryIds: readonly string[],
   now: number,
+  attempted = false,
 ): Promise<number> {
   if (deliveryIds.length === 0) return 0;
   const rows = await db.query(
-    `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = $2
+    `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = $2, attempts = attempts + $3
      WHERE id = ANY($1::text[]) AND status = 'queued'
      RETURNING id`,
-    [[...deliveryIds], now],
+    [[...deliveryIds], now, attempted ? 1 : 0],
   );
   return rows.length;
+}
+
+/** `Store.markStarted`: queued deliveries whose requests start now. */
+export async function markStarted(db: Queryable, deliveryIds: readonly string[], now: number): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db.query(
+    `UPDATE deliveries SET status = 'delivering', updated_at = $2 WHERE id = ANY($1::text[]) AND status = 'queued'`,
+    [[...deliveryIds], now],
+  );
 }
 
 export async function staleClaims(db: Queryable, claimedBefore: number): Promise<StaleClaim[]> {

@@ -282,8 +282,12 @@ export class PostgresStore implements Store {
     return lifecycle.requeue(this.db, claimedBefore, keep, now);
   }
 
-  async releaseClaims(deliveryIds: readonly string[], now: number): Promise<number> {
-    return lifecycle.releaseClaims(this.db, deliveryIds, now);
+  async releaseClaims(deliveryIds: readonly string[], now: number, attempted = false): Promise<number> {
+    return lifecycle.releaseClaims(this.db, deliveryIds, now, attempted);
+  }
+
+  async markStarted(deliveryIds: readonly string[], now: number): Promise<void> {
+    await lifecycle.markStarted(this.db, deliveryIds, now);
   }
 
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {

@@ -81,7 +81,8 @@ export function requeue(
     }
     if (ids.length > 0) {
       db.sql(
-        `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?
+        `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?,
+           attempts = attempts + (status = 'delivering')
          WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('queued', 'delivering')`,
       ).run(now, now, JSON.stringify(ids));
     }
@@ -89,18 +90,37 @@ export function requeue(
   });
 }
 
-export function releaseClaims(db: Sql, deliveryIds: readonly string[], now: number): number {
+export function releaseClaims(
+  db: Sql,
+  deliveryIds: readonly string[],
+  now: number,
+  attempted = false,
+): number {
   if (deliveryIds.length === 0) return 0;
   return db.tx(() =>
     Number(
       db
         .sql(
-          `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = ?
+          `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = ?, attempts = attempts + ?
            WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'`,
         )
-        .run(now, JSON.stringify(deliveryIds)).changes,
+        .run(now, attempted ? 1 : 0, JSON.stringify(deliveryIds)).changes,
     ),
   );
+}
+
+export function markStarted(
+  db: Sql & { progressTx<T>(fn: () => T): T },
+  deliveryIds: readonly string[],
+  now: number,
+): void {
+  if (deliveryIds.length === 0) return;
+  db.progressTx(() => {
+    db.sql(
+      `UPDATE deliveries SET status = 'delivering', updated_at = ?
+       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'`,
+    ).run(now, JSON.stringify(deliveryIds));
+  });
 }
 
 export function staleClaims(db: Sql, claimedBefore: number): StaleClaim[] {

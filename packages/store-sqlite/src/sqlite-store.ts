@@ -276,8 +276,12 @@ export class SqliteStore implements Store {
     return lifecycle.requeue(this, claimedBefore, keep, now);
   }
 
-  async releaseClaims(deliveryIds: readonly string[], now: number): Promise<number> {
-    return lifecycle.releaseClaims(this, deliveryIds, now);
+  async releaseClaims(deliveryIds: readonly string[], now: number, attempted = false): Promise<number> {
+    return lifecycle.releaseClaims(this, deliveryIds, now, attempted);
+  }
+
+  async markStarted(deliveryIds: readonly string[], now: number): Promise<void> {
+    lifecycle.markStarted(this, deliveryIds, now);
   }
 
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {

@@ -109,16 +109,25 @@ export interface Store {
   oldestDueAt(now: number): Promise<number | null>;
   /**
    * Returns `queued`/`delivering` deliveries claimed before `claimedBefore` to `pending`
-   * (a crash left them), except `keep`. Returns how many per destination.
+   * (a crash left them), except `keep`. Returns how many per destination. A `delivering` one
+   * may have been sent: it counts as an attempt made (`attempts` + 1), so its repeat carries
+   * `webhook-attempt` one higher than the request it repeats.
    */
   requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>>;
   /**
    * Returns claimed deliveries whose requests never started to `pending`, due as before (so
    * they keep their place): the limit was lowered after their tick published them, and the
    * window has no room for them under the new one (docs/adr/0012). A delivery no longer
-   * `queued` is left as it is. Returns how many moved.
+   * `queued` is left as it is. Returns how many moved. `attempted`: their requests may have
+   * been sent before (a job run again after its worker died), so each counts as an attempt.
    */
-  releaseClaims(deliveryIds: readonly string[], now: number): Promise<number>;
+  releaseClaims(deliveryIds: readonly string[], now: number, attempted?: boolean): Promise<number>;
+  /**
+   * `queued` → `delivering`: their requests start now. The single box writes it before each
+   * request (one statement per turn), so that after a crash it knows which claims may have
+   * been sent. A delivery no longer `queued` is left as it is.
+   */
+  markStarted(deliveryIds: readonly string[], now: number): Promise<void>;
   /**
    * Deliveries `queued`/`delivering` claimed before `claimedBefore`, with the attempts made
    * before the claimed one: the candidates of a `requeue`, so the distributed sweeper asks the

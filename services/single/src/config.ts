@@ -19,6 +19,7 @@ import {
   ingest,
   int,
   isDistributed,
+  jobs,
   network,
   sweeping,
   ticking,
@@ -35,6 +36,7 @@ const configFields = z.object({
   ...sweeping,
   ...ticking,
   ...api,
+  ...jobs,
   PORT: int(0, 65_535).default(3000),
   /** Holds `sluice.db` (the single box) and `admin-token` (both shapes). */
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),

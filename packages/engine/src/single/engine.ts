@@ -30,6 +30,7 @@ import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
 import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
+import { type PerTurn, perTurn } from '../per-turn.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
 import { createTick, paceLimit } from '../tick/tick.ts';
 import { Sweeper } from './sweeper.ts';
@@ -77,6 +78,7 @@ export class Engine implements Dispatcher {
   private readonly deliverer: AttemptTransport;
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
+  private readonly starts: PerTurn<string, undefined>;
   private readonly schedule: MemorySchedule;
   private readonly sweeper: Sweeper;
   readonly retention: Retention;
@@ -111,6 +113,10 @@ export class Engine implements Dispatcher {
             connections: options.deliveryConcurrency,
           });
     const pacing = new MemoryPacing(this.pacer);
+    this.starts = perTurn(async (ids) => {
+      await store.markStarted(ids, clock());
+      return ids.map(() => undefined);
+    }, 1_000);
     this.completions = new CompletionWriter({
       store,
       metrics: this.metrics,
@@ -143,6 +149,10 @@ export class Engine implements Dispatcher {
       random: options.random ?? Math.random,
       store: this.store,
       wake: (id) => this.wake(id),
+      // The starts of one turn share one statement; each request waits for it (a restart then
+      // knows which claims may have been sent: docs/operations.md, "What a killed process
+      // leaves").
+      started: (id) => this.starts.load(id),
     });
     this.queue = new LocalQueue(
       runner,

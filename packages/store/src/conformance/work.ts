@@ -205,6 +205,49 @@ export function workCases(open: OpenStore): void {
     });
   });
 
+  describe('markStarted', () => {
+    const ctx = useStore(open);
+
+    it('marks claims delivering; a requeue counts a started one as an attempt, an unstarted one not', async () => {
+      const a = await ctx.destination();
+      const [a1, a2, a3] = await ctx.accept(a.id, 3, T0);
+      const claimed = await ctx.claim(a.id, 3, T0 + 10);
+      await ctx.store.completeAttempts(
+        [completion(claimed[2] as ClaimedDelivery, { status: 'delivered', startedAt: T0 + 11 })],
+        T0 + 12,
+      );
+      await ctx.store.markStarted([a1, a3, 'dlv_missing'] as string[], T0 + 20);
+      await ctx.store.markStarted([], T0 + 20);
+      assert.equal(await ctx.statusOf(a1 as string), 'delivering');
+      assert.equal(await ctx.statusOf(a2 as string), 'queued');
+      assert.equal(await ctx.statusOf(a3 as string), 'delivered', 'only a queued claim is marked');
+      assert.equal(
+        await ctx.store.releaseClaims([a1 as string], T0 + 21),
+        0,
+        'a started claim is not released',
+      );
+      assert.deepEqual(
+        await ctx.store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 30),
+        new Map([[a.id, 2]]),
+      );
+      assert.equal(
+        (await ctx.store.getDelivery(a1 as string))?.delivery.attempts,
+        1,
+        'it may have been sent',
+      );
+      assert.equal((await ctx.store.getDelivery(a2 as string))?.delivery.attempts, 0, 'it never started');
+      const again = await ctx.claim(a.id, 10, T0 + 40);
+      assert.deepEqual(
+        again.map((c) => [c.id, c.attempts]),
+        [
+          [a1, 1],
+          [a2, 0],
+        ],
+        'claimed again: the repeat is numbered one higher',
+      );
+    });
+  });
+
   describe('releaseClaims', () => {
     const ctx = useStore(open);
 
@@ -226,14 +269,24 @@ export function workCases(open: OpenStore): void {
       }
       assert.equal(await ctx.statusOf(a3 as string), 'queued');
       assert.equal(await ctx.statusOf(a4 as string), 'delivered');
-      assert.deepEqual(
-        await ctx.store.staleClaims(Number.POSITIVE_INFINITY),
-        [{ id: a3, destinationId: a.id, attempts: 0 }],
-        'a released delivery is no claim for the sweeper',
+      assert.equal(await ctx.store.releaseClaims([a3 as string], T0 + 21, true), 1);
+      assert.equal(
+        (await ctx.store.getDelivery(a3 as string))?.delivery.attempts,
+        1,
+        'released after it may have been sent: it counts as an attempt',
       );
       assert.deepEqual(
-        (await ctx.claim(a.id, 10, T0 + 30)).map((c) => c.id),
-        [a1, a2],
+        await ctx.store.staleClaims(Number.POSITIVE_INFINITY),
+        [],
+        'a released delivery is no claim',
+      );
+      assert.deepEqual(
+        (await ctx.claim(a.id, 10, T0 + 30)).map((c) => [c.id, c.attempts]),
+        [
+          [a1, 0],
+          [a2, 0],
+          [a3, 1],
+        ],
         'claimed again, oldest first',
       );
     });
