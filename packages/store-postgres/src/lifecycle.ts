@@ -23,11 +23,12 @@ export async function requeue(
   claimedBefore: number,
   keep: ReadonlySet<string>,
   now: number,
+  attempted = false,
 ): Promise<Map<string, number>> {
   const rows = await db.query(
     `WITH back AS (
        UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = $3, updated_at = $3,
-         attempts = attempts + (CASE WHEN status = 'delivering' THEN 1 ELSE 0 END)
+         attempts = attempts + $4
        WHERE id IN (
          SELECT id FROM deliveries
          WHERE status IN ('queued', 'delivering') AND claimed_at < $1 AND NOT (id = ANY($2::text[]))
@@ -36,7 +37,7 @@ export async function requeue(
      )
      SELECT destination_id, count(*) AS n FROM back GROUP BY destination_id`,
     // The sweeper passes +Infinity for "every claimed delivery": BIGINT has no infinity.
-    [clampMs(claimedBefore), [...keep], now],
+    [clampMs(claimedBefore), [...keep], now, attempted ? 1 : 0],
   );
   return new Map(rows.map((r) => [r.destination_id as string, r.n as number]));
 }
@@ -56,15 +57,6 @@ export async function releaseClaims(
     [[...deliveryIds], now, attempted ? 1 : 0],
   );
   return rows.length;
-}
-
-/** `Store.markStarted`: queued deliveries whose requests start now. */
-export async function markStarted(db: Queryable, deliveryIds: readonly string[], now: number): Promise<void> {
-  if (deliveryIds.length === 0) return;
-  await db.query(
-    `UPDATE deliveries SET status = 'delivering', updated_at = $2 WHERE id = ANY($1::text[]) AND status = 'queued'`,
-    [[...deliveryIds], now],
-  );
 }
 
 export async function staleClaims(db: Queryable, claimedBefore: number): Promise<StaleClaim[]> {

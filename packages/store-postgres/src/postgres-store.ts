@@ -278,16 +278,17 @@ export class PostgresStore implements Store {
     return lifecycle.oldestDueAt(this.db, now);
   }
 
-  async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
-    return lifecycle.requeue(this.db, claimedBefore, keep, now);
+  async requeue(
+    claimedBefore: number,
+    keep: ReadonlySet<string>,
+    now: number,
+    attempted = false,
+  ): Promise<Map<string, number>> {
+    return lifecycle.requeue(this.db, claimedBefore, keep, now, attempted);
   }
 
   async releaseClaims(deliveryIds: readonly string[], now: number, attempted = false): Promise<number> {
     return lifecycle.releaseClaims(this.db, deliveryIds, now, attempted);
-  }
-
-  async markStarted(deliveryIds: readonly string[], now: number): Promise<void> {
-    await lifecycle.markStarted(this.db, deliveryIds, now);
   }
 
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {

@@ -63,6 +63,7 @@ export function requeue(
   claimedBefore: number,
   keep: ReadonlySet<string>,
   now: number,
+  attempted = false,
 ): Map<string, number> {
   return db.tx(() => {
     const rows = db
@@ -82,9 +83,9 @@ export function requeue(
     if (ids.length > 0) {
       db.sql(
         `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?,
-           attempts = attempts + (status = 'delivering')
+           attempts = attempts + ?
          WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('queued', 'delivering')`,
-      ).run(now, now, JSON.stringify(ids));
+      ).run(now, now, attempted ? 1 : 0, JSON.stringify(ids));
     }
     return perDestination;
   });
@@ -107,20 +108,6 @@ export function releaseClaims(
         .run(now, attempted ? 1 : 0, JSON.stringify(deliveryIds)).changes,
     ),
   );
-}
-
-export function markStarted(
-  db: Sql & { progressTx<T>(fn: () => T): T },
-  deliveryIds: readonly string[],
-  now: number,
-): void {
-  if (deliveryIds.length === 0) return;
-  db.progressTx(() => {
-    db.sql(
-      `UPDATE deliveries SET status = 'delivering', updated_at = ?
-       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'`,
-    ).run(now, JSON.stringify(deliveryIds));
-  });
 }
 
 export function staleClaims(db: Sql, claimedBefore: number): StaleClaim[] {

@@ -33,12 +33,6 @@ export interface RunnerDeps {
   store: Pick<Store, 'releaseClaims'>;
   /** The destination has pending work again (a released delivery). */
   wake(destinationId: string): void;
-  /**
-   * Records, before the request goes out, that it starts (the single box: `Store.markStarted`),
-   * so that after a crash the claim counts as an attempt that may have been sent. Where the
-   * pace is shared (Redis) it knows that already, and this is not given.
-   */
-  started?(deliveryId: string): Promise<void>;
 }
 
 export class DeliveryRunner {
@@ -103,7 +97,6 @@ export class DeliveryRunner {
     let finishedAt = startedAt;
     let report: AttemptReport | undefined;
     try {
-      await this.deps.started?.(delivery.id);
       report = await deliverer.attempt(
         {
           url: destination.url,

@@ -30,7 +30,6 @@ import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
 import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
-import { type PerTurn, perTurn } from '../per-turn.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
 import { createTick, paceLimit } from '../tick/tick.ts';
 import { Sweeper } from './sweeper.ts';
@@ -78,7 +77,6 @@ export class Engine implements Dispatcher {
   private readonly deliverer: AttemptTransport;
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
-  private readonly starts: PerTurn<string, undefined>;
   private readonly schedule: MemorySchedule;
   private readonly sweeper: Sweeper;
   readonly retention: Retention;
@@ -113,10 +111,6 @@ export class Engine implements Dispatcher {
             connections: options.deliveryConcurrency,
           });
     const pacing = new MemoryPacing(this.pacer);
-    this.starts = perTurn(async (ids) => {
-      await store.markStarted(ids, clock());
-      return ids.map(() => undefined);
-    }, 1_000);
     this.completions = new CompletionWriter({
       store,
       metrics: this.metrics,
@@ -149,10 +143,6 @@ export class Engine implements Dispatcher {
       random: options.random ?? Math.random,
       store: this.store,
       wake: (id) => this.wake(id),
-      // The starts of one turn share one statement; each request waits for it (a restart then
-      // knows which claims may have been sent: docs/operations.md, "What a killed process
-      // leaves").
-      started: (id) => this.starts.load(id),
     });
     this.queue = new LocalQueue(
       runner,
@@ -204,7 +194,10 @@ export class Engine implements Dispatcher {
    */
   async start(): Promise<void> {
     const now = this.clock();
-    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now);
+    // Any of them may have been sent (nothing records a request's start: a write before each
+    // request cost a sixth to a third of the throughput), so each counts as an attempt: a
+    // repeat is numbered one higher (docs/operations.md, "What a killed process leaves").
+    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now, true);
     const longest = PERIOD_MS.hour + 60_000;
     const arrivals = new Map<string, number[]>();
     const arrived = (destinationId: string, at: number) => {

@@ -205,45 +205,34 @@ export function workCases(open: OpenStore): void {
     });
   });
 
-  describe('markStarted', () => {
+  describe('requeue after a crash', () => {
     const ctx = useStore(open);
 
-    it('marks claims delivering; a requeue counts a started one as an attempt, an unstarted one not', async () => {
+    it('attempted: each claim returned counts as an attempt, so its repeat is numbered one higher', async () => {
       const a = await ctx.destination();
-      const [a1, a2, a3] = await ctx.accept(a.id, 3, T0);
-      const claimed = await ctx.claim(a.id, 3, T0 + 10);
-      await ctx.store.completeAttempts(
-        [completion(claimed[2] as ClaimedDelivery, { status: 'delivered', startedAt: T0 + 11 })],
-        T0 + 12,
-      );
-      await ctx.store.markStarted([a1, a3, 'dlv_missing'] as string[], T0 + 20);
-      await ctx.store.markStarted([], T0 + 20);
-      assert.equal(await ctx.statusOf(a1 as string), 'delivering');
-      assert.equal(await ctx.statusOf(a2 as string), 'queued');
-      assert.equal(await ctx.statusOf(a3 as string), 'delivered', 'only a queued claim is marked');
-      assert.equal(
-        await ctx.store.releaseClaims([a1 as string], T0 + 21),
-        0,
-        'a started claim is not released',
-      );
+      const [a1, a2] = await ctx.accept(a.id, 2, T0);
+      await ctx.claim(a.id, 1, T0 + 10); // a1
       assert.deepEqual(
-        await ctx.store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 30),
-        new Map([[a.id, 2]]),
+        await ctx.store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 30, true),
+        new Map([[a.id, 1]]),
       );
       assert.equal(
         (await ctx.store.getDelivery(a1 as string))?.delivery.attempts,
         1,
         'it may have been sent',
       );
-      assert.equal((await ctx.store.getDelivery(a2 as string))?.delivery.attempts, 0, 'it never started');
-      const again = await ctx.claim(a.id, 10, T0 + 40);
+      assert.equal(
+        (await ctx.store.getDelivery(a2 as string))?.delivery.attempts,
+        0,
+        'never claimed: untouched',
+      );
       assert.deepEqual(
-        again.map((c) => [c.id, c.attempts]),
+        (await ctx.claim(a.id, 10, T0 + 40)).map((c) => [c.id, c.attempts]),
         [
-          [a1, 1],
           [a2, 0],
+          [a1, 1],
         ],
-        'claimed again: the repeat is numbered one higher',
+        'claimed again (the returned one due since its return)',
       );
     });
   });
