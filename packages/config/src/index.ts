@@ -169,8 +169,17 @@ export function apiConfig(c: {
 /** What the processes that sweep and delete old deliveries read (the rate limiter, the single box). */
 export const sweeping = {
   SLUICE_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(5_000),
-  /** A claimed delivery with no request under way returns to pending after this. */
+  /**
+   * The backstop: a claimed delivery that nothing holds (in no job of the delivery queue; in
+   * the single box, not in the process) returns to pending after this, whatever else runs.
+   */
   SLUICE_LEASE_MS: int(1_000, 86_400_000).default(120_000),
+  /**
+   * Distributed shape: a claimed delivery in no job of the delivery queue, of a destination
+   * whose tick is not running (its tick died before publishing it), returns to pending after
+   * this: no request of it started.
+   */
+  SLUICE_UNSTARTED_LEASE_MS: int(1_000, 86_400_000).default(5_000),
   /** Delivered and cancelled deliveries older than this many days are deleted. */
   SLUICE_RETENTION_DAYS: int(1, 3650).default(14),
 };
@@ -187,6 +196,25 @@ export const ticking = {
   SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
   /** Distributed shape: most deliveries in one delivery-queue job (the ticks of one turn share jobs). */
   SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
+  /**
+   * Distributed shape: the lease a running tick holds (renewed every third of it). A process
+   * that dies mid-tick leaves it; another takes the tick over once it expires, and the sweeper
+   * returns what that tick claimed and never published (docs/operations.md, "What a killed
+   * process leaves").
+   */
+  SLUICE_TICK_LEASE_MS: int(1_000, 600_000).default(5_000),
+};
+
+/**
+ * What BullMQ's delivery workers read (the delivery worker, the single box on the distributed
+ * shape): a job whose worker has not renewed its lock for `SLUICE_JOB_LOCK_MS` (renewed every
+ * half of it) is found by a stalled check (every `SLUICE_STALLED_INTERVAL_MS`) and handed to
+ * another worker, so a dead worker's jobs come back within their sum (docs/operations.md,
+ * "What a killed process leaves"). A worker whose event loop stalls longer than the lock loses its jobs too.
+ */
+export const jobs = {
+  SLUICE_JOB_LOCK_MS: int(1_000, 600_000).default(4_000),
+  SLUICE_STALLED_INTERVAL_MS: int(100, 600_000).default(1_000),
 };
 
 /** What the distributed API reads beyond the HTTP settings. */

@@ -85,6 +85,7 @@ async function rig(
     metrics,
     clock: () => now,
     leaseMs: 300_000,
+    unstartedLeaseMs: 10_000,
   });
   closing.push(async () => {
     await sweeper.stop();
@@ -175,6 +176,27 @@ describe('DistributedSweeper', { skip }, () => {
       1,
       'only the delivery a tick counted again after the requeue',
     );
+  });
+
+  it("returns a dead tick's claims after the unstarted lease, but not while a tick of the destination runs", async () => {
+    // A tick (the API's, say) claimed two deliveries and died before publishing them: no job
+    // holds them, so no request of theirs started. They come back after the short lease,
+    // not the long one — unless a tick of the destination runs now (it publishes before it
+    // settles).
+    const now = T0 + 20_000;
+    const r = await rig(undefined, now);
+    await r.accept(T0);
+    await r.accept(T0);
+    await r.store.claimDue(r.destinationId, 10, T0 + 10);
+    const { keys, redis } = r.shared;
+    const leases = keys.leases(keys.shardOf(r.destinationId));
+    await redis.zadd(leases, now + 5_000, r.destinationId);
+    await r.sweeper.sweep();
+    assert.deepEqual(await r.repairs(), {}, "a running tick's claims stay");
+    await redis.zadd(leases, now - 1, r.destinationId); // its replica died: the lease expired
+    await r.sweeper.sweep();
+    assert.deepEqual(await r.repairs(), { requeued: 2 });
+    assert.equal((await r.store.destinationWork(r.destinationId)).inQueue, 0);
   });
 
   it('after a loss of Redis: returns the claims that have no job, counts them, and kicks the limiters', async () => {

@@ -8,9 +8,13 @@
  *   scheduled; then `epoch` says 'ready'. One replica rebuilds (SET NX); the others wait.
  * - Every sweep: destinations with pending work and no schedule entry are woken (the work
  *   is read again once the schedule was seen empty, so a tick that took it meanwhile is not
- *   taken for a lost wake-up); deliveries claimed longer than the lease ago whose job is no
- *   longer in the delivery queue (a publish that failed, a worker that died after its job
- *   completed but before its outcome was written) return to pending.
+ *   taken for a lost wake-up); deliveries claimed longer than `unstartedLeaseMs` ago that are
+ *   in no job of the delivery queue and whose destination runs no tick now (a tick that died
+ *   before publishing them, a publish that failed, a job that could not start) return to
+ *   pending. No job means no request of theirs is under way: a job completes only once its
+ *   outcomes are written, and a job whose worker died is handed to another worker by BullMQ
+ *   (docs/operations.md, "What a killed process leaves"). `leaseMs` is the backstop: past it,
+ *   a claim in no job returns even while its destination's tick runs.
  */
 
 import { PERIOD_MS, ratePlan } from '@sluice/core';
@@ -32,6 +36,8 @@ export interface DistributedSweeperDeps {
   metrics: EngineMetrics;
   clock: () => number;
   leaseMs: number;
+  /** A claim in no job returns after this when no tick of its destination runs (SLUICE_UNSTARTED_LEASE_MS). */
+  unstartedLeaseMs: number;
 }
 
 export class DistributedSweeper {
@@ -64,8 +70,10 @@ export class DistributedSweeper {
   }
 
   /**
-   * Returns the deliveries claimed before `claimedBefore` whose job is no longer in the
-   * delivery queue to pending. Only those claims' jobs are looked up.
+   * Returns the deliveries claimed before `unstartedBefore` whose job is no longer in the
+   * delivery queue to pending — those of a destination whose tick runs now only if claimed
+   * before `claimedBefore` (the tick publishes its claims before it settles). Only those
+   * claims' jobs are looked up.
    *
    * Each was counted as queued when its tick published it, and that entry would keep
    * counting — holding its destination back by one, for as long as the entry lives (an
@@ -74,20 +82,33 @@ export class DistributedSweeper {
    * deliveries, returned here, could not be claimed again while they still counted. So
    * their entries go too, except where a tick has counted one again since.
    */
-  private async requeueLost(claimedBefore: number, now: number): Promise<Map<string, number>> {
-    const { store, publisher, pacing } = this.deps;
-    const stale = await store.staleClaims(claimedBefore);
+  private async requeueLost(
+    unstartedBefore: number,
+    claimedBefore: number,
+    now: number,
+  ): Promise<Map<string, number>> {
+    const { store, publisher, pacing, schedule } = this.deps;
+    const stale = await store.staleClaims(unstartedBefore);
     if (stale.length === 0) return new Map();
     const live = await publisher.liveOf(stale);
-    const requeued = await store.requeue(claimedBefore, live, now);
+    const keep = new Set(live);
+    const lost = stale.filter((c) => !live.has(c.id));
+    if (lost.length > 0 && unstartedBefore > claimedBefore) {
+      const leased = await schedule.leasedAmong([...new Set(lost.map((c) => c.destinationId))], now);
+      if (leased.size > 0) {
+        const old = new Set((await store.staleClaims(claimedBefore)).map((c) => c.id));
+        for (const c of lost) if (leased.has(c.destinationId) && !old.has(c.id)) keep.add(c.id);
+      }
+    }
+    const requeued = await store.requeue(unstartedBefore, keep, now);
     const returned = new Map<string, string[]>();
     for (const { id, destinationId } of stale) {
-      if (live.has(id)) continue;
+      if (keep.has(id)) continue;
       const ids = returned.get(destinationId) ?? [];
       ids.push(id);
       returned.set(destinationId, ids);
     }
-    for (const [destinationId, ids] of returned) await pacing.forget(destinationId, ids, claimedBefore);
+    for (const [destinationId, ids] of returned) await pacing.forget(destinationId, ids, unstartedBefore);
     return requeued;
   }
 
@@ -98,7 +119,7 @@ export class DistributedSweeper {
     const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', 60_000, 'NX');
     if (mine !== 'OK') return false; // another replica rebuilds
     const now = clock();
-    const requeued = await this.requeueLost(Number.POSITIVE_INFINITY, now);
+    const requeued = await this.requeueLost(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, now);
     const windows = new Map<string, number[]>();
     for (const a of await store.recentAttempts(now - PERIOD_MS.hour - 60_000)) {
       const list = windows.get(a.destinationId) ?? [];
@@ -130,7 +151,7 @@ export class DistributedSweeper {
   }
 
   async sweep(): Promise<void> {
-    const { store, schedule, clock, leaseMs, logger, metrics } = this.deps;
+    const { store, schedule, clock, leaseMs, unstartedLeaseMs, logger, metrics } = this.deps;
     await this.recoverIfLost();
     let rewoken = 0;
     const pending = await store.pendingDestinations();
@@ -152,7 +173,7 @@ export class DistributedSweeper {
       if (nextPendingAt <= listed.nextPendingAt) rewoken++;
     }
     const now = clock();
-    const requeued = await this.requeueLost(now - leaseMs, now);
+    const requeued = await this.requeueLost(now - Math.min(unstartedLeaseMs, leaseMs), now - leaseMs, now);
     for (const destinationId of requeued.keys()) await schedule.wake(destinationId, now);
     const count = [...requeued.values()].reduce((a, b) => a + b, 0);
     // An ingest that raced the delete of its destination left deliveries nothing will send.

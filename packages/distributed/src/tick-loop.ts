@@ -21,6 +21,8 @@ export interface TickLoopOptions {
   clock: () => number;
   /** `SLUICE_TICK_LEAD_MS` (docs/adr/0012). */
   leadMs: number;
+  /** `SLUICE_TICK_LEASE_MS`: how long a claimed tick is this process's without a renewal. */
+  leaseMs?: number | undefined;
   /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
   subscriber?: Redis | undefined;
   onTakeover?: RedisTickLoopOptions['onTakeover'];
@@ -33,6 +35,7 @@ export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
     subscriber: o.subscriber,
     keys: shared.keys,
     clock,
+    ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
     tick: createTick({
       store: o.store,
       destinations: shared.destinations,

@@ -6,6 +6,13 @@ import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from './tes
 
 const skip = !(await redisAvailable());
 
+/** The worker's recovery settings (their defaults in @sluice/config); every claim is still held. */
+const RECOVERY = {
+  lockMs: 4_000,
+  stalledIntervalMs: 1_000,
+  stillClaimed: async (ds: readonly ClaimedDelivery[]) => new Set(ds.map((d) => d.id)),
+};
+
 const delivery = (n: number): ClaimedDelivery => ({
   id: `dlv_${n}`,
   eventId: `evt_${n}`,
@@ -52,6 +59,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
   ) {
     const ran: string[] = [];
     const worker = startDeliveryWorker({
+      ...RECOVERY,
       connection,
       prefix,
       concurrency,
@@ -75,6 +83,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       let inFlight = 0;
       let most = 0;
       const worker = startDeliveryWorker({
+        ...RECOVERY,
         connection,
         prefix,
         concurrency: 8,
@@ -127,6 +136,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       const runs: string[] = [];
       const reported: string[] = [];
       const worker = startDeliveryWorker({
+        ...RECOVERY,
         connection,
         prefix,
         concurrency: 4,
@@ -193,6 +203,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       await publisher.publish('dst_a', [delivery(1)]);
       let tries = 0;
       const worker = startDeliveryWorker({
+        ...RECOVERY,
         connection,
         prefix,
         concurrency: 1,
@@ -225,6 +236,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       assert.deepEqual(await publisher.liveOf([{ id: 'dlv_7', attempts: 0 }]), new Set(['dlv_7']));
       const seen: string[] = [];
       const worker = startDeliveryWorker({
+        ...RECOVERY,
         connection,
         prefix,
         concurrency: 2,
@@ -246,6 +258,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       await publisher.publish('dst_a', [{ ...delivery(1), notBefore }, delivery(2), delivery(3)]);
       const started: { id: string; at: number }[] = [];
       const worker = startDeliveryWorker({
+        ...RECOVERY,
         connection,
         prefix,
         concurrency: 1,

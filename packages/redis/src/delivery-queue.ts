@@ -26,8 +26,8 @@ import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 
 export const DELIVERY_QUEUE = 'deliveries';
 
-/** A job whose worker has not renewed its lock for this long is given to another worker. */
-const STALLED_AFTER_MS = 10_000;
+/** How many times a job may stall (its worker died, or froze past its lock) and still run again. */
+const MAX_STALLS = 5;
 
 /** Deliveries per job unless configured (`SLUICE_JOB_DELIVERIES`). */
 const JOB_DELIVERIES = 10;
@@ -144,11 +144,21 @@ export class BullPublisher implements Publisher {
 export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
   /** Most requests in flight at once (and jobs active at once). */
   concurrency: number;
+  /** A job whose worker has not renewed its lock for this long may go to another worker. */
+  lockMs: number;
+  /** How often a worker looks for jobs whose lock expired (stalled) and puts them back. */
+  stalledIntervalMs: number;
   /**
    * Runs one delivery's request; `written`, when given, resolves once its outcome is in the
    * store. The request's slot is free before that; the job completes only after it.
+   * `rerun`: the job ran before on a worker that died (its request may have started).
    */
-  run(delivery: ClaimedDelivery): Promise<{ written?: Promise<void> } | undefined>;
+  run(delivery: ClaimedDelivery, rerun: boolean): Promise<{ written?: Promise<void> } | undefined>;
+  /**
+   * A job runs again after its worker died: which of its deliveries are still claimed as it
+   * carried them (the others' outcomes were written before the death: not sent again).
+   */
+  stillClaimed(deliveries: readonly ClaimedDelivery[]): Promise<ReadonlySet<string>>;
   /** Some deliveries of a job could not start (the others did): the sweeper returns them. */
   onPartialFailure(job: Job<JobData>, failed: { delivery: ClaimedDelivery; err: unknown }[]): void;
 }
@@ -158,7 +168,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
   return new Worker<JobData>(
     DELIVERY_QUEUE,
     async (job: Job<JobData>) => {
-      const deliveries = deliveriesOf(job.data);
+      // Run again after a stall (its worker died, or stalled past its lock): what it sent and
+      // recorded is not sent again; what it may have sent is, numbered one higher (the runner).
+      const rerun = job.stalledCounter > 0;
+      let deliveries = deliveriesOf(job.data);
+      if (rerun) {
+        const claimed = await options.stillClaimed(deliveries);
+        deliveries = deliveries.filter((d) => claimed.has(d.id));
+      }
       const results = await Promise.allSettled(
         deliveries.map(async (delivery) => {
           // Published ahead of its window's room (docs/adr/0012): it waits for its slot to
@@ -168,7 +185,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
           await slots.take(delivery.notBefore !== undefined);
           let ran: { written?: Promise<void> } | undefined;
           try {
-            ran = await options.run(delivery);
+            ran = await options.run(delivery, rerun);
           } finally {
             slots.give();
           }
@@ -192,12 +209,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): Worker<JobD
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
-      // The jobs of a worker that died come back after its locks expire and a stalled check
-      // finds them: within 10-20 s instead of BullMQ's 30-60 s. Meanwhile their deliveries
-      // still count as queued and hold their destinations back. A live worker renews its
-      // locks every 5 s, one call for all its jobs.
-      lockDuration: STALLED_AFTER_MS,
-      stalledInterval: STALLED_AFTER_MS,
+      // The jobs of a worker that died come back once their locks expire and a stalled check
+      // finds them: within lockMs + stalledIntervalMs (BullMQ's defaults, 30 s + 30 s, are
+      // too slow: meanwhile their deliveries count as queued and hold their destinations
+      // back). A live worker renews its locks every lockMs / 2, one call for all its jobs.
+      lockDuration: options.lockMs,
+      stalledInterval: options.stalledIntervalMs,
+      // A job that stalls again (the worker it was handed to died too, or stalled past its
+      // lock while starting up) runs again rather than failing: a failed job's deliveries
+      // would wait for the sweeper and their repeats would not be numbered as such.
+      maxStalledCount: MAX_STALLS,
     },
   );
 }

@@ -208,6 +208,15 @@ describe('RedisPacing', { skip }, () => {
     assert.equal(await at(1_405), 0, '`a` from 400');
   });
 
+  it('a start of a delivery no longer counted queued knows a request of it started before', async () => {
+    // Its job runs again after its worker died: the first start took it out of `queued`.
+    const keys = new Keys(`${prefix}-started-before`);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
+    await pacing.published('d', ['a'], { limit: 10, periodMs: 1_000, burst: 5 }, 0);
+    assert.equal((await started(pacing.start('d', 'a', 1_000, 60_000, 0))).startedBefore, false);
+    assert.equal((await started(pacing.start('d', 'a', 1_000, 60_000, 10))).startedBefore, true);
+  });
+
   it('a start checks the cap the API stored with a change, whatever its caller still knows', async () => {
     const keys = new Keys(`${prefix}-stored-cap`);
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });

@@ -204,22 +204,21 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     const token = `${deliveryId}:${this.nonce}.${(this.sent++).toString(36)}`;
     const sends = keys.sends(destinationId);
     const pace = keys.pace(destinationId);
-    const index = Number(
-      await this.script('paceStart')(
-        keys.queued(destinationId),
-        keys.inflight(destinationId),
-        sends,
-        pace,
-        keys.cap(destinationId),
-        deliveryId,
-        token,
-        Math.ceil(now + timeoutMs),
-        now,
-        cap ?? 0,
-        periodMs + this.windowMarginMs,
-      ),
-    );
-    if (index === -2) return null;
+    const reply = (await this.script('paceStart')(
+      keys.queued(destinationId),
+      keys.inflight(destinationId),
+      sends,
+      pace,
+      keys.cap(destinationId),
+      deliveryId,
+      token,
+      Math.ceil(now + timeoutMs),
+      now,
+      cap ?? 0,
+      periodMs + this.windowMarginMs,
+    )) as number | [number, number];
+    if (!Array.isArray(reply)) return null; // -2: no room under the cap
+    const index = Number(reply[0]);
     // The write time lowers the send's occupancy to `written + arrivalBound` only when the
     // response is not in by then (before it, the response is the tighter bound and lowers it
     // itself). So it is sent only then: a fast receiver costs no round trip for it, and a
@@ -234,6 +233,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     let cancel: (() => void) | undefined;
     let arrivedBy = Number.POSITIVE_INFINITY;
     return {
+      startedBefore: Number(reply[1]) === 0,
       written: (at) => {
         arrivedBy = Math.ceil(at + arrivalBoundMs);
         cancel = (this.options.later ?? later)(
@@ -281,6 +281,10 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       multi.pexpire(pace, 86_400_000);
     }
     await multi.exec();
+  }
+
+  async startedBefore(destinationId: string, deliveryId: string): Promise<boolean> {
+    return (await this.options.redis.zscore(this.options.keys.queued(destinationId), deliveryId)) === null;
   }
 
   async drop(destinationId: string, deliveryId: string): Promise<void> {

@@ -30,13 +30,13 @@ export type TickFn = (
 ) => Promise<number | null>;
 
 /**
- * A claimed tick's lease: a replica that stops for this long (killed, or frozen) loses its
- * ticks to the others, which then run them. A live one extends the lease every third of it,
- * so a slow tick keeps its lease; only a tick whose replica stopped renewing (killed, or
- * frozen for 7-10 s) is taken over, and a frozen one is fenced (`paceRoom`) if it comes back:
- * it publishes nothing, and what it claimed waits for the sweeper's lease. 10 s, as the
- * delivery workers' BullMQ locks (delivery-queue.ts): a killed replica's destinations wait
- * 10 s, not 30 (docs/adr/0002).
+ * A claimed tick's lease unless given (the services pass `SLUICE_TICK_LEASE_MS`): a replica
+ * that stops for this long (killed, or frozen) loses its ticks to the others, which then run
+ * them. A live one extends the lease every third of it, so a slow tick keeps its lease; only
+ * a tick whose replica stopped renewing (killed, or frozen for two thirds of the lease or
+ * more) is taken over, and a frozen one is fenced (`paceRoom`) if it comes back: it publishes
+ * nothing, and the sweeper returns what it claimed (docs/operations.md, "What a killed
+ * process leaves").
  */
 const TICK_LEASE_MS = 10_000;
 

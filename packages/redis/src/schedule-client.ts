@@ -74,4 +74,18 @@ export class ScheduleClient implements Schedule {
     }
     return scheduled;
   }
+
+  /**
+   * Which of these destinations have a tick running now: a lease that has not expired (an
+   * expired one is a dead replica's, waiting to be taken over). The sweeper leaves a running
+   * tick's claims alone: it publishes them before it settles.
+   */
+  async leasedAmong(destinationIds: readonly string[], now: number): Promise<Set<string>> {
+    const leased = new Set<string>();
+    for (const id of destinationIds) {
+      const until = await this.redis.zscore(this.keys.leases(this.keys.shardOf(id)), id);
+      if (until !== null && Number(until) > now) leased.add(id);
+    }
+    return leased;
+  }
 }

@@ -24,10 +24,12 @@ export async function requeue(
   claimedBefore: number,
   keep: ReadonlySet<string>,
   now: number,
+  attempted = false,
 ): Promise<Map<string, number>> {
   const rows = await db.query(
     `WITH back AS (
-       UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = $3, updated_at = $3
+       UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = $3, updated_at = $3,
+         attempts = attempts + $4
        WHERE id IN (
          SELECT id FROM deliveries
          WHERE status IN (${sqlSourcesOf('expire')}) AND claimed_at < $1 AND NOT (id = ANY($2::text[]))
@@ -36,7 +38,7 @@ export async function requeue(
      )
      SELECT destination_id, count(*) AS n FROM back GROUP BY destination_id`,
     // The sweeper passes +Infinity for "every claimed delivery": BIGINT has no infinity.
-    [clampMs(claimedBefore), [...keep], now],
+    [clampMs(claimedBefore), [...keep], now, attempted ? 1 : 0],
   );
   return new Map(rows.map((r) => [r.destination_id as string, r.n as number]));
 }
@@ -46,13 +48,14 @@ export async function releaseClaims(
   db: Queryable,
   deliveryIds: readonly string[],
   now: number,
+  attempted = false,
 ): Promise<number> {
   if (deliveryIds.length === 0) return 0;
   const rows = await db.query(
-    `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = $2
+    `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = $2, attempts = attempts + $3
      WHERE id = ANY($1::text[]) AND status IN (${sqlSourcesOf('release')})
      RETURNING id`,
-    [[...deliveryIds], now],
+    [[...deliveryIds], now, attempted ? 1 : 0],
   );
   return rows.length;
 }

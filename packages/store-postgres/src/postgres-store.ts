@@ -295,12 +295,17 @@ export class PostgresStore implements Store {
     return lifecycle.oldestDueAt(this.db, now);
   }
 
-  async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
-    return lifecycle.requeue(this.db, claimedBefore, keep, now);
+  async requeue(
+    claimedBefore: number,
+    keep: ReadonlySet<string>,
+    now: number,
+    attempted = false,
+  ): Promise<Map<string, number>> {
+    return lifecycle.requeue(this.db, claimedBefore, keep, now, attempted);
   }
 
-  async releaseClaims(deliveryIds: readonly string[], now: number): Promise<number> {
-    return lifecycle.releaseClaims(this.db, deliveryIds, now);
+  async releaseClaims(deliveryIds: readonly string[], now: number, attempted = false): Promise<number> {
+    return lifecycle.releaseClaims(this.db, deliveryIds, now, attempted);
   }
 
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {

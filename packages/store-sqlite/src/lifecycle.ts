@@ -64,6 +64,7 @@ export function requeue(
   claimedBefore: number,
   keep: ReadonlySet<string>,
   now: number,
+  attempted = false,
 ): Map<string, number> {
   return db.tx(() => {
     const rows = db
@@ -82,24 +83,30 @@ export function requeue(
     }
     if (ids.length > 0) {
       db.sql(
-        `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?
+        `UPDATE deliveries SET status = 'pending', claimed_at = NULL, next_attempt_at = ?, updated_at = ?,
+           attempts = attempts + ?
          WHERE id IN (SELECT value FROM json_each(?)) AND status IN (${sqlSourcesOf('expire')})`,
-      ).run(now, now, JSON.stringify(ids));
+      ).run(now, now, attempted ? 1 : 0, JSON.stringify(ids));
     }
     return perDestination;
   });
 }
 
-export function releaseClaims(db: Sql, deliveryIds: readonly string[], now: number): number {
+export function releaseClaims(
+  db: Sql,
+  deliveryIds: readonly string[],
+  now: number,
+  attempted = false,
+): number {
   if (deliveryIds.length === 0) return 0;
   return db.tx(() =>
     Number(
       db
         .sql(
-          `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = ?
+          `UPDATE deliveries SET status = 'pending', claimed_at = NULL, updated_at = ?, attempts = attempts + ?
            WHERE id IN (SELECT value FROM json_each(?)) AND status IN (${sqlSourcesOf('release')})`,
         )
-        .run(now, JSON.stringify(deliveryIds)).changes,
+        .run(now, attempted ? 1 : 0, JSON.stringify(deliveryIds)).changes,
     ),
   );
 }

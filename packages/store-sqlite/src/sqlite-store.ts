@@ -307,12 +307,17 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return lifecycle.oldestDueAt(this, now);
   }
 
-  async requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>> {
-    return lifecycle.requeue(this, claimedBefore, keep, now);
+  async requeue(
+    claimedBefore: number,
+    keep: ReadonlySet<string>,
+    now: number,
+    attempted = false,
+  ): Promise<Map<string, number>> {
+    return lifecycle.requeue(this, claimedBefore, keep, now, attempted);
   }
 
-  async releaseClaims(deliveryIds: readonly string[], now: number): Promise<number> {
-    return lifecycle.releaseClaims(this, deliveryIds, now);
+  async releaseClaims(deliveryIds: readonly string[], now: number, attempted = false): Promise<number> {
+    return lifecycle.releaseClaims(this, deliveryIds, now, attempted);
   }
 
   async staleClaims(claimedBefore: number): Promise<StaleClaim[]> {

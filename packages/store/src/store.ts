@@ -129,16 +129,25 @@ export interface Store {
   oldestDueAt(now: number): Promise<number | null>;
   /**
    * Returns `queued`/`delivering` deliveries claimed before `claimedBefore` to `pending`
-   * (a crash left them), except `keep`. Returns how many per destination.
+   * (a crash left them), except `keep`. Returns how many per destination. `attempted`: their
+   * requests may have been sent (the single box's restart), so each counts as an attempt made
+   * (`attempts` + 1) and a repeat carries `webhook-attempt` one higher than the request it
+   * repeats.
    */
-  requeue(claimedBefore: number, keep: ReadonlySet<string>, now: number): Promise<Map<string, number>>;
+  requeue(
+    claimedBefore: number,
+    keep: ReadonlySet<string>,
+    now: number,
+    attempted?: boolean,
+  ): Promise<Map<string, number>>;
   /**
    * Returns claimed deliveries whose requests never started to `pending`, due as before (so
    * they keep their place): the limit was lowered after their tick published them, and the
    * window has no room for them under the new one (docs/adr/0012). A delivery no longer
-   * `queued` is left as it is. Returns how many moved.
+   * `queued` is left as it is. Returns how many moved. `attempted`: their requests may have
+   * been sent before (a job run again after its worker died), so each counts as an attempt.
    */
-  releaseClaims(deliveryIds: readonly string[], now: number): Promise<number>;
+  releaseClaims(deliveryIds: readonly string[], now: number, attempted?: boolean): Promise<number>;
   /**
    * Deliveries `queued`/`delivering` claimed before `claimedBefore`, with the attempts made
    * before the claimed one: the candidates of a `requeue`, so the distributed sweeper asks the

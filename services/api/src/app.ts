@@ -50,6 +50,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
         logger: o.logger,
         clock,
         leadMs: config.SLUICE_TICK_LEAD_MS,
+        leaseMs: config.SLUICE_TICK_LEASE_MS,
       })
     : undefined;
   const dispatcher = new RedisDispatcher({

@@ -75,10 +75,24 @@ export async function startDeliveryWorkerService(
     connection: bullConnection(config.REDIS_URL),
     prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
     concurrency,
-    run: async (delivery) => {
+    lockMs: config.SLUICE_JOB_LOCK_MS,
+    stalledIntervalMs: config.SLUICE_STALLED_INTERVAL_MS,
+    // Only for a job run again after its worker died (rare): one read per delivery.
+    stillClaimed: async (deliveries) => {
+      const rows = await Promise.all(deliveries.map((d) => o.store.getDelivery(d.id)));
+      return new Set(
+        deliveries.flatMap((d, i) => {
+          const row = rows[i]?.delivery;
+          const claimed =
+            (row?.status === 'queued' || row?.status === 'delivering') && row.attempts === d.attempts;
+          return claimed ? [d.id] : [];
+        }),
+      );
+    },
+    run: async (delivery, rerun) => {
       active++;
       try {
-        return await runner.run(delivery);
+        return await runner.run(delivery, rerun);
       } finally {
         active--;
       }

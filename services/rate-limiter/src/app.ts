@@ -46,6 +46,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
     logger: o.logger,
     clock,
     leadMs: config.SLUICE_TICK_LEAD_MS,
+    leaseMs: config.SLUICE_TICK_LEASE_MS,
     onTakeover: (destinationIds) => {
       metrics.tickTakeovers.inc(destinationIds.length);
       o.logger.warn(
@@ -66,6 +67,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
     metrics,
     clock,
     leaseMs: config.SLUICE_LEASE_MS,
+    unstartedLeaseMs: config.SLUICE_UNSTARTED_LEASE_MS,
   });
   // Every replica runs retention: it deletes in small batches, so replicas only share work.
   const retention = new Retention({

@@ -20,6 +20,7 @@ import {
   ingest,
   int,
   isDistributed,
+  jobs,
   network,
   sweeping,
   ticking,
@@ -37,6 +38,7 @@ const configFields = z.object({
   ...sweeping,
   ...ticking,
   ...api,
+  ...jobs,
   PORT: int(0, 65_535).default(3000),
   /** Holds `sluice.db` (the single box), `admin-token` and `encryption-key` (both shapes). */
   SLUICE_DATA_DIR: z.string().min(1).default('./data'),

@@ -27,6 +27,7 @@ function setup(destination: () => Destination) {
     starts: [] as number[],
     sentAt: [] as number[],
     recorded: [] as number[],
+    attempts: [] as number[],
     released: [] as string[],
     woken: [] as string[],
   };
@@ -51,8 +52,9 @@ function setup(destination: () => Destination) {
     destinations: { get: async () => destination() } as unknown as DestinationCache,
     pacing,
     deliverer: {
-      attempt: async () => {
+      attempt: async (req: { attempt: number }) => {
         seen.sentAt.push(Date.now());
+        seen.attempts.push(req.attempt);
         return { result: { kind: 'response', statusCode: 200 }, responseExcerpt: null };
       },
       close: async () => undefined,
@@ -115,5 +117,27 @@ describe('DeliveryRunner', () => {
     await pacing.published('dst_1', ['dlv_3'], plan, Date.now());
     await runner.run(claimedDelivery('dlv_3'));
     assert.equal(seen.sentAt.length, 3);
+  });
+
+  it('a job run again numbers a request that started before one higher', async () => {
+    const { pacing, runner, seen } = setup(() => destinationAt(10));
+    const plan = { limit: 10, periodMs: 1_000, burst: null };
+    await pacing.published('dst_1', ['dlv_1', 'dlv_2'], plan, Date.now());
+    await runner.run(claimedDelivery('dlv_1'));
+    // Its job runs again after its worker died: where the pace is shared, it says whether a
+    // request of the claim started before.
+    const original = pacing.start.bind(pacing);
+    pacing.start = (async (...args: Parameters<typeof pacing.start>) => {
+      const pace = await original(...args);
+      return pace && { ...pace, startedBefore: args[1] === 'dlv_1' };
+    }) as typeof pacing.start;
+    await pacing.published('dst_1', ['dlv_1'], plan, Date.now());
+    await runner.run(claimedDelivery('dlv_1'), true);
+    await runner.run(claimedDelivery('dlv_2'), true);
+    assert.deepEqual(
+      seen.attempts,
+      [1, 2, 1],
+      'the repeat one higher; a delivery that never started keeps its number',
+    );
   });
 });

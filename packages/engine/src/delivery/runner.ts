@@ -45,8 +45,9 @@ export class DeliveryRunner {
   /**
    * Runs one attempt; resolves once its completion is buffered, with `written`, which
    * resolves once the completion's batch committed. Nothing to write: `written` is undefined.
+   * `rerun`: its job ran before on a worker that died (the distributed delivery queue).
    */
-  async run(delivery: ClaimedDelivery): Promise<{ written?: Promise<void> }> {
+  async run(delivery: ClaimedDelivery, rerun = false): Promise<{ written?: Promise<void> }> {
     const { pacing, deliverer, clock, random, metrics, destinations, completions } = this.deps;
     // Live settings (url, secrets, timeout) as of the start of the request. A destination
     // deleted since the publish is gone: its deliveries are already cancelled.
@@ -80,13 +81,19 @@ export class DeliveryRunner {
     );
     if (pace === null) {
       // Pending before it leaves `queued`: meanwhile it is over-counted, never under-counted.
-      await this.deps.store.releaseClaims([delivery.id], clock());
+      // Run again after its worker died, it may have been sent: then it counts as an attempt,
+      // so its repeat is numbered one higher.
+      const attempted = rerun && (await pacing.startedBefore?.(delivery.destinationId, delivery.id)) === true;
+      await this.deps.store.releaseClaims([delivery.id], clock(), attempted);
       await pacing.drop(delivery.destinationId, delivery.id);
       metrics.releasedStarts.inc();
       this.deps.wake(delivery.destinationId);
       return {};
     }
-    const attemptNo = delivery.attempts + 1;
+    // A job run again after its worker died (`rerun`) carries claims that worker may have
+    // started: a delivery whose request it started is a repeat, numbered one past the request
+    // it repeats (whose outcome was never recorded), so `webhook-attempt` goes up by one.
+    const attemptNo = delivery.attempts + (rerun && pace.startedBefore === true ? 2 : 1);
     let finishedAt = startedAt;
     let report: AttemptReport | undefined;
     try {

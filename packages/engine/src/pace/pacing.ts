@@ -82,6 +82,11 @@ export class LeaseLostError extends Error {
 
 /** One request's record in the pace state. */
 export interface AttemptPace {
+  /**
+   * Where the pace is shared (Redis): this delivery was no longer counted queued, so a request
+   * of the same claim started before — its job runs again after its worker died.
+   */
+  startedBefore?: boolean;
   /** The request is on the socket. */
   written(at: number): void;
   /**
@@ -111,4 +116,10 @@ export interface AttemptPacing {
   ): Promise<AttemptPace | null>;
   /** A published delivery will not be sent (its destination is gone). */
   drop(destinationId: string, deliveryId: string): Promise<void>;
+  /**
+   * Where the pace is shared (Redis): whether a request of this claimed delivery started
+   * before (it is no longer counted queued). Asked of a job run again after its worker died
+   * whose start was refused: the claim it releases then counts as an attempt.
+   */
+  startedBefore?(destinationId: string, deliveryId: string): Promise<boolean>;
 }

@@ -194,7 +194,10 @@ export class Engine implements Dispatcher {
    */
   async start(): Promise<void> {
     const now = this.clock();
-    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now);
+    // Any of them may have been sent (nothing records a request's start: a write before each
+    // request cost a sixth to a third of the throughput), so each counts as an attempt: a
+    // repeat is numbered one higher (docs/operations.md, "What a killed process leaves").
+    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now, true);
     const longest = PERIOD_MS.hour + 60_000;
     const arrivals = new Map<string, number[]>();
     const arrived = (destinationId: string, at: number) => {

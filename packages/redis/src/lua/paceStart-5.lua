@@ -24,8 +24,10 @@
     ARGV[6] the window's span: period + margin (ms)
 
   Output:
-    the request's start index (for paceFinish), or -1 without a bucket; -2 when the window
-    had no room under the cap (nothing changed)
+    -2 when the window had no room under the cap (nothing changed); else
+    {the request's start index (for paceFinish) or -1 without a bucket,
+     1 if the delivery was counted queued, else 0: a request of it started before (its job
+     runs again after its worker died), so this one is a repeat}
 ]]
 local cap = tonumber(ARGV[5] or '0')
 if cap > 0 then
@@ -34,14 +36,14 @@ if cap > 0 then
   local counted = redis.call('ZCOUNT', KEYS[3], '(' .. (tonumber(ARGV[4]) - tonumber(ARGV[6])), '+inf')
   if counted >= cap then return -2 end
 end
-redis.call('ZREM', KEYS[1], ARGV[1])
+local queued = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 local emission = tonumber(redis.call('HGET', KEYS[4], 'T') or '0')
-if emission <= 0 then return -1 end
+if emission <= 0 then return {-1, queued} end
 local now = tonumber(ARGV[4])
 local tat = tonumber(redis.call('HGET', KEYS[4], 'tat') or '0')
 local index = redis.call('HINCRBY', KEYS[4], 'n', 1) - 1
 redis.call('HSET', KEYS[4], 'tat', math.max(tat, now) + emission)
 redis.call('PEXPIRE', KEYS[4], 86400000)
-return index
+return {index, queued}

@@ -205,6 +205,38 @@ export function workCases(open: OpenStore): void {
     });
   });
 
+  describe('requeue after a crash', () => {
+    const ctx = useStore(open);
+
+    it('attempted: each claim returned counts as an attempt, so its repeat is numbered one higher', async () => {
+      const a = await ctx.destination();
+      const [a1, a2] = await ctx.accept(a.id, 2, T0);
+      await ctx.claim(a.id, 1, T0 + 10); // a1
+      assert.deepEqual(
+        await ctx.store.requeue(Number.POSITIVE_INFINITY, new Set(), T0 + 30, true),
+        new Map([[a.id, 1]]),
+      );
+      assert.equal(
+        (await ctx.store.getDelivery(a1 as string))?.delivery.attempts,
+        1,
+        'it may have been sent',
+      );
+      assert.equal(
+        (await ctx.store.getDelivery(a2 as string))?.delivery.attempts,
+        0,
+        'never claimed: untouched',
+      );
+      assert.deepEqual(
+        (await ctx.claim(a.id, 10, T0 + 40)).map((c) => [c.id, c.attempts]),
+        [
+          [a2, 0],
+          [a1, 1],
+        ],
+        'claimed again (the returned one due since its return)',
+      );
+    });
+  });
+
   describe('releaseClaims', () => {
     const ctx = useStore(open);
 
@@ -226,14 +258,24 @@ export function workCases(open: OpenStore): void {
       }
       assert.equal(await ctx.statusOf(a3 as string), 'queued');
       assert.equal(await ctx.statusOf(a4 as string), 'delivered');
-      assert.deepEqual(
-        await ctx.store.staleClaims(Number.POSITIVE_INFINITY),
-        [{ id: a3, destinationId: a.id, attempts: 0 }],
-        'a released delivery is no claim for the sweeper',
+      assert.equal(await ctx.store.releaseClaims([a3 as string], T0 + 21, true), 1);
+      assert.equal(
+        (await ctx.store.getDelivery(a3 as string))?.delivery.attempts,
+        1,
+        'released after it may have been sent: it counts as an attempt',
       );
       assert.deepEqual(
-        (await ctx.claim(a.id, 10, T0 + 30)).map((c) => c.id),
-        [a1, a2],
+        await ctx.store.staleClaims(Number.POSITIVE_INFINITY),
+        [],
+        'a released delivery is no claim',
+      );
+      assert.deepEqual(
+        (await ctx.claim(a.id, 10, T0 + 30)).map((c) => [c.id, c.attempts]),
+        [
+          [a1, 0],
+          [a2, 0],
+          [a3, 1],
+        ],
         'claimed again, oldest first',
       );
     });
