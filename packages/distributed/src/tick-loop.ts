@@ -21,6 +21,8 @@ export interface TickLoopOptions {
   clock: () => number;
   /** `SLUICE_TICK_LEAD_MS` (docs/adr/0012). */
   leadMs?: number | undefined;
+  /** `SLUICE_DESTINATION_MAX_IN_FLIGHT`: the fair bound's ceiling (docs/adr/0014). */
+  maxInFlight?: number | undefined;
   /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
   subscriber?: Redis | undefined;
   onTakeover?: RedisTickLoopOptions['onTakeover'];
@@ -41,6 +43,7 @@ export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
       metrics: o.metrics,
       clock,
       leadMs: o.leadMs,
+      maxInFlight: o.maxInFlight,
     }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError

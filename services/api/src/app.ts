@@ -50,6 +50,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
         logger: o.logger,
         clock,
         leadMs: config.SLUICE_TICK_LEAD_MS,
+        maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
       })
     : undefined;
   const dispatcher = new RedisDispatcher({

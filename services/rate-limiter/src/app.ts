@@ -46,6 +46,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
     logger: o.logger,
     clock,
     leadMs: config.SLUICE_TICK_LEAD_MS,
+    maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
     onTakeover: (destinationIds) => {
       metrics.tickTakeovers.inc(destinationIds.length);
       o.logger.warn(
