@@ -145,7 +145,14 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     this.windowMarginMs = pacer.options.marginMs;
   }
 
-  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
+  /** `_timeoutMs`: each request in flight is kept with its start here, not its deadline. */
+  async read(
+    destinationId: string,
+    periodMs: number,
+    now: number,
+    horizon = now,
+    _timeoutMs?: number,
+  ): Promise<PaceCounts> {
     const pace = this.pacer.of(destinationId, periodMs);
     return {
       queued: pace.queued,
