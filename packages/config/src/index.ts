@@ -160,7 +160,7 @@ export const ticking = {
    * answer slowly (the fair bound's ceiling, docs/adr/0014): k slow receivers hold at most
    * k × this many of the delivery slots. A destination's maxConcurrency is a tighter cap.
    */
-  SLUICE_DESTINATION_MAX_IN_FLIGHT: int(1, 100_000).default(32),
+  SLUICE_DESTINATION_MAX_IN_FLIGHT: int(1, 100_000).default(16),
   /** Distributed shape: most deliveries in one delivery-queue job (the ticks of one turn share jobs). */
   SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
 };
