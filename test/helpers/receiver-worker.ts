@@ -5,10 +5,10 @@
  * (`receiver.ts`) and takes its per-path behaviour from there. Protocol in `receiver.ts`.
  */
 
+import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort } from 'node:worker_threads';
-import type { ServerResponse } from 'node:http';
 import type { Capacity, Command, Hostility, Reply, Report } from './receiver.ts';
 
 interface Behaviour {
@@ -19,7 +19,7 @@ interface Behaviour {
   /** Arrival times of the requests accepted under the capacity, oldest first. */
   accepted: number[];
   hostility: Hostility | null;
-  /** Its hanging and dripping answers, cut when it is no longer hostile. */
+  /** Its slow, hanging and dripping answers, cut when it is no longer hostile. */
   open: Set<ServerResponse>;
 }
 
@@ -32,10 +32,26 @@ function hostile(r: Behaviour, res: ServerResponse): void {
     case 'reset':
       res.socket?.destroy();
       return;
-    case 'hang':
+    case 'slow':
+    case 'hang': {
       r.open.add(res);
-      res.on('close', () => r.open.delete(res));
+      const timer =
+        r.hostility === 'slow'
+          ? setTimeout(() => {
+              res.writeHead(200, { 'content-type': 'text/plain' });
+              res.end('slow');
+            }, 20_000)
+          : undefined;
+      if (timer) timers.add(timer);
+      res.on('close', () => {
+        if (timer) {
+          clearTimeout(timer);
+          timers.delete(timer);
+        }
+        r.open.delete(res);
+      });
       return;
+    }
     case 'drip': {
       r.open.add(res);
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -73,7 +89,15 @@ let count = 0;
 function route(path: string): Behaviour {
   let r = routes.get(path);
   if (r === undefined) {
-    r = { script: [], status: 200, delayMs: 0, capacity: null, accepted: [], hostility: null, open: new Set() };
+    r = {
+      script: [],
+      status: 200,
+      delayMs: 0,
+      capacity: null,
+      accepted: [],
+      hostility: null,
+      open: new Set(),
+    };
     routes.set(path, r);
   }
   return r;

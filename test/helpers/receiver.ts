@@ -44,11 +44,12 @@ export interface Capacity {
 }
 
 /**
- * A hostile receiver, instead of the path's replies: `hang` never answers; `drip` answers 200
+ * A hostile receiver, instead of the path's replies: `slow` answers 200 after 20 s; `hang`
+ * never answers; `drip` answers 200
  * and then a byte of body a second, never ending; `reset` destroys the connection once the
  * request is in; `huge` streams a body of 50 MB.
  */
-export type Hostility = 'hang' | 'drip' | 'reset' | 'huge';
+export type Hostility = 'slow' | 'hang' | 'drip' | 'reset' | 'huge';
 
 export type Command =
   | { kind: 'script'; seq: number; path: string; replies: Reply[] }
@@ -136,7 +137,7 @@ export class Receiver {
     return this.#command({ kind: 'capacity', path, capacity });
   }
 
-  /** Makes a path hostile; null: its replies again, and its hanging and dripping answers cut. */
+  /** Makes a path hostile; null: its replies again, and its slow, hanging and dripping answers cut. */
   setHostile(path: string, hostility: Hostility | null): Promise<void> {
     return this.#command({ kind: 'hostile', path, hostility });
   }
