@@ -151,6 +151,7 @@ export class Engine implements Dispatcher {
       options.deliveryConcurrency,
       (err) => logger.error({ err }, 'delivery failed unexpectedly'),
       clock,
+      (id) => this.destinations.peek(id)?.tenantId,
     );
     this.schedule = new MemorySchedule({
       clock,
