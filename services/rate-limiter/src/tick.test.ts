@@ -24,8 +24,11 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
 
-/** One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`. */
-async function rig(limit: number) {
+/**
+ * One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`;
+ * `maxInFlight`: the fair bound's ceiling (absent: none).
+ */
+async function rig(limit: number, maxInFlight?: number) {
   const prefix = uniquePrefix();
   const store = new SqliteStore(':memory:');
   const tenantId = newId('ten');
@@ -48,6 +51,7 @@ async function rig(limit: number) {
       async () => null,
     ),
     clock: () => now,
+    maxInFlight,
   });
   closing.push(async () => {
     await publisher.close();
@@ -73,12 +77,15 @@ async function rig(limit: number) {
         })),
         at,
       ),
-    /** Every published delivery's request starts at `at` and is answered 5 ms later, as a worker's. */
-    sendQueued: async (at: number) => {
+    /**
+     * Every published delivery's request starts at `at` and is answered `latencyMs` later
+     * (default 5; null: never), as a worker's.
+     */
+    sendQueued: async (at: number, latencyMs: number | null = 5) => {
       const queued = await shared.redis.zrange(shared.keys.queued(id), '0', '-1');
       for (const deliveryId of queued) {
         const pace = await shared.pacing.start(id, deliveryId, 1_000, 10_000, at);
-        await pace?.finished(at + 5);
+        if (latencyMs !== null) await pace?.finished(at + latencyMs);
       }
       return queued.length;
     },
@@ -124,5 +131,21 @@ describe('a tick plans the next run', { skip }, () => {
       [T0 + 1_030],
       'the third alone, its request waiting for its slot',
     );
+  });
+});
+
+describe('the fair bound on requests in flight (docs/adr/0014)', { skip }, () => {
+  it('a fast receiver gets its whole run; one that stops answering is held to the ceiling', async () => {
+    const r = await rig(50, 8);
+    await r.accept(400, T0);
+    // Not answered yet: the ceiling, then a look again soon (10 ms: nothing has waited).
+    assert.equal(await r.tick(T0), T0 + 10);
+    assert.equal(await r.sendQueued(T0, 5), 8, 'the ceiling before its first answer');
+    // It answered in 5 ms: the rest of its window (50 − 8), past the ceiling.
+    await r.tick(T0 + 10);
+    assert.equal(await r.sendQueued(T0 + 10, null), 42, 'a fast receiver is never slowed');
+    // Its 42 hang: after half an interval it is no longer fast, and 42 ≥ the ceiling.
+    await r.tick(T0 + 1_010);
+    assert.equal(await r.sendQueued(T0 + 1_010, null), 0, 'at its bound: nothing more');
   });
 });
