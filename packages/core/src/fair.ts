@@ -15,8 +15,10 @@
  * its whole run (`perRun`) or more; a healthy destination is never slowed, whatever its rate.
  *
  * The latency is the larger of the moving average of its answered requests (null: none yet)
- * and the age of its oldest request in flight: a receiver that stops answering raises its
- * estimate before any of its requests times out. Until it has answered once, a destination
+ * and how long its requests in flight have gone without any answer from it (`stalledMs`):
+ * a receiver that stops answering raises its estimate before any of its requests times out.
+ * That counts only with more than FAIR_FLOOR requests in flight: one or two slow requests of
+ * a fast receiver (whose other requests answered) are not a stall. Until it has answered once, a destination
  * is held to the ceiling (a first run of a new destination may not take every slot).
  */
 
@@ -35,8 +37,13 @@ export interface FairInput {
   plan: Pick<RatePlan, 'limit' | 'periodMs' | 'perRun' | 'intervalMs'>;
   /** The moving average of its answered requests' latency (ms); null: none answered yet. */
   latencyMs: number | null;
-  /** The age of its oldest request in flight (ms; 0: none). */
-  oldestInFlightMs: number;
+  /**
+   * How long its requests in flight have gone without an answer from it (ms): since the
+   * oldest of them started, or since its last answer when that is later; 0: none in flight.
+   */
+  stalledMs: number;
+  /** Its requests in flight now. */
+  inFlight: number;
   /** The user's cap (maxConcurrency; 1 for fifo); null: none. */
   maxConcurrency: number | null;
   /** The operator's ceiling on one destination's requests in flight. */
@@ -55,12 +62,13 @@ export interface FairBound {
 export function inFlightBound({
   plan,
   latencyMs,
-  oldestInFlightMs,
+  stalledMs,
+  inFlight,
   maxConcurrency,
   ceiling,
 }: FairInput): FairBound {
   const user = maxConcurrency ?? Number.POSITIVE_INFINITY;
-  const latency = latencyMs === null ? null : Math.max(latencyMs, oldestInFlightMs);
+  const latency = latencyMs === null ? null : Math.max(latencyMs, inFlight > FAIR_FLOOR ? stalledMs : 0);
   const fair =
     latency === null
       ? ceiling
@@ -84,10 +92,10 @@ export function nextLatency(previous: number | null, sampleMs: number): number {
 
 /**
  * When a tick held back by the fair bound of a destination that has not answered yet looks
- * again: after as long as its oldest request has waited (at least `minGapMs`), so a fast new
- * receiver is seen fast within a few ms and a hanging one is looked at ever less often —
- * never later than the tick's own schedule (`next`).
+ * again: after as long as its requests have waited (`stalledMs`, at least `minGapMs`), so a
+ * fast new receiver is seen fast within a few ms and a hanging one is looked at ever less
+ * often — never later than the tick's own schedule (`next`).
  */
-export function fairRecheckAt(now: number, oldestInFlightMs: number, minGapMs: number, next: number): number {
-  return Math.min(next, now + Math.max(minGapMs, oldestInFlightMs));
+export function fairRecheckAt(now: number, stalledMs: number, minGapMs: number, next: number): number {
+  return Math.min(next, now + Math.max(minGapMs, stalledMs));
 }

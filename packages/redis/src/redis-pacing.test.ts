@@ -11,7 +11,14 @@ import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts'
 
 const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
-const NONE = { bucketTat: 0, adaptive: null, leaving: [], latencyMs: null, inFlightSince: null };
+const NONE = {
+  bucketTat: 0,
+  adaptive: null,
+  leaving: [],
+  latencyMs: null,
+  inFlightSince: null,
+  answeredAt: null,
+};
 
 /** A start without a cap: never refused. */
 async function started(pace: Promise<AttemptPace | null>): Promise<AttemptPace> {

@@ -37,8 +37,8 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
 const STORED_CAP_MS = 10 * 60_000;
 
 type Field = string | null;
-/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest. */
-type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[], Field, Field];
+/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest, fin. */
+type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[], Field, Field, Field];
 
 interface ReadCall {
   destinationId: string;
@@ -108,7 +108,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     timeoutMs = 0,
   ): Promise<PaceCounts> {
     const reply = await this.reads.load({ destinationId, periodMs, now, horizon });
-    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, oldest] = reply;
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, oldest, fin] = reply;
     const adaptive =
       lim && per && effective
         ? {
@@ -126,6 +126,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       // An attempt in flight is kept by its deadline: its start is that less the timeout.
       latencyMs: lat ? Number(lat) : null,
       inFlightSince: oldest ? Number(oldest) - timeoutMs : null,
+      answeredAt: fin ? Number(fin) : null,
       bucketTat: Number(tat ?? 0),
       adaptive,
     };
@@ -254,6 +255,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
           index,
           Math.round(at - now),
           LATENCY_ALPHA,
+          Math.ceil(at),
           ...feedbackArgs(feedback),
         );
       },
@@ -340,7 +342,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 }
 
-/** paceFinish's ARGV[6..]: the outcome and adaptive pacing's parameters, or only 0. */
+/** paceFinish's ARGV[7..]: the outcome and adaptive pacing's parameters, or only 0. */
 function feedbackArgs(f: AdaptiveFeedback | null | undefined): (string | number)[] {
   if (!f) return [0];
   const p = ADAPTIVE;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, TICK_LEAD_MS } from '@sluice/core';
 import { openSharedState } from '@sluice/distributed';
-import { createTick, EngineMetrics } from '@sluice/engine';
+import { type AttemptPace, createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
@@ -40,6 +40,8 @@ async function rig(limit: number, maxInFlight?: number) {
   const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, windowMarginMs: 25 });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   let now = T0;
+  /** Requests started and not answered (`sendQueued` with no latency). */
+  const open: AttemptPace[] = [];
   const tick = createTick({
     store,
     destinations: shared.destinations,
@@ -86,8 +88,13 @@ async function rig(limit: number, maxInFlight?: number) {
       for (const deliveryId of queued) {
         const pace = await shared.pacing.start(id, deliveryId, 1_000, 10_000, at);
         if (latencyMs !== null) await pace?.finished(at + latencyMs);
+        else if (pace) open.push(pace);
       }
       return queued.length;
+    },
+    /** Answers every request in flight but the first `keep`, at `at`. */
+    answerAllBut: async (keep: number, at: number) => {
+      for (const pace of open.splice(keep)) await pace.finished(at);
     },
     /** Jobs in the delivery queue: one per tick that published here. */
     jobs: () => publisher.queue.count(),
@@ -147,5 +154,19 @@ describe('the fair bound on requests in flight (docs/adr/0014)', { skip }, () =>
     // Its 42 hang: after half an interval it is no longer fast, and 42 ≥ the ceiling.
     await r.tick(T0 + 1_010);
     assert.equal(await r.sendQueued(T0 + 1_010, null), 0, 'at its bound: nothing more');
+  });
+
+  it('one slow request among answers that keep coming does not bound a fast receiver', async () => {
+    const r = await rig(50, 8);
+    await r.accept(200, T0);
+    await r.tick(T0);
+    assert.equal(await r.sendQueued(T0, 5), 8);
+    await r.tick(T0 + 10);
+    assert.equal(await r.sendQueued(T0 + 10, null), 42, 'one of them hangs: the rest answer below');
+    // A second later the window has room again and the hanging request is 1 s old: one slow
+    // request among quick answers is not a stall. Still fast: its whole run.
+    await r.answerAllBut(1, T0 + 20);
+    await r.tick(T0 + 1_100);
+    assert.equal(await r.sendQueued(T0 + 1_100, 5), 49, 'its run, less the hanging one in the window');
   });
 });

@@ -55,6 +55,8 @@ export class DestinationPace {
   adaptive: AdaptiveState | null = null;
   /** The moving average of its requests' latency (ms); null until one is over. */
   latencyMs: number | null = null;
+  /** When its last request finished (ms); null: none yet. */
+  answeredAt: number | null = null;
   /** Each request in flight's start, in the order they started: the first is the oldest. */
   readonly started = new Map<object, number>();
 
@@ -160,6 +162,7 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
       sentInWindow: pace.window.count(now),
       latencyMs: pace.latencyMs,
       inFlightSince: pace.started.values().next().value ?? null,
+      answeredAt: pace.answeredAt,
       leaving: horizon > now ? pace.window.leaving(now, horizon) : [],
       bucketTat: pace.bucket.tat,
       adaptive: pace.adaptive,
@@ -210,6 +213,7 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
         pace.inFlight--;
         pace.started.delete(request);
         pace.latencyMs = nextLatency(pace.latencyMs, at - now);
+        pace.answeredAt = Math.max(pace.answeredAt ?? at, at);
         const { periodMs: p, marginMs } = pace.window.options;
         bucketFinish(pace.bucket, index, pace.window.occupiedUntil(handle) - p - marginMs);
         if (feedback) pace.adaptive = adapt(pace.adaptive, feedback);

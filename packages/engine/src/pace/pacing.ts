@@ -7,7 +7,7 @@
  * - inFlight: request started, response not yet in;
  * - sentInWindow: requests that still count against the trailing window.
  *
- * - latencyMs, inFlightSince: what the fair bound is made from (`@sluice/core` fair.ts);
+ * - latencyMs, inFlightSince, answeredAt: what the fair bound is made from (`@sluice/core` fair.ts);
  * - bucketTat: the token bucket of a burst allowance (`@sluice/core` bucket.ts);
  * - adaptive: the adaptive pacing state, fed by the workers' outcomes (docs/adr/0008).
  *
@@ -30,6 +30,8 @@ export interface PaceCounts {
   latencyMs: number | null;
   /** When its oldest request in flight started (ms); null: none in flight. */
   inFlightSince: number | null;
+  /** When its last request finished (ms); null: none (or forgotten). */
+  answeredAt: number | null;
   /** The bucket's theoretical arrival time (ms; 0 when never used). */
   bucketTat: number;
   /** Adaptive pacing's state; null when it has seen no outcome (or was lost with Redis). */

@@ -106,14 +106,19 @@ export function createTick(deps: TickDeps) {
     const margin = pacing.windowMarginMs;
     // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
     const maxConcurrency = concurrencyCap(destination.ordering, destination.maxConcurrency);
-    const oldestInFlightMs = counts.inFlightSince === null ? 0 : Math.max(0, now - counts.inFlightSince);
+    // How long its requests in flight have gone without an answer from it.
+    const stalledMs =
+      counts.inFlightSince === null
+        ? 0
+        : Math.max(0, now - Math.max(counts.inFlightSince, counts.answeredAt ?? 0));
     const fair =
       deps.maxInFlight === undefined
         ? null
         : inFlightBound({
             plan,
             latencyMs: counts.latencyMs,
-            oldestInFlightMs,
+            stalledMs,
+            inFlight: counts.inFlight,
             maxConcurrency,
             ceiling: deps.maxInFlight,
           });
@@ -171,7 +176,7 @@ export function createTick(deps: TickDeps) {
     // receiver answers within ms), then ever less often (a hanging one).
     const next =
       limitedBy === 'fair' && !roomForMore && fair?.latencyMs === null
-        ? Math.max(roomAt, fairRecheckAt(now, oldestInFlightMs, MIN_TICK_GAP_MS, planned))
+        ? Math.max(roomAt, fairRecheckAt(now, stalledMs, MIN_TICK_GAP_MS, planned))
         : planned;
     if (limitedBy === 'fair' && !roomForMore) metrics.heldByFairBound.inc();
     if (claim === null || !roomForMore) {

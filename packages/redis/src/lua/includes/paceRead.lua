@@ -13,10 +13,10 @@
     inflight   ZSET attempt  -> start + timeout (ms)
     sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     pace       HASH tat, n, T (bucket); lim, per, E, cut, calm, hold, ewma, base (adaptive);
-               lat (the moving average of its requests' latency, paceFinish)
+               lat (the moving average of its requests' latency), fin (its last answer; paceFinish)
 
-  Returns { queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest }
-  (tat … hold and lat as strings, or false when absent; leaving: the moments (ms) the sends
+  Returns { queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest, fin }
+  (tat … hold, lat and fin as strings, or false when absent; leaving: the moments (ms) the sends
   that stop counting by the horizon do so, ascending; oldest: the deadline (start + timeout)
   of the oldest attempt in flight, or false when none).
 ]]
@@ -25,7 +25,7 @@ local function paceRead(queued, inflight, sends, pace, now, period, margin, clai
   redis.call('ZREMRANGEBYSCORE', queued, '-inf', now - claimLease)
   redis.call('ZREMRANGEBYSCORE', inflight, '-inf', now)
   redis.call('ZREMRANGEBYSCORE', sends, '-inf', now - span)
-  local fields = redis.call('HMGET', pace, 'tat', 'lim', 'per', 'E', 'hold', 'lat')
+  local fields = redis.call('HMGET', pace, 'tat', 'lim', 'per', 'E', 'hold', 'lat', 'fin')
   local oldest = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
   local leaving = {}
   if horizon > now then
@@ -35,5 +35,6 @@ local function paceRead(queued, inflight, sends, pace, now, period, margin, clai
   return {
     redis.call('ZCARD', queued), redis.call('ZCARD', inflight), redis.call('ZCARD', sends),
     fields[1], fields[2], fields[3], fields[4], fields[5], leaving, fields[6], oldest[2] or false,
+    fields[7],
   }
 end
