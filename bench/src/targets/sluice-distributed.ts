@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { generateKeyText } from '@sluice/core';
 import { ensureDatabase } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -114,6 +115,8 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     DATABASE_URL: databaseUrl,
     REDIS_URL: `redis://${options.redis.host}:${options.redis.port}/0`,
     SLUICE_REDIS_PREFIX: prefix,
+    // Every process of one installation seals and opens the signing secrets with one key.
+    SLUICE_ENCRYPTION_KEY: generateKeyText(),
   };
   let processes: SluiceProcess[];
   let postmaster: number | null;
