@@ -98,8 +98,7 @@ describe('autoscaling: the real services', {
     // Few requests per worker, so a backlog builds in the delivery queue.
     // One delivery per job (ADR 0010): the depth then counts deliveries, and this backlog of
     // 600 at 6 × 40/s passes the HPA's target of 50 waiting jobs a replica while it drains,
-    // not only at its first tick (a destination that has not answered yet is held to the
-    // fair bound's ceiling: docs/adr/0014).
+    // not only at its first tick.
     cluster = await startCluster({
       limiters: 1,
       workers: 1,
