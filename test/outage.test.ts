@@ -28,14 +28,13 @@ import { configSchema, isDistributed } from '@sluice/single/config';
 import { startDistributedBox } from '@sluice/single/distributed';
 import { encryptionKey as resolveKey } from '@sluice/single/encryption-key';
 import { PostgresStore } from '@sluice/store-postgres';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { chromium, type Page } from 'playwright-core';
 import { ROUTES } from './helpers/client.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { type PrivatePostgres, startPrivatePostgres, unavailableReason } from './helpers/private-postgres.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
-import { REDIS_URL, SHAPE, tempDir } from './helpers/shape.ts';
+import { deleteRedisKeys, REDIS_URL, SHAPE, tempDir } from './helpers/shape.ts';
 import {
   type ApiResponse,
   type Client,
@@ -98,17 +97,7 @@ async function distributedSubject(): Promise<Subject> {
       await box.close();
       await store.close();
       await pg.remove();
-      const redis = new Redis(REDIS_URL);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
+      await deleteRedisKeys(prefix);
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -162,17 +162,7 @@ async function distributedState() {
       } finally {
         await admin.end();
       }
-      const redis = new Redis(REDIS_URL);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
+      await deleteRedisKeys(prefix);
       await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -260,4 +250,19 @@ async function startDistributed(opts: BoxOptions, token: string | undefined): Pr
 /** Sluice in the shape under test, on fresh state. */
 export function startShape(opts: BoxOptions = {}, adminToken?: string): Promise<ShapeBox> {
   return SHAPE === 'distributed' ? startDistributed(opts, adminToken) : startSingle(opts, adminToken);
+}
+
+/** Deletes every key under `prefix` in the test Redis (a test's own installation, BullMQ's keys included). */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
