@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Cluster, overlappingTicks, startCluster } from './helpers/cluster.ts';
+import { type Cluster, overlappingTicks, startCluster, withCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
@@ -91,32 +91,6 @@ function repeatsKeepTheirId(rcv: Receiver): number {
     assert.equal(ids.size, 1, `${payload} arrived under ${ids.size} webhook-ids: ${[...ids].join(', ')}`);
   }
   return rcv.arrivals().length - idsByPayload.size;
-}
-
-async function withCluster(
-  opts: Parameters<typeof startCluster>[0],
-  body: (c: Cluster, rcv: Receiver) => Promise<void>,
-): Promise<void> {
-  const rcv = await startReceiver();
-  let c: Cluster | undefined;
-  try {
-    c = await startCluster(opts);
-    await body(c, rcv);
-  } catch (err) {
-    if (c) {
-      const tail = (name: string, lines: string[]) => `--- ${name}\n${lines.slice(-15).join('\n')}`;
-      const logs = [
-        tail('api', c.apiProcess.logs),
-        ...c.limiters.map((l, i) => tail(`limiter ${i}`, l.logs)),
-      ];
-      (err as Error).message += `\n${logs.join('\n')}`;
-    }
-    throw err;
-  } finally {
-    await c?.close();
-    await rcv.close();
-    await assertNoLeaks();
-  }
 }
 
 describe('the distributed shape, as processes', { skip }, () => {

@@ -16,7 +16,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Cluster, startCluster } from './helpers/cluster.ts';
+import { type Cluster, startCluster, withCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { now, type Receiver, startReceiver } from './helpers/receiver.ts';
 import { childState, SHAPE } from './helpers/shape.ts';
@@ -171,22 +171,6 @@ async function fill(
       events.push({ type: 'recovery.test', destinationId: id, payload: { n, i } });
   const accepted: Accepted[] = post ? await postBatches(c, tenant.apiKey, events) : [];
   return { key: tenant.apiKey, ids, events, eventIds: new Set(accepted.map((a) => a.id)) };
-}
-
-async function withCluster(
-  opts: Parameters<typeof startCluster>[0],
-  body: (c: Cluster, rcv: Receiver) => Promise<void>,
-): Promise<void> {
-  const rcv = await startReceiver();
-  let c: Cluster | undefined;
-  try {
-    c = await startCluster(opts);
-    await body(c, rcv);
-  } finally {
-    await c?.close();
-    await rcv.close();
-    await assertNoLeaks();
-  }
 }
 
 describe('recovery after kill -9', () => {

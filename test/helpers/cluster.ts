@@ -8,6 +8,8 @@
 
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { assertNoLeaks } from './leaks.ts';
+import { type Receiver, startReceiver } from './receiver.ts';
 import { childState } from './shape.ts';
 import {
   type ChildProcessHandle,
@@ -157,4 +159,31 @@ export function overlappingTicks(ticks: readonly TickRun[]): [TickRun, TickRun][
     }
   }
   return out;
+}
+
+/** A cluster and a receiver for `body`, closed after it; a failure carries the processes' last log lines. */
+export async function withCluster(
+  opts: Parameters<typeof startCluster>[0],
+  body: (c: Cluster, rcv: Receiver) => Promise<void>,
+): Promise<void> {
+  const rcv = await startReceiver();
+  let c: Cluster | undefined;
+  try {
+    c = await startCluster(opts);
+    await body(c, rcv);
+  } catch (err) {
+    if (c) {
+      const tail = (name: string, lines: string[]) => `--- ${name}\n${lines.slice(-15).join('\n')}`;
+      const logs = [
+        tail('api', c.apiProcess.logs),
+        ...c.limiters.map((l, i) => tail(`limiter ${i}`, l.logs)),
+      ];
+      (err as Error).message += `\n${logs.join('\n')}`;
+    }
+    throw err;
+  } finally {
+    await c?.close();
+    await rcv.close();
+    await assertNoLeaks();
+  }
 }
