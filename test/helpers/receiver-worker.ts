@@ -5,10 +5,11 @@
  * (`receiver.ts`) and takes its per-path behaviour from there. Protocol in `receiver.ts`.
  */
 
+import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort } from 'node:worker_threads';
-import type { Capacity, Command, Reply, Report } from './receiver.ts';
+import type { Capacity, Command, Hostility, Reply, Report } from './receiver.ts';
 
 interface Behaviour {
   script: Reply[];
@@ -17,6 +18,66 @@ interface Behaviour {
   capacity: Capacity | null;
   /** Arrival times of the requests accepted under the capacity, oldest first. */
   accepted: number[];
+  hostility: Hostility | null;
+  /** Its slow, hanging and dripping answers, cut when it is no longer hostile. */
+  open: Set<ServerResponse>;
+}
+
+const HUGE_BYTES = 50 * 1024 * 1024;
+const CHUNK = Buffer.alloc(64 * 1024, 'x');
+
+/** Answers as a hostile receiver does (`Hostility`). */
+function hostile(r: Behaviour, res: ServerResponse): void {
+  switch (r.hostility) {
+    case 'reset':
+      res.socket?.destroy();
+      return;
+    case 'slow':
+    case 'hang': {
+      r.open.add(res);
+      const timer =
+        r.hostility === 'slow'
+          ? setTimeout(() => {
+              res.writeHead(200, { 'content-type': 'text/plain' });
+              res.end('slow');
+            }, 20_000)
+          : undefined;
+      if (timer) timers.add(timer);
+      res.on('close', () => {
+        if (timer) {
+          clearTimeout(timer);
+          timers.delete(timer);
+        }
+        r.open.delete(res);
+      });
+      return;
+    }
+    case 'drip': {
+      r.open.add(res);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('.'), 1_000);
+      timers.add(timer);
+      res.on('close', () => {
+        clearInterval(timer);
+        timers.delete(timer);
+        r.open.delete(res);
+      });
+      return;
+    }
+    case 'huge': {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(HUGE_BYTES) });
+      let sent = 0;
+      const pump = () => {
+        while (sent < HUGE_BYTES && !res.destroyed) {
+          sent += CHUNK.length;
+          if (!res.write(CHUNK)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+      return;
+    }
+  }
 }
 
 const port = parentPort!;
@@ -28,7 +89,15 @@ let count = 0;
 function route(path: string): Behaviour {
   let r = routes.get(path);
   if (r === undefined) {
-    r = { script: [], status: 200, delayMs: 0, capacity: null, accepted: [] };
+    r = {
+      script: [],
+      status: 200,
+      delayMs: 0,
+      capacity: null,
+      accepted: [],
+      hostility: null,
+      open: new Set(),
+    };
     routes.set(path, r);
   }
   return r;
@@ -75,6 +144,7 @@ server.on('request', (req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     send({ kind: 'body', i, body: Buffer.concat(chunks).toString('utf8') });
+    if (route(path).hostility !== null) return hostile(route(path), res);
     const reply = refused ? { ...refused, body: 'over capacity', delayMs: 0 } : next(path);
     const answer = () => {
       if (res.destroyed) return;
@@ -106,6 +176,12 @@ port.on('message', (cmd: Command) => {
       route(cmd.path).capacity = cmd.capacity;
       route(cmd.path).accepted = [];
       break;
+    case 'hostile': {
+      const r = route(cmd.path);
+      r.hostility = cmd.hostility;
+      if (cmd.hostility === null) for (const res of r.open) res.socket?.destroy();
+      break;
+    }
     case 'close':
       for (const timer of timers) clearTimeout(timer);
       server.close(() => {

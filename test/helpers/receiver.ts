@@ -43,11 +43,20 @@ export interface Capacity {
   retryAfter: string;
 }
 
+/**
+ * A hostile receiver, instead of the path's replies: `slow` answers 200 after 20 s; `hang`
+ * never answers; `drip` answers 200
+ * and then a byte of body a second, never ending; `reset` destroys the connection once the
+ * request is in; `huge` streams a body of 50 MB.
+ */
+export type Hostility = 'slow' | 'hang' | 'drip' | 'reset' | 'huge';
+
 export type Command =
   | { kind: 'script'; seq: number; path: string; replies: Reply[] }
   | { kind: 'default'; seq: number; path: string; status: number }
   | { kind: 'delay'; seq: number; path: string; delayMs: number }
   | { kind: 'capacity'; seq: number; path: string; capacity: Capacity | null }
+  | { kind: 'hostile'; seq: number; path: string; hostility: Hostility | null }
   | { kind: 'close'; seq: number };
 
 export type Report =
@@ -126,6 +135,11 @@ export class Receiver {
   /** Refuses what goes over `capacity` with 429 (null: no capacity). */
   setCapacity(path: string, capacity: Capacity | null): Promise<void> {
     return this.#command({ kind: 'capacity', path, capacity });
+  }
+
+  /** Makes a path hostile; null: its replies again, and its slow, hanging and dripping answers cut. */
+  setHostile(path: string, hostility: Hostility | null): Promise<void> {
+    return this.#command({ kind: 'hostile', path, hostility });
   }
 
   /** Requests to a path (all paths when omitted), in arrival order. */

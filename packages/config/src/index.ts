@@ -194,6 +194,12 @@ export const ticking = {
    * — on a busy machine ~100 ms of every window cycle of a backlogged destination.
    */
   SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
+  /**
+   * Most requests of one destination in flight at once, whatever its rate, once it is seen to
+   * answer slowly (the fair bound's ceiling, docs/adr/0014): k slow receivers hold at most
+   * k × this many of the delivery slots. A destination's maxConcurrency is a tighter cap.
+   */
+  SLUICE_DESTINATION_MAX_IN_FLIGHT: int(1, 100_000).default(16),
   /** Distributed shape: most deliveries in one delivery-queue job (the ticks of one turn share jobs). */
   SLUICE_JOB_DELIVERIES: int(1, 1_000).default(10),
   /**

@@ -40,6 +40,15 @@ export {
 } from './delivery-state.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 export {
+  FAIR_FLOOR,
+  FAIR_HEADROOM,
+  type FairBound,
+  fairRecheckAt,
+  inFlightBound,
+  LATENCY_ALPHA,
+  nextLatency,
+} from './fair.ts';
+export {
   type ClassifiedResult,
   classifyAttempt,
   DEFAULT_HEALTH_POLICY,

@@ -63,6 +63,7 @@ describe('decideTick', () => {
         inFlight: int(20),
         maxConcurrency: random() < 0.4 ? null : int(15),
         bucketTokens: random() < 0.5 ? undefined : int(60),
+        fairBound: random() < 0.5 ? undefined : int(60),
       };
       const terms = {
         hold: Number.NaN,
@@ -76,8 +77,12 @@ describe('decideTick', () => {
           input.maxConcurrency === null
             ? Number.POSITIVE_INFINITY
             : input.maxConcurrency - input.inFlight - input.stillInQueue,
+        fair:
+          input.fairBound === undefined
+            ? Number.POSITIVE_INFINITY
+            : input.fairBound - input.inFlight - input.stillInQueue,
       };
-      const smallest = Math.min(terms.run, terms.window, terms.concurrency, terms.bucket);
+      const smallest = Math.min(terms.run, terms.window, terms.concurrency, terms.fair, terms.bucket);
       const d = decideTick(input);
       assert.equal(d.allow, Math.max(0, smallest), JSON.stringify(input));
       assert.equal(terms[d.limitedBy], smallest, JSON.stringify(input));

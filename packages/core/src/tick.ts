@@ -4,7 +4,8 @@
  *
  *   allow = min(perRun − stillInQueue,
  *               limit − sentInWindow − stillInQueue,
- *               maxConcurrency − inFlight − stillInQueue)
+ *               maxConcurrency − inFlight − stillInQueue,
+ *               fairBound − inFlight − stillInQueue)
  *
  * - stillInQueue: published to the delivery queue, request not yet started;
  * - sentInWindow: requests that still count against the trailing window (SendWindow);
@@ -12,7 +13,9 @@
  *
  * The per-run term paces a backlog over the interval; the window term makes the limit
  * hold in every sliding window even when a tick runs early (a wake); the concurrency term
- * counts queued deliveries too, since each of them is about to be in flight.
+ * counts queued deliveries too, since each of them is about to be in flight. The fair bound
+ * (`fair.ts`, docs/adr/0014) is a concurrency term the service sets from the destination's
+ * rate and observed latency; `maxConcurrency` is the user's.
  *
  * With a burst allowance (docs/adr/0008) the window's cap is the burst, and a fourth term,
  * `bucketTokens − stillInQueue` (bucket.ts), keeps the long-run rate at the limit. With
@@ -28,13 +31,15 @@ export interface TickInput {
   sentInWindow: number;
   inFlight: number;
   maxConcurrency: number | null;
+  /** The fair bound on requests in flight (`inFlightBound`); absent: none. */
+  fairBound?: number | undefined;
   /** With a burst: the bucket's tokens now (`bucketTokens`); absent: no bucket term. */
   bucketTokens?: number | undefined;
   /** Adaptive pacing holds the destination (a Retry-After has not passed). */
   held?: boolean | undefined;
 }
 
-export type TickLimit = 'run' | 'window' | 'concurrency' | 'bucket' | 'hold';
+export type TickLimit = 'run' | 'window' | 'concurrency' | 'fair' | 'bucket' | 'hold';
 
 export interface TickDecision {
   /** How many deliveries to publish now; 0 is a short circuit. */
@@ -49,6 +54,7 @@ export function decideTick({
   sentInWindow,
   inFlight,
   maxConcurrency,
+  fairBound,
   bucketTokens,
   held,
 }: TickInput): TickDecision {
@@ -66,6 +72,10 @@ export function decideTick({
   if (concurrency < allow) {
     allow = concurrency;
     limitedBy = 'concurrency';
+  }
+  if (fairBound !== undefined && fairBound - inFlight - stillInQueue < allow) {
+    allow = fairBound - inFlight - stillInQueue;
+    limitedBy = 'fair';
   }
   if (bucketTokens !== undefined && bucketTokens - stillInQueue < allow) {
     allow = bucketTokens - stillInQueue;
@@ -124,7 +134,7 @@ export function roomBatch(plan: Pick<RatePlan, 'limit'>): number {
 /**
  * The due time of the next tick of a destination that still has work.
  *
- * - After a full run (or a concurrency cap): one interval after the tick that just ran
+ * - After a full run (or a concurrency cap, or the fair bound): one interval after the tick that just ran
  *   (`due` is when it was due, so time spent running does not drift the schedule), and not
  *   before the window has room again.
  * - When the window held the tick back: as soon as the window has room (docs/design.md: "when the

@@ -23,6 +23,8 @@ export interface TickLoopOptions {
   leadMs: number;
   /** `SLUICE_TICK_LEASE_MS`: how long a claimed tick is this process's without a renewal. */
   leaseMs?: number | undefined;
+  /** `SLUICE_DESTINATION_MAX_IN_FLIGHT`: the fair bound's ceiling (docs/adr/0014). */
+  maxInFlight?: number | undefined;
   /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
   subscriber?: Redis | undefined;
   onTakeover?: RedisTickLoopOptions['onTakeover'];
@@ -44,6 +46,7 @@ export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
       metrics: o.metrics,
       clock,
       leadMs: o.leadMs,
+      maxInFlight: o.maxInFlight,
     }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
-import { createTick, EngineMetrics } from '@sluice/engine';
+import { type AttemptPace, createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
 import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import { newDestination } from '@sluice/store/conformance';
@@ -26,8 +26,11 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
 
-/** One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`. */
-async function rig(limit: number) {
+/**
+ * One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`;
+ * `maxInFlight`: the fair bound's ceiling (absent: none).
+ */
+async function rig(limit: number, maxInFlight?: number) {
   const prefix = uniquePrefix();
   const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const tenantId = newId('ten');
@@ -46,6 +49,8 @@ async function rig(limit: number) {
   });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
   let now = T0;
+  /** Requests started and not answered (`sendQueued` with no latency). */
+  const open: AttemptPace[] = [];
   const tick = createTick({
     store,
     destinations: shared.destinations,
@@ -58,6 +63,7 @@ async function rig(limit: number) {
       async () => null,
     ),
     clock: () => now,
+    maxInFlight,
   });
   closing.push(async () => {
     await publisher.close();
@@ -83,14 +89,22 @@ async function rig(limit: number) {
         })),
         at,
       ),
-    /** Every published delivery's request starts at `at` and is answered 5 ms later, as a worker's. */
-    sendQueued: async (at: number) => {
+    /**
+     * Every published delivery's request starts at `at` and is answered `latencyMs` later
+     * (default 5; null: never), as a worker's.
+     */
+    sendQueued: async (at: number, latencyMs: number | null = 5) => {
       const queued = await shared.redis.zrange(shared.keys.queued(id), '0', '-1');
       for (const deliveryId of queued) {
         const pace = await shared.pacing.start(id, deliveryId, 1_000, 10_000, at);
-        await pace?.finished(at + 5);
+        if (latencyMs !== null) await pace?.finished(at + latencyMs);
+        else if (pace) open.push(pace);
       }
       return queued.length;
+    },
+    /** Answers every request in flight but the first `keep`, at `at`. */
+    answerAllBut: async (keep: number, at: number) => {
+      for (const pace of open.splice(keep)) await pace.finished(at);
     },
     /** Jobs in the delivery queue: one per tick that published here. */
     jobs: () => publisher.queue.count(),
@@ -134,5 +148,35 @@ describe('a tick plans the next run', { skip }, () => {
       [T0 + 1_030],
       'the third alone, its request waiting for its slot',
     );
+  });
+});
+
+describe('the fair bound on requests in flight (docs/adr/0014)', { skip }, () => {
+  it('a fast receiver gets its whole run; one that stops answering is held to the ceiling', async () => {
+    const r = await rig(50, 8);
+    await r.accept(400, T0);
+    // Not answered yet: the ceiling, then a look again soon (10 ms: nothing has waited).
+    assert.equal(await r.tick(T0), T0 + 10);
+    assert.equal(await r.sendQueued(T0, 5), 8, 'the ceiling before its first answer');
+    // It answered in 5 ms: the rest of its window (50 − 8), past the ceiling.
+    await r.tick(T0 + 10);
+    assert.equal(await r.sendQueued(T0 + 10, null), 42, 'a fast receiver is never slowed');
+    // Its 42 hang: after half an interval it is no longer fast, and 42 ≥ the ceiling.
+    await r.tick(T0 + 1_010);
+    assert.equal(await r.sendQueued(T0 + 1_010, null), 0, 'at its bound: nothing more');
+  });
+
+  it('one slow request among answers that keep coming does not bound a fast receiver', async () => {
+    const r = await rig(50, 8);
+    await r.accept(200, T0);
+    await r.tick(T0);
+    assert.equal(await r.sendQueued(T0, 5), 8);
+    await r.tick(T0 + 10);
+    assert.equal(await r.sendQueued(T0 + 10, null), 42, 'one of them hangs: the rest answer below');
+    // A second later the window has room again and the hanging request is 1 s old: one slow
+    // request among quick answers is not a stall. Still fast: its whole run.
+    await r.answerAllBut(1, T0 + 20);
+    await r.tick(T0 + 1_100);
+    assert.equal(await r.sendQueued(T0 + 1_100, 5), 49, 'its run, less the hanging one in the window');
   });
 });

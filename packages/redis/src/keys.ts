@@ -11,9 +11,10 @@
  *   <prefix>:{s<n>}:d:<id>:queued       ZSET delivery → publish time (request not started)
  *   <prefix>:{s<n>}:d:<id>:inflight     ZSET attempt → start + timeout (not finished)
  *   <prefix>:{s<n>}:d:<id>:sends        ZSET attempt → latest moment it can have arrived
- *   <prefix>:{s<n>}:d:<id>:pace         HASH the token bucket (tat, n, T) and adaptive pacing
- *                                        (lim, per, E, cut, calm, hold, ewma, base); expires a
- *                                        day after its last write (docs/adr/0008)
+ *   <prefix>:{s<n>}:d:<id>:pace         HASH the token bucket (tat, n, T), adaptive pacing
+ *                                        (lim, per, E, cut, calm, hold, ewma, base) and the fair
+ *                                        bound's latency and last answer (lat, fin, ADR 0014);
+ *                                        expires a day after its last write (docs/adr/0008)
  *   <prefix>:{s<n>}:d:<id>:cap          HASH the window's cap as the API last committed it (c)
  *                                        and the copy's version (v); for a few minutes after
  *                                        each change (docs/adr/0012-publish-ahead.md)

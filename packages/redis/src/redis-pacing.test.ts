@@ -11,7 +11,14 @@ import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts'
 
 const skip = !(await redisAvailable());
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
-const NONE = { bucketTat: 0, adaptive: null, leaving: [] };
+const NONE = {
+  bucketTat: 0,
+  adaptive: null,
+  leaving: [],
+  latencyMs: null,
+  inFlightSince: null,
+  answeredAt: null,
+};
 
 /** A start without a cap: never refused. */
 async function started(pace: Promise<AttemptPace | null>): Promise<AttemptPace> {
@@ -119,8 +126,8 @@ describe('RedisPacing', { skip }, () => {
         // With a horizon (a tick's lead): the sends that stop counting by then, the same on both.
         const horizon = now + Math.floor(roomRandom() * 300);
         const [r, l] = [
-          await remote.read(d, periodMs, now, horizon),
-          await local.read(d, periodMs, now, horizon),
+          await remote.read(d, periodMs, now, horizon, 60_000),
+          await local.read(d, periodMs, now, horizon, 60_000),
         ];
         sawLeaving ||= r.leaving.length > 0;
         // An attempt in flight not yet written counts until it finishes locally, until its
@@ -178,9 +185,9 @@ describe('RedisPacing', { skip }, () => {
       await started(p.start('d', 'b', 1_000, 60_000, t0 + 10)); // in flight throughout
       a.written(t0); // it arrived by t0 + bound
       await redis.ping(); // let the fire-and-forget `written` land
-      const before = await p.read('d', 1_000, late); // a tick: `a` no longer counts
+      const before = await p.read('d', 1_000, late, late, 60_000); // a tick: `a` no longer counts
       await a.finished(late);
-      seen.push([before, await p.read('d', 1_000, late)]);
+      seen.push([before, await p.read('d', 1_000, late, late, 60_000)]);
     }
     assert.deepEqual(seen[0], seen[1], 'Redis as the single box');
     const [before, after] = seen[1] as PaceCounts[];
@@ -335,10 +342,11 @@ describe('RedisPacing', { skip }, () => {
     await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.start('d', 'started', 1_000, 3_000, 100); // its worker dies: never finishes
-    assert.deepEqual(await pacing.read('d', 1_000, 200), {
+    assert.deepEqual(await pacing.read('d', 1_000, 200, 200, 3_000), {
       ...NONE,
       queued: 1,
       inFlight: 1,
+      inFlightSince: 100,
       sentInWindow: 1,
     });
     assert.deepEqual(await pacing.read('d', 1_000, 3_101), {

@@ -9,6 +9,7 @@ import {
   ADAPTIVE,
   type AdaptiveFeedback,
   emissionMs,
+  LATENCY_ALPHA,
   type RatePlan,
   tatFromArrivals,
   windowCap,
@@ -46,8 +47,8 @@ const STORED_CAP_MS = 10 * 60_000;
 const QUEUED_EXPIRY_MS = 60 * 60_000;
 
 type Field = string | null;
-/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving. */
-type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[]];
+/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest, fin. */
+type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[], Field, Field, Field];
 
 interface ReadCall {
   destinationId: string;
@@ -115,9 +116,15 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     return (...args) => fn.apply(this.options.redis, args);
   }
 
-  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
+  async read(
+    destinationId: string,
+    periodMs: number,
+    now: number,
+    horizon = now,
+    timeoutMs = 0,
+  ): Promise<PaceCounts> {
     const reply = await this.reads.load({ destinationId, periodMs, now, horizon });
-    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving] = reply;
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, oldest, fin] = reply;
     const adaptive =
       lim && per && effective
         ? {
@@ -127,7 +134,18 @@ export class RedisPacing implements TickPacing, AttemptPacing {
             holdUntil: Number(hold ?? 0),
           }
         : null;
-    return { queued, inFlight, sentInWindow, leaving, bucketTat: Number(tat ?? 0), adaptive };
+    return {
+      queued,
+      inFlight,
+      sentInWindow,
+      leaving,
+      // An attempt in flight is kept by its deadline: its start is that less the timeout.
+      latencyMs: lat ? Number(lat) : null,
+      inFlightSince: oldest ? Number(oldest) - timeoutMs : null,
+      answeredAt: fin ? Number(fin) : null,
+      bucketTat: Number(tat ?? 0),
+      adaptive,
+    };
   }
 
   async published(
@@ -251,6 +269,9 @@ export class RedisPacing implements TickPacing, AttemptPacing {
           // As SendWindow: the response or the write's bound, whichever is sooner.
           Math.min(Math.ceil(at), arrivedBy),
           index,
+          Math.round(at - now),
+          LATENCY_ALPHA,
+          Math.ceil(at),
           ...feedbackArgs(feedback),
         );
       },
@@ -341,7 +362,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 }
 
-/** paceFinish's ARGV[4..]: the outcome and adaptive pacing's parameters, or only 0. */
+/** paceFinish's ARGV[7..]: the outcome and adaptive pacing's parameters, or only 0. */
 function feedbackArgs(f: AdaptiveFeedback | null | undefined): (string | number)[] {
   if (!f) return [0];
   const p = ADAPTIVE;

@@ -51,6 +51,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
         clock,
         leadMs: config.SLUICE_TICK_LEAD_MS,
         leaseMs: config.SLUICE_TICK_LEASE_MS,
+        maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
       })
     : undefined;
   const dispatcher = new RedisDispatcher({

@@ -47,6 +47,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
     clock,
     leadMs: config.SLUICE_TICK_LEAD_MS,
     leaseMs: config.SLUICE_TICK_LEASE_MS,
+    maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
     onTakeover: (destinationIds) => {
       metrics.tickTakeovers.inc(destinationIds.length);
       o.logger.warn(

@@ -83,6 +83,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
     sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
     leaseMs: config.SLUICE_LEASE_MS,
     tickLeadMs: config.SLUICE_TICK_LEAD_MS,
+    maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
     completionFlushMs: 5,
     retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
     health: healthPolicy(config),

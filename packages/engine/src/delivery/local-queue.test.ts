@@ -68,3 +68,42 @@ describe('LocalQueue and deliveries published ahead (notBefore)', () => {
     await queue.stop();
   });
 });
+
+describe('LocalQueue is fair across tenants, then destinations', () => {
+  it('takes the next tenant with work, then its next destination, round robin', async () => {
+    const r = recordingRunner();
+    const tenants: Record<string, string> = { dst_a: 'ten_1', dst_b: 'ten_1', dst_c: 'ten_2' };
+    const queue = new LocalQueue(
+      r.runner,
+      1,
+      () => undefined,
+      Date.now,
+      (id) => tenants[id],
+    );
+    // One slot, held: everything published meanwhile waits.
+    await queue.publish('dst_a', [delivery('a0')]);
+    await queue.publish(
+      'dst_a',
+      ['a1', 'a2', 'a3', 'a4'].map((id) => delivery(id)),
+    );
+    await queue.publish(
+      'dst_b',
+      ['b1', 'b2'].map((id) => delivery(id)),
+    );
+    await queue.publish(
+      'dst_c',
+      ['c1', 'c2'].map((id) => delivery(id)),
+    );
+    assert.equal(queue.depth, 8);
+    for (let i = 0; i < 9; i++) {
+      r.release(r.started.at(-1)?.id as string);
+      await sleep(1);
+    }
+    assert.deepEqual(
+      r.started.map((s) => s.id),
+      // ten_1 (a, then b), ten_2 (c), ten_1 (a: b's turn after it), ten_2, …
+      ['a0', 'a1', 'c1', 'b1', 'c2', 'a2', 'b2', 'a3', 'a4'],
+    );
+    assert.equal(queue.depth, 0);
+  });
+});

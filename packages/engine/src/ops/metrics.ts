@@ -37,6 +37,7 @@ export class EngineMetrics {
   readonly repairs: Counter<'kind'>;
   readonly tickTakeovers: Counter;
   readonly releasedStarts: Counter;
+  readonly heldByFairBound: Counter;
 
   constructor(
     registry: Registry,
@@ -82,6 +83,11 @@ export class EngineMetrics {
     this.releasedStarts = new Counter({
       name: 'sluice_deliveries_released_total',
       help: 'Published deliveries returned to pending unsent: a limit lowered since their tick left the window no room.',
+      registers,
+    });
+    this.heldByFairBound = new Counter({
+      name: 'sluice_ticks_held_by_fair_bound_total',
+      help: 'Ticks whose destination had work but was at its fair bound on requests in flight (docs/adr/0014).',
       registers,
     });
     this.tickLag = new Histogram({

@@ -21,6 +21,7 @@ import {
   bucketStart,
   emissionMs,
   emptyBucket,
+  nextLatency,
   type RatePlan,
   SendWindow,
   windowCap,
@@ -52,6 +53,12 @@ export class DestinationPace {
   readonly bucket: BucketState = emptyBucket();
   /** Adaptive pacing's state; null until an outcome of an adaptive destination. */
   adaptive: AdaptiveState | null = null;
+  /** The moving average of its requests' latency (ms); null until one is over. */
+  latencyMs: number | null = null;
+  /** When its last request finished (ms); null: none yet. */
+  answeredAt: number | null = null;
+  /** Each request in flight's start, in the order they started: the first is the oldest. */
+  readonly started = new Map<object, number>();
 
   constructor(periodMs: number, options: PacerOptions) {
     this.window = new SendWindow({ periodMs, ...options });
@@ -140,12 +147,22 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     this.windowMarginMs = pacer.options.marginMs;
   }
 
-  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
+  /** `_timeoutMs`: each request in flight is kept with its start here, not its deadline. */
+  async read(
+    destinationId: string,
+    periodMs: number,
+    now: number,
+    horizon = now,
+    _timeoutMs?: number,
+  ): Promise<PaceCounts> {
     const pace = this.pacer.of(destinationId, periodMs);
     return {
       queued: pace.queued,
       inFlight: pace.inFlight,
       sentInWindow: pace.window.count(now),
+      latencyMs: pace.latencyMs,
+      inFlightSince: pace.started.values().next().value ?? null,
+      answeredAt: pace.answeredAt,
       leaving: horizon > now ? pace.window.leaving(now, horizon) : [],
       bucketTat: pace.bucket.tat,
       adaptive: pace.adaptive,
@@ -187,11 +204,16 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     pace.inFlight++;
     const handle = pace.window.start(now);
     const index = bucketStart(pace.bucket, now);
+    const request = {};
+    pace.started.set(request, now);
     return {
       written: (at) => pace.window.written(handle, at),
       finished: async (at, feedback) => {
         pace.window.finish(handle, at);
         pace.inFlight--;
+        pace.started.delete(request);
+        pace.latencyMs = nextLatency(pace.latencyMs, at - now);
+        pace.answeredAt = Math.max(pace.answeredAt ?? at, at);
         const { periodMs: p, marginMs } = pace.window.options;
         bucketFinish(pace.bucket, index, pace.window.occupiedUntil(handle) - p - marginMs);
         if (feedback) pace.adaptive = adapt(pace.adaptive, feedback);

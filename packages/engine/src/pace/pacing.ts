@@ -7,6 +7,7 @@
  * - inFlight: request started, response not yet in;
  * - sentInWindow: requests that still count against the trailing window.
  *
+ * - latencyMs, inFlightSince, answeredAt: what the fair bound is made from (`@sluice/core` fair.ts);
  * - bucketTat: the token bucket of a burst allowance (`@sluice/core` bucket.ts);
  * - adaptive: the adaptive pacing state, fed by the workers' outcomes (docs/adr/0008).
  *
@@ -25,6 +26,12 @@ export interface PaceCounts {
    * may publish ahead of (core tick.ts `publishAhead`).
    */
   leaving: number[];
+  /** The moving average of its answered requests' latency (ms); null: none answered (or forgotten). */
+  latencyMs: number | null;
+  /** When its oldest request in flight started (ms); null: none in flight. */
+  inFlightSince: number | null;
+  /** When its last request finished (ms); null: none (or forgotten). */
+  answeredAt: number | null;
   /** The bucket's theoretical arrival time (ms; 0 when never used). */
   bucketTat: number;
   /** Adaptive pacing's state; null when it has seen no outcome (or was lost with Redis). */
@@ -51,8 +58,17 @@ export interface PublishOptions {
 export interface TickPacing {
   /** Clock rounding kept by the window and the bucket (ms). */
   readonly windowMarginMs: number;
-  /** `horizon`: list the sends that stop counting by then (`PaceCounts.leaving`). */
-  read(destinationId: string, periodMs: number, now: number, horizon?: number): Promise<PaceCounts>;
+  /**
+   * `horizon`: list the sends that stop counting by then (`PaceCounts.leaving`); `timeoutMs`:
+   * the destination's request timeout, where a request in flight is kept by its deadline.
+   */
+  read(
+    destinationId: string,
+    periodMs: number,
+    now: number,
+    horizon?: number,
+    timeoutMs?: number,
+  ): Promise<PaceCounts>;
   /**
    * Records deliveries as published, before they are handed to the delivery queue (none: a
    * tick that publishes nothing), and returns the earliest moment the window may then have
@@ -90,7 +106,8 @@ export interface AttemptPace {
   /** The request is on the socket. */
   written(at: number): void;
   /**
-   * The response arrived, or the request failed; with adaptive pacing, what it says about the
+   * The response arrived, or the request failed (its time, from the start, feeds the
+   * destination's latency); with adaptive pacing, what it says about the
    * receiver (fed to `adapt` in the same step: one round trip where the state is remote).
    */
   finished(at: number, feedback?: AdaptiveFeedback | null): Promise<void>;

@@ -56,6 +56,8 @@ export interface EngineOptions {
   leaseMs: number;
   /** How long before its window has room a held-back tick runs (`SLUICE_TICK_LEAD_MS`; docs/adr/0012). */
   tickLeadMs: number;
+  /** `SLUICE_DESTINATION_MAX_IN_FLIGHT`: the fair bound's ceiling (docs/adr/0014); absent: no fair bound. */
+  maxInFlight?: number | undefined;
   completionFlushMs: number;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
@@ -149,6 +151,7 @@ export class Engine implements Dispatcher {
       options.deliveryConcurrency,
       (err) => logger.error({ err }, 'delivery failed unexpectedly'),
       clock,
+      (id) => this.destinations.peek(id)?.tenantId,
     );
     this.schedule = new MemorySchedule({
       clock,
@@ -160,6 +163,7 @@ export class Engine implements Dispatcher {
         metrics: this.metrics,
         clock,
         leadMs: options.tickLeadMs,
+        maxInFlight: options.maxInFlight,
       }),
       onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
     });

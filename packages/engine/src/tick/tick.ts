@@ -2,7 +2,8 @@
  * One tick of the rate limiter for one destination (docs/design.md, flow 2):
  *
  *   1. read the live limit, and the pace (with adaptive pacing, the effective limit in it);
- *   2. allow = decideTick(...) — the per-run, window and concurrency terms, and the bucket
+ *   2. allow = decideTick(...) — the per-run, window and concurrency terms (the user's cap and
+ *      the fair bound on requests in flight, docs/adr/0014), and the bucket
  *      and a hold where a burst or adaptive pacing asks for them (docs/adr/0008); held back
  *      by its window alone, what the window frees within the lead, each request to start
  *      when its slot frees (publishAhead, docs/adr/0012);
@@ -22,6 +23,9 @@ import {
   decideTick,
   type EffectiveLimit,
   effectiveLimit,
+  fairRecheckAt,
+  inFlightBound,
+  MIN_TICK_GAP_MS,
   nextTickAt,
   PERIOD_MS,
   publishAhead,
@@ -65,6 +69,11 @@ export interface TickDeps {
   clock: () => number;
   /** How long before its window has room a tick runs (`SLUICE_TICK_LEAD_MS`; 0: never ahead). */
   leadMs: number;
+  /**
+   * The operator's ceiling on one destination's requests in flight
+   * (`SLUICE_DESTINATION_MAX_IN_FLIGHT`, docs/adr/0014); absent: no fair bound.
+   */
+  maxInFlight?: number | undefined;
 }
 
 export function createTick(deps: TickDeps) {
@@ -89,17 +98,36 @@ export function createTick(deps: TickDeps) {
     }
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
     if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
-    const counts = await pacing.read(destinationId, PERIOD_MS[destination.rateLimit.period], now, now + lead);
+    const periodMs = PERIOD_MS[destination.rateLimit.period];
+    const counts = await pacing.read(destinationId, periodMs, now, now + lead, destination.timeoutMs);
     const effective = paceLimit(destination, counts.adaptive, now);
     const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
     const margin = pacing.windowMarginMs;
+    // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
+    const maxConcurrency = concurrencyCap(destination.ordering, destination.maxConcurrency);
+    // How long its requests in flight have gone without an answer from it.
+    const stalledMs =
+      counts.inFlightSince === null
+        ? 0
+        : Math.max(0, now - Math.max(counts.inFlightSince, counts.answeredAt ?? 0));
+    const fair =
+      deps.maxInFlight === undefined
+        ? null
+        : inFlightBound({
+            plan,
+            latencyMs: counts.latencyMs,
+            stalledMs,
+            inFlight: counts.inFlight,
+            maxConcurrency,
+            ceiling: deps.maxInFlight,
+          });
     const input = {
       plan,
       stillInQueue: counts.queued,
       sentInWindow: counts.sentInWindow,
       inFlight: counts.inFlight,
-      // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
-      maxConcurrency: concurrencyCap(destination.ordering, destination.maxConcurrency),
+      maxConcurrency,
+      fairBound: fair?.fair ? fair.bound : undefined,
       bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
       held: effective.holdUntil > now,
     };
@@ -142,7 +170,14 @@ export function createTick(deps: TickDeps) {
     // time); this tick only plans the run after it, which finds the queue drained and shuts
     // down. (The window term is smaller than the per-run one whenever a send is in the
     // window; planning from it would tick again 10 ms later for nothing, once per event.)
-    const next = nextTickAt(due, now, plan, roomAt, roomForMore ? 'run' : limitedBy);
+    const planned = nextTickAt(due, now, plan, roomAt, roomForMore ? 'run' : limitedBy);
+    // Held by the fair bound before it has answered once: looked at again soon (a fast new
+    // receiver answers within ms), then ever less often (a hanging one).
+    const next =
+      limitedBy === 'fair' && !roomForMore && fair?.latencyMs === null
+        ? Math.max(roomAt, fairRecheckAt(now, stalledMs, MIN_TICK_GAP_MS, planned))
+        : planned;
+    if (limitedBy === 'fair' && !roomForMore) metrics.heldByFairBound.inc();
     if (claim === null || !roomForMore) {
       metrics.ticks.inc({ result: allow > 0 ? 'published' : 'short_circuit' });
       return next;
