@@ -9,9 +9,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Cluster, overlappingTicks, startCluster, withCluster } from './helpers/cluster.ts';
-import { assertNoLeaks } from './helpers/leaks.ts';
-import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
+import { type Cluster, overlappingTicks, withCluster } from './helpers/cluster.ts';
+import { type Receiver, sleep } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
 import {
   createDestination,

@@ -19,6 +19,11 @@ export interface SharedStateOptions {
   arrivalBoundMs: number;
   /** Most destinations cached (`SLUICE_DESTINATION_CACHE_SIZE`). */
   destinationCacheSize: number;
+  /**
+   * Where this process sends requests: how long one's `inflight` entry outlives the process
+   * (`SLUICE_JOB_LOCK_MS`, RedisPacing `inFlightLeaseMs`); absent: its timeout.
+   */
+  inFlightLeaseMs?: number | undefined;
 }
 
 export interface SharedState {
@@ -45,6 +50,7 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
     keys,
     windowMarginMs: o.windowMarginMs,
     arrivalBoundMs: o.arrivalBoundMs,
+    inFlightLeaseMs: o.inFlightLeaseMs,
   });
   const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
   return {
@@ -55,6 +61,7 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
     pacing,
     schedule: new ScheduleClient(redis, keys),
     async close() {
+      pacing.close();
       await feed.stop();
       redis.disconnect();
       subscriber.disconnect();

@@ -9,11 +9,11 @@
  *   <prefix>:{s<n>}:leases              ZSET destination → lease expiry of a running tick
  *   <prefix>:{s<n>}:woken               ZSET destination → earliest wake during its tick
  *   <prefix>:{s<n>}:d:<id>:queued       ZSET delivery → publish time (request not started)
- *   <prefix>:{s<n>}:d:<id>:inflight     ZSET attempt → start + timeout (not finished)
+ *   <prefix>:{s<n>}:d:<id>:inflight     ZSET attempt → its lease's expiry (not finished; renewed)
  *   <prefix>:{s<n>}:d:<id>:sends        ZSET attempt → latest moment it can have arrived
  *   <prefix>:{s<n>}:d:<id>:pace         HASH the token bucket (tat, n, T), adaptive pacing
  *                                        (lim, per, E, cut, calm, hold, ewma, base) and the fair
- *                                        bound's latency and last answer (lat, fin, ADR 0014);
+ *                                        bound's latency, last answer and busy-since (lat, fin, bsy, ADR 0014);
  *                                        expires a day after its last write (docs/adr/0008)
  *   <prefix>:{s<n>}:d:<id>:cap          HASH the window's cap as the API last committed it (c)
  *                                        and the copy's version (v); for a few minutes after

@@ -126,8 +126,8 @@ describe('RedisPacing', { skip }, () => {
         // With a horizon (a tick's lead): the sends that stop counting by then, the same on both.
         const horizon = now + Math.floor(roomRandom() * 300);
         const [r, l] = [
-          await remote.read(d, periodMs, now, horizon, 60_000),
-          await local.read(d, periodMs, now, horizon, 60_000),
+          await remote.read(d, periodMs, now, horizon),
+          await local.read(d, periodMs, now, horizon),
         ];
         sawLeaving ||= r.leaving.length > 0;
         // An attempt in flight not yet written counts until it finishes locally, until its
@@ -185,9 +185,9 @@ describe('RedisPacing', { skip }, () => {
       await started(p.start('d', 'b', 1_000, 60_000, t0 + 10)); // in flight throughout
       a.written(t0); // it arrived by t0 + bound
       await redis.ping(); // let the fire-and-forget `written` land
-      const before = await p.read('d', 1_000, late, late, 60_000); // a tick: `a` no longer counts
+      const before = await p.read('d', 1_000, late, late); // a tick: `a` no longer counts
       await a.finished(late);
-      seen.push([before, await p.read('d', 1_000, late, late, 60_000)]);
+      seen.push([before, await p.read('d', 1_000, late, late)]);
     }
     assert.deepEqual(seen[0], seen[1], 'Redis as the single box');
     const [before, after] = seen[1] as PaceCounts[];
@@ -342,7 +342,7 @@ describe('RedisPacing', { skip }, () => {
     await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.start('d', 'started', 1_000, 3_000, 100); // its worker dies: never finishes
-    assert.deepEqual(await pacing.read('d', 1_000, 200, 200, 3_000), {
+    assert.deepEqual(await pacing.read('d', 1_000, 200, 200), {
       ...NONE,
       queued: 1,
       inFlight: 1,

@@ -47,7 +47,7 @@ const STORED_CAP_MS = 10 * 60_000;
 const QUEUED_EXPIRY_MS = 60 * 60_000;
 
 type Field = string | null;
-/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest, fin. */
+/** paceRead's reply: queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, bsy, fin. */
 type PaceReply = [number, number, number, Field, Field, Field, Field, Field, number[], Field, Field, Field];
 
 interface ReadCall {
@@ -75,6 +75,13 @@ export interface RedisPacingOptions {
    * QUEUED_EXPIRY_MS (tests shorten it).
    */
   queuedExpiryMs?: number | undefined;
+  /**
+   * How long a request's `inflight` entry lasts unless this process renews it (it does, every
+   * third of it, while the request lasts): a process that dies leaves entries that stop
+   * counting against the destination's concurrency and fair bound within this, as its jobs
+   * come back within BullMQ's lock (`SLUICE_JOB_LOCK_MS`). Absent: the request's timeout.
+   */
+  inFlightLeaseMs?: number | undefined;
   /** Runs `fn` after `ms` unless cancelled; default `setTimeout` (tests on a fake clock: at once). */
   later?: ((fn: () => void, ms: number) => () => void) | undefined;
 }
@@ -98,6 +105,9 @@ export class RedisPacing implements TickPacing, AttemptPacing {
    */
   private readonly nonce = randomBytes(6).toString('hex');
   private sent = 0;
+  /** This process's requests in flight, by token: their `inflight` key and their deadline. */
+  private readonly live = new Map<string, { key: string; deadline: number }>();
+  private renewing: ReturnType<typeof setInterval> | undefined;
 
   /** The reads of one turn (the ticks a claim started together), one script call per shard. */
   private readonly reads = perTurn<ReadCall, PaceReply>((calls) => this.readBatch(calls), SCRIPT_BATCH);
@@ -116,15 +126,9 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     return (...args) => fn.apply(this.options.redis, args);
   }
 
-  async read(
-    destinationId: string,
-    periodMs: number,
-    now: number,
-    horizon = now,
-    timeoutMs = 0,
-  ): Promise<PaceCounts> {
+  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
     const reply = await this.reads.load({ destinationId, periodMs, now, horizon });
-    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, oldest, fin] = reply;
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, busy, fin] = reply;
     const adaptive =
       lim && per && effective
         ? {
@@ -139,9 +143,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       inFlight,
       sentInWindow,
       leaving,
-      // An attempt in flight is kept by its deadline: its start is that less the timeout.
       latencyMs: lat ? Number(lat) : null,
-      inFlightSince: oldest ? Number(oldest) - timeoutMs : null,
+      inFlightSince: inFlight > 0 && busy ? Number(busy) : null,
       answeredAt: fin ? Number(fin) : null,
       bucketTat: Number(tat ?? 0),
       adaptive,
@@ -222,20 +225,25 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     const token = `${deliveryId}:${this.nonce}.${(this.sent++).toString(36)}`;
     const sends = keys.sends(destinationId);
     const pace = keys.pace(destinationId);
+    const inflight = keys.inflight(destinationId);
+    const deadline = Math.ceil(now + timeoutMs);
+    const lease = this.options.inFlightLeaseMs;
     const reply = (await this.script('paceStart')(
       keys.queued(destinationId),
-      keys.inflight(destinationId),
+      inflight,
       sends,
       pace,
       keys.cap(destinationId),
       deliveryId,
       token,
-      Math.ceil(now + timeoutMs),
+      deadline,
       now,
       cap ?? 0,
       periodMs + this.windowMarginMs,
+      lease === undefined ? deadline : Math.min(deadline, Math.ceil(now + lease)),
     )) as number | [number, number];
     if (!Array.isArray(reply)) return null; // -2: no room under the cap
+    if (lease !== undefined && timeoutMs > lease) this.hold(token, inflight, deadline, lease);
     const index = Number(reply[0]);
     // The write time lowers the send's occupancy to `written + arrivalBound` only when the
     // response is not in by then (before it, the response is the tighter bound and lowers it
@@ -261,6 +269,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       },
       finished: async (at, feedback) => {
         cancel?.();
+        this.live.delete(token);
         await this.script('paceFinish')(
           keys.inflight(destinationId),
           sends,
@@ -276,6 +285,36 @@ export class RedisPacing implements TickPacing, AttemptPacing {
         );
       },
     };
+  }
+
+  /** Stops renewing this process's entries (its requests are over, or it is going away). */
+  close(): void {
+    clearInterval(this.renewing);
+    this.renewing = undefined;
+    this.live.clear();
+  }
+
+  /**
+   * Keeps a request's `inflight` entry while it lasts: every third of the lease, each of this
+   * process's live entries is moved to now + lease (never past its deadline; `XX`: one that
+   * finished meanwhile is not added back). One pipelined write for all of them.
+   */
+  private hold(token: string, key: string, deadline: number, lease: number): void {
+    this.live.set(token, { key, deadline });
+    if (this.renewing) return;
+    this.renewing = setInterval(() => {
+      if (this.live.size === 0) {
+        clearInterval(this.renewing);
+        this.renewing = undefined;
+        return;
+      }
+      const until = Date.now() + lease;
+      const pipeline = this.options.redis.pipeline();
+      for (const [t, { key: k, deadline: d }] of this.live)
+        pipeline.zadd(k, 'XX', 'GT', Math.min(d, until), t);
+      void pipeline.exec().catch(() => undefined);
+    }, lease / 3);
+    this.renewing.unref();
   }
 
   /**

@@ -20,6 +20,8 @@ interface ProcessSettings {
   SLUICE_WINDOW_MARGIN_MS: number;
   SLUICE_ARRIVAL_BOUND_MS: number;
   SLUICE_DESTINATION_CACHE_SIZE: number;
+  /** Where the process runs delivery jobs (the worker, the single box): their lock. */
+  SLUICE_JOB_LOCK_MS?: number | undefined;
 }
 
 export interface DistributedProcess {
@@ -54,6 +56,8 @@ export async function openDistributedProcess(
     windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
     arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
     destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
+    // A dead process's requests stop counting as in flight when its jobs come back.
+    inFlightLeaseMs: config.SLUICE_JOB_LOCK_MS,
   });
   const { keys, redis } = shared;
   const queue = new BullPublisher({

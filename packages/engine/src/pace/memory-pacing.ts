@@ -57,8 +57,8 @@ export class DestinationPace {
   latencyMs: number | null = null;
   /** When its last request finished (ms); null: none yet. */
   answeredAt: number | null = null;
-  /** Each request in flight's start, in the order they started: the first is the oldest. */
-  readonly started = new Map<object, number>();
+  /** When its requests in flight last went from none to one (the fair bound's stall clock). */
+  busySince = 0;
 
   constructor(periodMs: number, options: PacerOptions) {
     this.window = new SendWindow({ periodMs, ...options });
@@ -147,21 +147,14 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     this.windowMarginMs = pacer.options.marginMs;
   }
 
-  /** `_timeoutMs`: each request in flight is kept with its start here, not its deadline. */
-  async read(
-    destinationId: string,
-    periodMs: number,
-    now: number,
-    horizon = now,
-    _timeoutMs?: number,
-  ): Promise<PaceCounts> {
+  async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
     const pace = this.pacer.of(destinationId, periodMs);
     return {
       queued: pace.queued,
       inFlight: pace.inFlight,
       sentInWindow: pace.window.count(now),
       latencyMs: pace.latencyMs,
-      inFlightSince: pace.started.values().next().value ?? null,
+      inFlightSince: pace.inFlight > 0 ? pace.busySince : null,
       answeredAt: pace.answeredAt,
       leaving: horizon > now ? pace.window.leaving(now, horizon) : [],
       bucketTat: pace.bucket.tat,
@@ -201,17 +194,14 @@ export class MemoryPacing implements TickPacing, AttemptPacing {
     if (cap !== undefined && !pace.window.surelyRoom(now, cap, 0) && pace.window.count(now) >= cap)
       return null;
     pace.queued--;
-    pace.inFlight++;
+    if (pace.inFlight++ === 0) pace.busySince = now;
     const handle = pace.window.start(now);
     const index = bucketStart(pace.bucket, now);
-    const request = {};
-    pace.started.set(request, now);
     return {
       written: (at) => pace.window.written(handle, at),
       finished: async (at, feedback) => {
         pace.window.finish(handle, at);
         pace.inFlight--;
-        pace.started.delete(request);
         pace.latencyMs = nextLatency(pace.latencyMs, at - now);
         pace.answeredAt = Math.max(pace.answeredAt ?? at, at);
         const { periodMs: p, marginMs } = pace.window.options;

@@ -28,7 +28,11 @@ export interface PaceCounts {
   leaving: number[];
   /** The moving average of its answered requests' latency (ms); null: none answered (or forgotten). */
   latencyMs: number | null;
-  /** When its oldest request in flight started (ms); null: none in flight. */
+  /**
+   * Since when it has had requests in flight without a break (ms): when they last went from
+   * none to one; null: none in flight. With its last answer, how long it has gone without
+   * answering while busy (the fair bound's stall, core fair.ts).
+   */
   inFlightSince: number | null;
   /** When its last request finished (ms); null: none (or forgotten). */
   answeredAt: number | null;
@@ -58,17 +62,8 @@ export interface PublishOptions {
 export interface TickPacing {
   /** Clock rounding kept by the window and the bucket (ms). */
   readonly windowMarginMs: number;
-  /**
-   * `horizon`: list the sends that stop counting by then (`PaceCounts.leaving`); `timeoutMs`:
-   * the destination's request timeout, where a request in flight is kept by its deadline.
-   */
-  read(
-    destinationId: string,
-    periodMs: number,
-    now: number,
-    horizon?: number,
-    timeoutMs?: number,
-  ): Promise<PaceCounts>;
+  /** `horizon`: list the sends that stop counting by then (`PaceCounts.leaving`). */
+  read(destinationId: string, periodMs: number, now: number, horizon?: number): Promise<PaceCounts>;
   /**
    * Records deliveries as published, before they are handed to the delivery queue (none: a
    * tick that publishes nothing), and returns the earliest moment the window may then have

@@ -99,7 +99,7 @@ export function createTick(deps: TickDeps) {
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
     if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
     const periodMs = PERIOD_MS[destination.rateLimit.period];
-    const counts = await pacing.read(destinationId, periodMs, now, now + lead, destination.timeoutMs);
+    const counts = await pacing.read(destinationId, periodMs, now, now + lead);
     const effective = paceLimit(destination, counts.adaptive, now);
     const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
     const margin = pacing.windowMarginMs;

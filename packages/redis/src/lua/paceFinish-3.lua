@@ -13,7 +13,7 @@
   effective limit (includes/adapt.lua, core adaptive.ts `adapt`). One round trip.
 
   Input:
-    KEYS[1] inflight   ZSET attempt -> start + timeout (ms)
+    KEYS[1] inflight   ZSET attempt -> its lease's expiry (ms; paceStart)
     KEYS[2] sends      ZSET attempt -> the latest moment it can have arrived (ms)
     KEYS[3] pace       HASH the destination's pace (see paceRead)
 

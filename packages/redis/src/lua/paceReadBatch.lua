@@ -6,7 +6,7 @@
   Input:
     KEYS[4i-3..4i] the i-th destination's keys:
                    queued     ZSET delivery -> publish time (ms)
-                   inflight   ZSET attempt  -> start + timeout (ms)
+                   inflight   ZSET attempt  -> its lease's expiry (ms; paceStart)
                    sends      ZSET attempt  -> the latest moment it can have arrived (ms)
                    pace       HASH the bucket and adaptive pacing
 

@@ -1,7 +1,10 @@
 --[[
   A published delivery's request starts: it leaves `queued`, and its attempt enters
-  `inflight` and `sends`, both scored start + timeout (the request is aborted then, so it
-  cannot arrive later; an entry left by a worker that died expires by itself). With a burst
+  `sends` scored start + timeout (the request is aborted then, so it cannot arrive later)
+  and `inflight` scored by its lease (ARGV[7]: start + the lesser of the timeout and the
+  in-flight lease, which the process renews while the request lasts, RedisPacing): an entry
+  left by a process that died expires within the lease, as its job's lock does. When it had
+  none in flight, the destination is busy from now (`bsy`, the fair bound's stall clock). With a burst
   allowance it takes a token: tat = max(tat, now) + T (GCRA, core bucket.ts `bucketStart`).
   With a cap, only while fewer than `cap` sends count against the window (as paceRead counts
   them): the limit may have been lowered since the tick published this delivery. The cap is
@@ -22,6 +25,7 @@
     ARGV[4] now (ms)
     ARGV[5] the window's cap in force now, as the caller knows it (0: none, and no stored cap)
     ARGV[6] the window's span: period + margin (ms)
+    ARGV[7] the in-flight entry's expiry: start + min(timeout, lease) (ms)
 
   Output:
     -2 when the window had no room under the cap (nothing changed); else
@@ -37,11 +41,15 @@ if cap > 0 then
   if counted >= cap then return -2 end
 end
 local queued = redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+local now = tonumber(ARGV[4])
+if redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') == 0 then
+  redis.call('HSET', KEYS[4], 'bsy', now)
+  redis.call('PEXPIRE', KEYS[4], 86400000)
+end
+redis.call('ZADD', KEYS[2], ARGV[7], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 local emission = tonumber(redis.call('HGET', KEYS[4], 'T') or '0')
 if emission <= 0 then return {-1, queued} end
-local now = tonumber(ARGV[4])
 local tat = tonumber(redis.call('HGET', KEYS[4], 'tat') or '0')
 local index = redis.call('HINCRBY', KEYS[4], 'n', 1) - 1
 redis.call('HSET', KEYS[4], 'tat', math.max(tat, now) + emission)

@@ -10,23 +10,22 @@
   what can no longer count now is dropped, never what stops counting by the horizon.
 
     queued     ZSET delivery -> publish time (ms)
-    inflight   ZSET attempt  -> start + timeout (ms)
+    inflight   ZSET attempt  -> its lease's expiry (start + min(timeout, lease), renewed)
     sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     pace       HASH tat, n, T (bucket); lim, per, E, cut, calm, hold, ewma, base (adaptive);
-               lat (the moving average of its requests' latency), fin (its last answer; paceFinish)
+               lat (the moving average of its requests' latency), fin (its last answer;
+               paceFinish), bsy (when it last went from none in flight to one; paceStart)
 
-  Returns { queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, oldest, fin }
-  (tat … hold, lat and fin as strings, or false when absent; leaving: the moments (ms) the sends
-  that stop counting by the horizon do so, ascending; oldest: the deadline (start + timeout)
-  of the oldest attempt in flight, or false when none).
+  Returns { queued, inFlight, sentInWindow, tat, lim, per, E, hold, leaving, lat, bsy, fin }
+  (tat … hold, lat, bsy and fin as strings, or false when absent; leaving: the moments (ms)
+  the sends that stop counting by the horizon do so, ascending).
 ]]
 local function paceRead(queued, inflight, sends, pace, now, period, margin, queuedExpiry, horizon)
   local span = period + margin
   redis.call('ZREMRANGEBYSCORE', queued, '-inf', now - queuedExpiry)
   redis.call('ZREMRANGEBYSCORE', inflight, '-inf', now)
   redis.call('ZREMRANGEBYSCORE', sends, '-inf', now - span)
-  local fields = redis.call('HMGET', pace, 'tat', 'lim', 'per', 'E', 'hold', 'lat', 'fin')
-  local oldest = redis.call('ZRANGE', inflight, 0, 0, 'WITHSCORES')
+  local fields = redis.call('HMGET', pace, 'tat', 'lim', 'per', 'E', 'hold', 'lat', 'bsy', 'fin')
   local leaving = {}
   if horizon > now then
     local scores = redis.call('ZRANGEBYSCORE', sends, '-inf', horizon - span, 'WITHSCORES')
@@ -34,7 +33,7 @@ local function paceRead(queued, inflight, sends, pace, now, period, margin, queu
   end
   return {
     redis.call('ZCARD', queued), redis.call('ZCARD', inflight), redis.call('ZCARD', sends),
-    fields[1], fields[2], fields[3], fields[4], fields[5], leaving, fields[6], oldest[2] or false,
-    fields[7],
+    fields[1], fields[2], fields[3], fields[4], fields[5], leaving, fields[6], fields[7],
+    fields[8],
   }
 end
