@@ -14,7 +14,7 @@
 
   Input:
     KEYS[1] queued     ZSET delivery -> publish time (ms)
-    KEYS[2] inflight   ZSET attempt  -> start + timeout (ms)
+    KEYS[2] inflight   ZSET attempt  -> its lease's expiry (ms; ARGV[7])
     KEYS[3] sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     KEYS[4] pace       HASH tat, n (starts so far), T (emission interval; 0 or absent: none)
     KEYS[5] cap        HASH c (the window's cap the API last committed), v (its version)
