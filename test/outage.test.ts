@@ -5,9 +5,10 @@
  *
  * - distributed: Postgres is a private server this test starts (never the shared one), stopped
  *   with `pg_ctl stop -m immediate` (a crash) for 10 s: every /v1 route answers 503 with
- *   `Retry-After`, `/healthz` 200 and `/readyz` 503; after the restart `/readyz` is 200 again
- *   within a bound and every event accepted before, during-refused-then-re-posted and after
- *   is delivered.
+ *   `Retry-After`; the API, the rate limiter and the delivery worker answer `/healthz` 200,
+ *   `/readyz` 503 and `/metrics` 200 (the gauges' failed store reads counted); after the
+ *   restart `/readyz` is 200 again within a bound and every event accepted before,
+ *   during-refused-then-re-posted and after is delivered.
  * - single: the store is SQLite, and its failure is the disk filling: the data dir is a small
  *   tmpfs filled with a file; writes answer 503 (`SQLITE_FULL`), reads and `/healthz` still
  *   answer; with the file removed, the refused events are posted again and everything is
@@ -52,6 +53,8 @@ type ErrorAnswer = { error: { code: string; message: string; details: unknown } 
 interface Subject {
   url: string;
   adminToken: string;
+  /** The ops servers of the processes without the API (the distributed shape's). */
+  opsUrls: string[];
   /** The store stops answering (Postgres stopped; SQLite's disk full). */
   fail(): Promise<void>;
   recover(): Promise<void>;
@@ -91,6 +94,7 @@ async function distributedSubject(): Promise<Subject> {
   return {
     url: box.url,
     adminToken: box.adminToken,
+    opsUrls: [box.opsUrls.rateLimiter, box.opsUrls.deliveryWorker],
     fail: () => pg.stop('immediate'),
     recover: () => pg.start(),
     close: async () => {
@@ -141,6 +145,7 @@ async function singleSubject(): Promise<Subject> {
   return {
     url: box.url,
     adminToken: box.adminToken,
+    opsUrls: [],
     fail: () => fillDisk(filler),
     recover: () => rm(filler, { force: true }),
     close: async () => {
@@ -190,6 +195,23 @@ async function dashboard(url: string, token: string): Promise<{ page: Page; clos
 async function unavailableCount(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^sluice_api_unavailable_total(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+/** `/metrics` answers 200 with the gauges, their failed store reads counted; `/healthz` 200, `/readyz` 503. */
+async function assertOpsDuringOutage(url: string): Promise<void> {
+  const res = await fetch(`${url}/metrics`);
+  const text = await res.text();
+  assert.equal(res.status, 200, `${url}/metrics: ${text}`);
+  for (const gauge of ['sluice_oldest_pending_age_seconds', 'sluice_destinations_by_health']) {
+    const failed = new RegExp(`^sluice_metrics_unavailable_total\\{metric="${gauge}"\\} (\\d+)$`, 'm').exec(
+      text,
+    );
+    assert.ok(Number(failed?.[1]) > 0, `${url}: ${gauge}'s failed reads: ${failed?.[0]}`);
+  }
+  assert.match(text, /^sluice_delivery_queue_depth \d+$/m, url);
+  assert.match(text, /^sluice_oldest_pending_age_seconds [\d.e+-]+$/m, url);
+  assert.equal((await fetch(`${url}/healthz`)).status, 200, url);
+  assert.equal((await fetch(`${url}/readyz`)).status, 503, url);
 }
 
 /** A payload big enough that a few batches fill what SQLite has left of a full disk. */
@@ -326,8 +348,8 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
           assertUnavailable(res, 'POST /v1/events');
           refused.add(e);
         }
-        assert.equal((await fetch(`${subject.url}/healthz`)).status, 200);
-        assert.equal((await fetch(`${subject.url}/readyz`)).status, 503);
+        // The API and the rate limiter's and delivery worker's own ops servers.
+        for (const url of [subject.url, ...subject.opsUrls]) await assertOpsDuringOutage(url);
         rounds++;
         await sleep(200);
       }

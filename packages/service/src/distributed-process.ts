@@ -8,7 +8,8 @@
 import { openSharedState, type SharedState } from '@sluice/distributed';
 import { EngineMetrics, type OpsServer, registerHealthGauge, startOpsServer } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
-import type { Store } from '@sluice/store';
+import { type Store, StoreUnavailableError } from '@sluice/store';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 
 /** The settings read here (every distributed service's schema has them). */
@@ -47,6 +48,8 @@ export async function openDistributedProcess(
     inFlight?: () => number;
     /** Most deliveries in one job this process publishes (`SLUICE_JOB_DELIVERIES`). */
     jobDeliveries?: number | undefined;
+    /** Hears of a metric left out of a scrape of `serveOps`. */
+    logger?: Logger | undefined;
   },
 ): Promise<DistributedProcess> {
   const shared = await openSharedState({
@@ -81,6 +84,8 @@ export async function openDistributedProcess(
   registerHealthGauge(registry, o.store);
   const ready = async (): Promise<void> => {
     await o.store.ping();
+    // Not connected: say so now, rather than wait for a reconnection to answer the PING.
+    if (redis.status !== 'ready') throw new StoreUnavailableError(`Redis is ${redis.status}`);
     await redis.ping();
   };
   return {
@@ -89,7 +94,8 @@ export async function openDistributedProcess(
     registry,
     metrics,
     ready,
-    serveOps: () => startOpsServer({ host: config.HOST, port: config.PORT, registry, ready }),
+    serveOps: () =>
+      startOpsServer({ host: config.HOST, port: config.PORT, registry, ready, logger: o.logger }),
     async close() {
       await queue.close();
       await shared.close();

@@ -37,7 +37,12 @@ export async function startDeliveryWorkerService(
   let active = 0;
   // Its view of the delivery queue publishes nothing: it reads the depth for /metrics, so
   // the workers' own scrape target carries the signal they are scaled by.
-  const base = await openDistributedProcess(config, { store: o.store, clock, inFlight: () => active });
+  const base = await openDistributedProcess(config, {
+    store: o.store,
+    logger: o.logger,
+    clock,
+    inFlight: () => active,
+  });
   const { shared, metrics } = base;
   const { destinations, pacing } = shared;
   const concurrency = config.SLUICE_DELIVERY_CONCURRENCY;

@@ -32,6 +32,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
   const clock = o.clock ?? Date.now;
   const base = await openDistributedProcess(config, {
     store: o.store,
+    logger: o.logger,
     clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   });

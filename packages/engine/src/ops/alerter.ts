@@ -26,6 +26,7 @@ import {
 import type { AlertNotice, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { scrapeRead } from './scrape.ts';
 import { ALERTS_DESTINATION_ID, SYSTEM_TENANT } from './system.ts';
 
 const ALERT_RAISED = 'sluice.backlog.raised';
@@ -46,17 +47,21 @@ export interface AlerterOptions {
 
 /**
  * `sluice_backlog_alerts_firing{kind}`: read from the store at each scrape, so every
- * replica (and the API) shows the installation's alerts; query it with `max()`.
+ * replica (and the API) shows the installation's alerts; query it with `max()`. A failed
+ * read keeps the last values (`scrapeRead`).
  */
 export function registerAlertGauge(registry: Registry, store: Store): Gauge<'kind'> {
+  const guard = scrapeRead(registry, 'sluice_backlog_alerts_firing');
   return new Gauge({
     name: 'sluice_backlog_alerts_firing',
     help: 'Backlog alerts firing, by kind (pending_count, pending_age).',
     labelNames: ['kind'],
     registers: [registry],
     async collect() {
-      const firing = await store.listAlerts();
-      for (const kind of ALERT_KINDS) this.set({ kind }, firing.filter((a) => a.kind === kind).length);
+      await guard(async () => {
+        const firing = await store.listAlerts();
+        for (const kind of ALERT_KINDS) this.set({ kind }, firing.filter((a) => a.kind === kind).length);
+      });
     },
   });
 }

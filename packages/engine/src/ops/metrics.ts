@@ -6,10 +6,12 @@
  * the Redis schedule, the store), so any replica's `/metrics` shows the installation's real
  * depth and backlog age: query them with `max()`, never `sum()`, across replicas.
  * `sluice_delivery_queue_depth` scales the delivery workers; `sluice_oldest_pending_age_seconds`
- * is the backlog alert (docs/operations.md).
+ * is the backlog alert (docs/operations.md). A gauge whose read fails keeps its last value
+ * (`scrapeRead`): a scrape answers while the store or Redis does not.
  */
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
+import { scrapeRead } from './scrape.ts';
 
 /** What the gauges show, read at each scrape. */
 export interface Sample {
@@ -55,6 +57,10 @@ export class EngineMetrics {
       if (!last || now - last.at > 100) last = { at: now, value: Promise.resolve(sample()) };
       return last.value;
     };
+    const guardQueued = scrapeRead(registry, 'sluice_delivery_queue_depth');
+    const guardInFlight = scrapeRead(registry, 'sluice_deliveries_in_flight');
+    const guardScheduled = scrapeRead(registry, 'sluice_scheduled_destinations');
+    const guardOldest = scrapeRead(registry, 'sluice_oldest_pending_age_seconds');
     this.deliveries = new Counter({
       name: 'sluice_deliveries_total',
       help: 'Attempts by outcome: delivered, retry, dead, disabled, held (by the circuit breaker).',
@@ -101,7 +107,7 @@ export class EngineMetrics {
       help: 'Deliveries published to the delivery queue whose request has not started.',
       registers,
       async collect() {
-        this.set((await sampleOnce()).queued);
+        await guardQueued(async () => this.set((await sampleOnce()).queued));
       },
     });
     this.inFlight = new Gauge({
@@ -109,7 +115,7 @@ export class EngineMetrics {
       help: 'Requests started and not finished.',
       registers,
       async collect() {
-        this.set((await sampleOnce()).inFlight);
+        await guardInFlight(async () => this.set((await sampleOnce()).inFlight));
       },
     });
     this.scheduled = new Gauge({
@@ -117,7 +123,7 @@ export class EngineMetrics {
       help: 'Destinations with an entry in the schedule (they have work).',
       registers,
       async collect() {
-        this.set((await sampleOnce()).scheduled);
+        await guardScheduled(async () => this.set((await sampleOnce()).scheduled));
       },
     });
     this.oldestPendingAge = new Gauge({
@@ -125,9 +131,11 @@ export class EngineMetrics {
       help: 'How long the longest-waiting due delivery (active destinations) has waited; 0 when none.',
       registers,
       async collect() {
-        const now = clock();
-        const due = await oldestDue(now);
-        this.set(due === null ? 0 : Math.max(0, now - due) / 1000);
+        await guardOldest(async () => {
+          const now = clock();
+          const due = await oldestDue(now);
+          this.set(due === null ? 0 : Math.max(0, now - due) / 1000);
+        });
       },
     });
     this.healthTransitions = new Counter({

@@ -2,12 +2,16 @@
  * `/healthz`, `/readyz` and `/metrics` for the processes that serve no API (the rate
  * limiter and the delivery worker). node:http is enough for three routes. Once the process
  * drains (`draining()`, at SIGTERM), `/readyz` answers 503: it is going away, and metrics
- * stay available until it is gone.
+ * stay available until it is gone. `/metrics` answers 200 while the store or Redis does not
+ * (scrape.ts); `/healthz` 200 while the process lives; `/readyz` 503 while a dependency is
+ * unreachable.
  */
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { exposition } from './scrape.ts';
 
 export interface OpsServer {
   url: string;
@@ -20,6 +24,8 @@ export async function startOpsServer(options: {
   host: string;
   port: number;
   registry: Registry;
+  /** Hears of a metric left out of a scrape. */
+  logger?: Pick<Logger, 'warn'> | undefined;
   /** Throws when a dependency is unreachable. */
   ready: () => Promise<void>;
 }): Promise<OpsServer> {
@@ -41,10 +47,9 @@ export async function startOpsServer(options: {
       return;
     }
     if (path === '/metrics') {
-      options.registry.metrics().then(
-        (text) => send(200, text, options.registry.contentType),
-        () => send(500, '{"error":{"code":"internal"}}'),
-      );
+      const failed = (metric: string, err: unknown) =>
+        options.logger?.warn({ err, metric }, 'a metric could not be read; left out of this scrape');
+      void exposition(options.registry, failed).then((text) => send(200, text, options.registry.contentType));
       return;
     }
     send(404, '{"error":{"code":"not_found"}}');
