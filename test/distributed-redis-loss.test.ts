@@ -7,24 +7,15 @@
  */
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { type Cluster, startCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
+import { hasRedisServer, startPrivateRedis } from './helpers/private-redis.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
-import {
-  createDestination,
-  createTenant,
-  type EventInput,
-  freePort,
-  postBatches,
-  waitUntil,
-} from './helpers/sluice.ts';
+import { createDestination, createTenant, type EventInput, postBatches } from './helpers/sluice.ts';
 import { describeWindow, worstWindow } from './helpers/window.ts';
 
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 if (SHAPE === 'distributed' && !hasRedisServer) {
   if (process.env.CI === 'true') throw new Error('CI: redis-server is required for the Redis-loss tests');
   process.stderr.write('\n*** SKIPPING the Redis-loss tests: no redis-server binary ***\n\n');
@@ -34,45 +25,10 @@ const skip =
     ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
     : !hasRedisServer && 'no redis-server';
 
-/** A Redis server of this test's own on a free port, keeping nothing on disk. */
-async function ownRedis(port: number): Promise<{ url: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}/0`;
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  await waitUntil(
-    async () => {
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG';
-      } catch {
-        return false;
-      }
-    },
-    10_000,
-    `redis-server on ${port}`,
-    100,
-  );
-  probe.disconnect();
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      }),
-  };
-}
-
 const LIMITS = [10, 20, 10, 20];
 
 async function run(lose: (redis: { flush(): Promise<void>; restart(): Promise<void> }) => Promise<void>) {
-  const port = await freePort();
-  let server = await ownRedis(port);
+  const server = await startPrivateRedis();
   const rcv: Receiver = await startReceiver();
   let c: Cluster | undefined;
   try {
@@ -108,9 +64,9 @@ async function run(lose: (redis: { flush(): Promise<void>; restart(): Promise<vo
         await cluster.redis.flushall();
       },
       restart: async () => {
-        await server.stop();
+        await server.kill();
         await sleep(500);
-        server = await ownRedis(port);
+        await server.start();
       },
     });
     await rcv.waitFor(() => rcv.deliveredIds().size >= accepted.length, 180_000, 'every event delivered');
@@ -134,7 +90,7 @@ async function run(lose: (redis: { flush(): Promise<void>; restart(): Promise<vo
   } finally {
     await c?.close();
     await rcv.close();
-    await server.stop();
+    await server.kill();
     await assertNoLeaks();
   }
 }

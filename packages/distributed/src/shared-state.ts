@@ -7,7 +7,7 @@
 import { DestinationCache } from '@sluice/engine';
 import { type ChangeFeed, followChanges, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
 import type { Store } from '@sluice/store';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 export interface SharedStateOptions {
   store: Store;
@@ -24,6 +24,12 @@ export interface SharedStateOptions {
    * (`SLUICE_JOB_LOCK_MS`, RedisPacing `inFlightLeaseMs`); absent: its timeout.
    */
   inFlightLeaseMs?: number | undefined;
+  /**
+   * The API's: its command connection fails a command at once while Redis cannot answer
+   * (`FAIL_FAST`), so a request that needs Redis answers 503 promptly. Absent: a command waits
+   * for the reconnection (ioredis' default), as the rate limiters' and workers' loops do.
+   */
+  failFast?: boolean | undefined;
 }
 
 export interface SharedState {
@@ -37,13 +43,39 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
+/** Longest wait for a reply on a fail-fast connection: Redis answers in well under a millisecond. */
+const COMMAND_TIMEOUT_MS = 1_000;
+
+/**
+ * ioredis options for a connection that never holds a command for Redis (the BullMQ guide's
+ * "failing fast when Redis is down"): no offline queue (a command while disconnected fails at
+ * once), no resend of the commands in flight when the connection drops (they fail with
+ * `MaxRetriesPerRequestError`), a reply timeout for a connection that is gone without a
+ * reset, and reconnections at most a second apart, so the first request after Redis is back
+ * finds the connection up. Every error it gives is one `isUnavailable` knows: a 503.
+ */
+const FAIL_FAST: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: COMMAND_TIMEOUT_MS,
+  retryStrategy: (times) => Math.min(times * 100, 1_000),
+};
+
+/** Resolves once `redis` is connected; it retries by itself until then. */
+const connected = (redis: Redis): Promise<void> =>
+  redis.status === 'ready'
+    ? Promise.resolve()
+    : new Promise((resolve) => redis.once('ready', () => resolve()));
+
 export async function openSharedState(o: SharedStateOptions): Promise<SharedState> {
   const keys = new Keys(o.prefix);
   // Commands issued in one turn of the event loop leave in one write (ioredis flushes them
   // at setImmediate): the workers' per-request pace scripts and the API's wakes are many
   // small commands, and on this kind of machine each write is a costly syscall.
-  const redis = new Redis(o.redisUrl, { enableAutoPipelining: true });
+  const redis = new Redis(o.redisUrl, { enableAutoPipelining: true, ...(o.failFast ? FAIL_FAST : {}) });
   const subscriber = new Redis(o.redisUrl);
+  // Without an offline queue, a command before the first connection would fail.
+  if (o.failFast) await connected(redis);
   const destinations = new DestinationCache(o.store, o.destinationCacheSize);
   const pacing = new RedisPacing({
     redis,

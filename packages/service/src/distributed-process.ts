@@ -50,6 +50,8 @@ export async function openDistributedProcess(
     jobDeliveries?: number | undefined;
     /** Hears of a metric left out of a scrape of `serveOps`. */
     logger?: Logger | undefined;
+    /** Redis commands fail at once while it cannot answer (the API's; `SharedStateOptions.failFast`). */
+    failFast?: boolean | undefined;
   },
 ): Promise<DistributedProcess> {
   const shared = await openSharedState({
@@ -61,6 +63,7 @@ export async function openDistributedProcess(
     destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
     // A dead process's requests stop counting as in flight when its jobs come back.
     inFlightLeaseMs: config.SLUICE_JOB_LOCK_MS,
+    failFast: o.failFast,
   });
   const { keys, redis } = shared;
   const queue = new BullPublisher({

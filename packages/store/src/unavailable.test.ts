@@ -47,8 +47,9 @@ describe('isUnavailable: a dependency that cannot answer now', () => {
     }
   });
 
-  it('ioredis: a closed connection, the offline queue off, too many retries', () => {
+  it('ioredis: a closed connection, the offline queue off, too many retries, no reply in time', () => {
     assert.ok(isUnavailable(driverError('Connection is closed.')));
+    assert.ok(isUnavailable(driverError('Command timed out')));
     assert.ok(isUnavailable(driverError("Stream isn't writeable and enableOfflineQueue options is false")));
     const retries = driverError('Reached the max retries per request limit (which is 20).');
     retries.name = 'MaxRetriesPerRequestError';

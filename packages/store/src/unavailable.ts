@@ -9,7 +9,8 @@
  * - node-postgres: SQLSTATE class 08 (connection exception) and 53 (insufficient resources:
  *   too many connections, disk full), 57P01–57P03 (the server shutting down, crashed,
  *   starting), and the pool's own messages (a connection ended, the connect timeout);
- * - ioredis: a closed connection, the offline queue off, `MaxRetriesPerRequestError`;
+ * - ioredis: a closed connection, the offline queue off, `MaxRetriesPerRequestError`, no
+ *   reply within `commandTimeout`;
  * - node:sqlite (`errcode`, primary result code): SQLITE_BUSY, SQLITE_FULL, SQLITE_IOERR,
  *   SQLITE_CANTOPEN.
  *
@@ -55,6 +56,7 @@ const MESSAGES = [
   // ioredis
   /^Connection is closed\.?$/,
   /enableOfflineQueue options is false/,
+  /^Command timed out$/,
 ];
 
 function isOwn(err: Record<string, unknown>): boolean {

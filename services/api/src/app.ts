@@ -30,11 +30,13 @@ export interface ApiService {
 
 export async function startApiService(config: ApiServiceConfig, o: ApiServiceDeps): Promise<ApiService> {
   const clock = o.clock ?? Date.now;
-  // It publishes what the ticks it runs allow.
+  // It publishes what the ticks it runs allow. A request that needs Redis while Redis cannot
+  // answer fails at once (503), rather than waiting for a reconnection.
   const base = await openDistributedProcess(config, {
     store: o.store,
     clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
+    failFast: true,
   });
   const { shared, queue, registry, metrics, ready } = base;
   const { keys, redis, destinations, pacing, schedule } = shared;
