@@ -8,6 +8,7 @@ import { DestinationCache } from '@sluice/engine';
 import { type ChangeFeed, followChanges, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
 import type { Store } from '@sluice/store';
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
 
 export interface SharedStateOptions {
   store: Store;
@@ -24,6 +25,8 @@ export interface SharedStateOptions {
    * (`SLUICE_JOB_LOCK_MS`, RedisPacing `inFlightLeaseMs`); absent: its timeout.
    */
   inFlightLeaseMs?: number | undefined;
+  /** Hears of a Redis connection lost and back (once each per outage). */
+  logger?: Logger | undefined;
   /**
    * The API's: its command connection fails a command at once while Redis cannot answer
    * (`FAIL_FAST`), so a request that needs Redis answers 503 promptly. Absent: a command waits
@@ -61,6 +64,24 @@ const FAIL_FAST: RedisOptions = {
   retryStrategy: (times) => Math.min(times * 100, 1_000),
 };
 
+/**
+ * Logs a connection's loss once, and its return once (ioredis emits an error at every
+ * reconnection attempt, and prints "Unhandled error event" for each when none listens).
+ */
+function watchConnection(redis: Redis, name: string, logger: Logger | undefined): void {
+  let lost = false;
+  redis.on('error', (err: Error) => {
+    if (lost) return;
+    lost = true;
+    logger?.warn({ err, connection: name }, 'redis connection lost; reconnecting');
+  });
+  redis.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    logger?.info({ connection: name }, 'redis connection back');
+  });
+}
+
 /** Resolves once `redis` is connected; it retries by itself until then. */
 const connected = (redis: Redis): Promise<void> =>
   redis.status === 'ready'
@@ -74,6 +95,8 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
   // small commands, and on this kind of machine each write is a costly syscall.
   const redis = new Redis(o.redisUrl, { enableAutoPipelining: true, ...(o.failFast ? FAIL_FAST : {}) });
   const subscriber = new Redis(o.redisUrl);
+  watchConnection(redis, 'commands', o.logger);
+  watchConnection(subscriber, 'subscriber', o.logger);
   // Without an offline queue, a command before the first connection would fail.
   if (o.failFast) await connected(redis);
   const destinations = new DestinationCache(o.store, o.destinationCacheSize);

@@ -48,7 +48,7 @@ export async function openDistributedProcess(
     inFlight?: () => number;
     /** Most deliveries in one job this process publishes (`SLUICE_JOB_DELIVERIES`). */
     jobDeliveries?: number | undefined;
-    /** Hears of a metric left out of a scrape of `serveOps`. */
+    /** Hears of a metric left out of a scrape of `serveOps`, and of Redis lost and back. */
     logger?: Logger | undefined;
     /** Redis commands fail at once while it cannot answer (the API's; `SharedStateOptions.failFast`). */
     failFast?: boolean | undefined;
@@ -64,6 +64,7 @@ export async function openDistributedProcess(
     // A dead process's requests stop counting as in flight when its jobs come back.
     inFlightLeaseMs: config.SLUICE_JOB_LOCK_MS,
     failFast: o.failFast,
+    logger: o.logger,
   });
   const { keys, redis } = shared;
   const queue = new BullPublisher({

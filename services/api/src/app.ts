@@ -37,6 +37,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
     failFast: true,
+    logger: o.logger,
   });
   const { shared, queue, registry, metrics, ready } = base;
   const { keys, redis, destinations, pacing, schedule } = shared;
