@@ -31,7 +31,14 @@ test('a script call is named after its script; a statement by its flattened text
   assert.equal(commandKey('evalsha', 'abc', names), 'script moveToActive');
   assert.equal(commandKey('EVALSHA', 'zzz', names), 'evalsha');
   assert.equal(commandKey('ZADD', 'k', names), 'zadd');
-  assert.equal(statementKey({ text: 'SELECT 1\n   FROM t' }), 'SELECT 1 FROM t');
+  assert.equal(statementKey({ text: 'SELECT 1\n   FROM t' }), '[select t] SELECT 1 FROM t');
+  assert.equal(
+    statementKey(
+      'WITH a AS (INSERT INTO events SELECT 1), b AS (INSERT INTO deliveries SELECT 2) UPDATE x SET y = 1',
+    ),
+    '[insert events, deliveries; update x] WITH a AS (INSERT INTO events SELECT 1), b AS (INSERT INTO deliveries SELECT 2) U…',
+  );
+  assert.equal(statementKey('BEGIN'), 'BEGIN');
   assert.equal(statementKey('x'.repeat(200)).length, 120);
 });
 

@@ -5,7 +5,7 @@
  * `Redis.prototype.sendCommand` (every command a client sends, those of a pipeline or a
  * MULTI one by one; a script call is named after the script: `defineCommand` is wrapped to
  * know each script's SHA) and pg's `Client.prototype.query` (every statement, `BEGIN` and
- * `COMMIT` included, by its text with the whitespace collapsed). On SIGUSR2 it appends the
+ * `COMMIT` included, by what it writes and its text: `statementKey`). On SIGUSR2 it appends the
  * counts so far, `{t, redis, pg}`, to $BENCH_CALLS_FILE: the runner signals at its marks
  * (run.ts) and takes the difference (budget.ts). The modules are the ones the process itself
  * resolves (from its working directory), so that the wrapped prototypes are the ones it uses.
@@ -27,7 +27,11 @@ const bump = (counts: Counts, key: string): void => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
 
-/** A statement's text as counted: whitespace collapsed, at most 120 characters. */
+/**
+ * A statement as counted: what it writes (`[insert events, deliveries]`), or the table it
+ * reads first (`[select tenants]`), then its text with the whitespace collapsed, at most 120
+ * characters in all — a CTE's opening says little of what it does.
+ */
 export function statementKey(config: unknown): string {
   const text =
     typeof config === 'string'
@@ -35,7 +39,21 @@ export function statementKey(config: unknown): string {
       : typeof config === 'object' && config !== null && 'text' in config
         ? String((config as { text: unknown }).text)
         : '?';
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const writes = new Map<string, string[]>();
+  for (const m of text.matchAll(/\b(INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/gi)) {
+    const verb = (m[1] as string).split(' ')[0]?.toLowerCase() as string;
+    const tables = writes.get(verb) ?? [];
+    if (!tables.includes(m[2] as string)) tables.push(m[2] as string);
+    writes.set(verb, tables);
+  }
+  const read = /\bFROM\s+(?!unnest\b)([a-z_]\w*)/i.exec(text)?.[1];
+  const what =
+    writes.size > 0
+      ? [...writes].map(([verb, tables]) => `${verb} ${tables.join(', ')}`).join('; ')
+      : read
+        ? `select ${read}`
+        : '';
+  const flat = `${what ? `[${what}] ` : ''}${text.replace(/\s+/g, ' ').trim()}`;
   return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 

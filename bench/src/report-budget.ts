@@ -157,6 +157,7 @@ function topRows(kind: 'redis' | 'pg', columns: Column[], cells: Cells) {
       for (const [k, n] of Object.entries(keyed(r)))
         biggest.set(k, Math.max(biggest.get(k) ?? 0, r.delivered > 0 ? n / r.delivered : 0));
   return [...biggest.entries()]
+    .filter(([, n]) => n >= 0.005)
     .sort((a, b) => b[1] - a[1])
     .slice(0, TOP)
     .map(([key]) => ({ label: key, get: perDelivery((r) => keyed(r)[key] ?? 0), digits: 2 }));
