@@ -39,6 +39,13 @@ test('a script call is named after its script; a statement by its flattened text
     '[insert events, deliveries; update x] WITH a AS (INSERT INTO events SELECT 1), b AS (INSERT INTO deliveries SELECT 2) U…',
   );
   assert.equal(statementKey('BEGIN'), 'BEGIN');
+  // A row lock is not a write.
+  assert.match(
+    statementKey(
+      'WITH c AS (SELECT 1 FROM destinations FOR NO KEY UPDATE OF d SKIP LOCKED) UPDATE deliveries SET a = 1',
+    ),
+    /^\[update deliveries\] /,
+  );
   assert.equal(statementKey('x'.repeat(200)).length, 120);
 });
 

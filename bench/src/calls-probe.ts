@@ -40,7 +40,9 @@ export function statementKey(config: unknown): string {
         ? String((config as { text: unknown }).text)
         : '?';
   const writes = new Map<string, string[]>();
-  for (const m of text.matchAll(/\b(INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/gi)) {
+  for (const m of text.matchAll(
+    /\b(INSERT INTO|(?<!\bFOR\s+(?:NO\s+KEY\s+)?)UPDATE|DELETE FROM)\s+(\w+)/gi,
+  )) {
     const verb = (m[1] as string).split(' ')[0]?.toLowerCase() as string;
     const tables = writes.get(verb) ?? [];
     if (!tables.includes(m[2] as string)) tables.push(m[2] as string);
