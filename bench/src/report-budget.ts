@@ -24,7 +24,7 @@ const GROUPS: [string, string[]][] = [
   ['workers', ['worker-1', 'worker-2']],
   ['BullMQ + RLF process', ['bullmq-rlf']],
 ];
-const TOP = 15;
+const TOP = 20;
 
 interface Column {
   scenario: string;
