@@ -7,6 +7,7 @@
  * creation times and the samplers' times are on that one clock, across processes.
  */
 
+import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 
 export function now(): number {
@@ -85,4 +86,17 @@ export function newRunId(): string {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A TCP port free on 127.0.0.1 just now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage, newRunId } from './common.ts';
 import { runIsolation } from './isolation.ts';
 import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
+import { startPrivateRedis } from './private-redis.ts';
 import { writeReport } from './report.ts';
 import { runOnce } from './run.ts';
 import { prepareSnapshot } from './snapshot.ts';
@@ -94,7 +95,21 @@ if (values.report) {
 }
 
 const quick = values.quick;
-const redis = { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
+// A session whose targets use Redis gets its own redis-server (private-redis.ts): the shared
+// one's counters and CPU include every other session's. REDIS_HOST/REDIS_PORT name a server to
+// use instead; --quick (the tests) uses the configured one.
+const configuredRedis = process.env.REDIS_HOST !== undefined || process.env.REDIS_PORT !== undefined;
+const wantsRedis =
+  !quick &&
+  list(values.targets, TARGETS, [...TARGETS]).some((t) => t === 'bullmq-rlf' || t === 'sluice-distributed');
+const privateRedis = wantsRedis && !configuredRedis ? await startPrivateRedis() : null;
+if (wantsRedis && !configuredRedis && privateRedis === null)
+  process.stderr.write(
+    'redis-server could not be started: the shared Redis on 6379 it is (its counters include other users)\n',
+  );
+const redis = privateRedis
+  ? { host: privateRedis.host, port: privateRedis.port }
+  : { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/';
 const scenarios = list(values.scenarios, SCENARIOS, quick ? QUICK_SCENARIOS : DEFAULT_SCENARIOS);
 const reps = Number(values.reps ?? (quick ? 1 : 3));
@@ -143,7 +158,14 @@ if (values['sluice-ref']) {
 const sluiceEnv = Object.fromEntries(
   (values['sluice-env'] ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
-const targetOptions: TargetOptions = { sluiceRoot, profile: values.profile, redis, postgresUrl, sluiceEnv };
+const targetOptions: TargetOptions = {
+  sluiceRoot,
+  profile: values.profile,
+  redis,
+  redisPrivate: privateRedis !== null,
+  postgresUrl,
+  sluiceEnv,
+};
 const scenarioOptions = {
   quick,
   soakTotal: Number(values['soak-total']),
@@ -170,6 +192,7 @@ const sessionRecord = {
   sluiceRef: sluiceRef ?? machine.sluiceCommit,
   sluiceDirty: sluiceRef ? false : machine.sluiceDirty,
   sluiceEnv,
+  redisPrivate: privateRedis !== null,
   machine,
 };
 if (!quick) {
@@ -279,6 +302,7 @@ if (quick) {
   writeReport(RESULTS, join(REPO, 'BENCHMARKS.md'));
   log('BENCHMARKS.md written');
 }
+await privateRedis?.stop();
 if (skippedDistributed) process.stderr.write(skippedDistributed); // again, where it is seen last
 if (failures.length > 0) {
   process.stderr.write(`\n${failures.length} failure(s):\n${failures.map((f) => `  ${f}`).join('\n')}\n`);

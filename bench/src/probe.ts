@@ -5,7 +5,8 @@
  * bench sees inside Sluice's process without touching Sluice's code. Costs one timer a second
  * and the histogram's 10 ms timer. The main thread only: a worker thread (the single box's
  * delivery and checkpoint threads) runs preloads too, and would pay for a probe of its own and
- * write its own loop's delay into the main thread's series.
+ * write its own loop's delay into the main thread's series. With $BENCH_CALLS_FILE set it also
+ * counts the process's Redis commands and Postgres statements (calls-probe.ts).
  */
 
 import { appendFileSync } from 'node:fs';
@@ -41,3 +42,5 @@ if (file && isMainThread) {
   );
   timer.unref();
 }
+
+if (process.env.BENCH_CALLS_FILE && isMainThread) await import('./calls-probe.ts');

@@ -5,6 +5,7 @@
  */
 
 import { type Analysis, WARM_S } from './analyze.ts';
+import type { Budget } from './budget.ts';
 import { median } from './common.ts';
 import type { IsolationResult } from './isolation.ts';
 import type { LimitChangeStats } from './limit-change.ts';
@@ -97,6 +98,8 @@ export interface RunRecord {
   plot?: { series: Record<string, [number, number][]>; limits: Record<string, number> };
   /** Isolation scenarios: the measured destinations alone and beside the noise. */
   isolation?: IsolationResult;
+  /** What the run asked of Redis and Postgres (budget.ts); absent before it was counted. */
+  budget?: Budget;
 }
 
 export interface Row {

@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { median, round } from './common.ts';
 import type { MachineInfo } from './machine.ts';
 import { COLORS, type Panel, svg } from './plot.ts';
+import { budgetSection } from './report-budget.ts';
 import { isolationTable } from './report-isolation.ts';
 import {
   type Cells,
@@ -214,6 +215,7 @@ export function writeReport(resultsDir: string, file: string): void {
     '',
     ...targetsTable(cells, ISSUE6_TARGETS),
     '',
+    ...budgetSection(cells, '##'),
   );
   const compliancePlot = plotCompliance(cells, join(resultsDir, 'compliance.svg'));
   const soakPlot = plotSoak(cells, join(resultsDir, 'soak.svg'));
@@ -242,6 +244,7 @@ export function writeReport(resultsDir: string, file: string): void {
         `- ${s.date}, Sluice \`${s.sluiceRef}\`${s.sluiceDirty ? ' + uncommitted changes' : ''}, ${s.machine.cores} cores ${s.machine.cpuModel}: \`${s.command}\``,
       );
     if (ran.size > 0) out.push('');
+    out.push(...budgetSection(variant, '###'));
     for (const scenario of SCENARIOS) {
       if (!TARGETS.some((t) => variant.has(key(scenario, t)))) continue;
       out.push(`### ${scenario}`, '', ...scenarioTable(variant, scenario), '');

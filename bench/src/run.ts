@@ -11,6 +11,10 @@
  *   5. peak RSS (VmHWM) is read, the driver stops the target (it cleans its temp dir and
  *      Redis keys), the receiver dumps its NDJSON and stops;
  *   6. the analysis (analyze.ts) and the costs become one result record.
+ *
+ * For the targets that use Redis and Postgres, what they asked of them (budget.ts) is
+ * counted from a mark 1.1 s after setup (Postgres's statistics of the setup flushed) just
+ * before the first hand-over, to 1.5 s after the last first 2xx: the record's `budget`.
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
@@ -18,6 +22,7 @@ import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze, readArrivals, trailingSeries } from './analyze.ts';
+import { BudgetProbe, COUNTED, callsFile } from './budget.ts';
 import { now, percentile, round, sleep } from './common.ts';
 import { measuredLatency } from './measured.ts';
 import { ProcSampler } from './procstat.ts';
@@ -53,11 +58,13 @@ class Driver {
   ingest: IngestStats | null = null;
   failure: string | null = null;
 
-  constructor(runDir: string) {
+  constructor(runDir: string, target: TargetName) {
     const log = createWriteStream(join(runDir, 'driver.log'));
+    // A target run in the driver's own process (the BullMQ baseline) counts its calls there.
+    const counted = COUNTED[target].includes(target) ? { BENCH_CALLS_FILE: callsFile(runDir, target) } : {};
     this.child = fork(DRIVER, [], {
       execArgv: ['--import', PROBE],
-      env: { ...process.env, BENCH_PROBE_FILE: join(runDir, 'driver-probe.ndjson') },
+      env: { ...process.env, BENCH_PROBE_FILE: join(runDir, 'driver-probe.ndjson'), ...counted },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     this.child.stdout?.pipe(log);
@@ -149,8 +156,10 @@ export interface RunOptions {
 export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   const { workload: w } = o;
   const receiver = await ReceiverProcess.start({ seed: 1 });
-  const driver = new Driver(o.runDir);
+  const driver = new Driver(o.runDir, o.target);
   const sampler = new ProcSampler();
+  let budget: BudgetProbe | null = null;
+  let budgetRecord: Record<string, unknown> | null = null;
   const marks: Record<string, number> = {};
   const snapshots: Record<string, SluiceMetrics | null> = {};
   let stopStats: Record<string, unknown> = {};
@@ -184,6 +193,12 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       snapshots[mark] = m.data as SluiceMetrics | null;
     };
     await snap('start');
+    const database = typeof setup.database === 'string' ? setup.database : null;
+    budget = await BudgetProbe.open(o.target, pids, o.runDir, o.targetOptions, database);
+    if (budget) {
+      await sleep(1_100);
+      await budget.mark();
+    }
 
     marks.start = sampler.sample();
     driver.send({ kind: 'start' });
@@ -212,6 +227,11 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
     marks.done = sampler.sample();
     await sleep(500); // late duplicates
     await snap('done');
+    if (budget) {
+      await sleep(1_000);
+      await budget.mark();
+      budgetRecord = { ...(await budget.finish()) };
+    }
     if (w.idleS > 0) {
       await sleep(2_000); // the send windows empty, the last completions are written
       marks.idleStart = sampler.sample();
@@ -226,6 +246,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   } finally {
     sampler.stop();
     driver.kill();
+    if (budget && budgetRecord === null) await budget.close();
   }
   const dumpFile = join(o.runDir, 'receiver.ndjson');
   const dump = await receiver.dump(dumpFile);
@@ -295,6 +316,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
     },
     tickLag: tickLagBetween(snapshots.start ?? null, snapshots.done ?? null),
     targetStats: stopStats,
+    ...(budgetRecord ? { budget: budgetRecord } : {}),
   };
   if (w.isolation) {
     record.measured = measuredLatency(arrivals, w, marks.done as number, driver.ingest?.doneAt ?? null);

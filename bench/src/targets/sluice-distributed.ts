@@ -11,7 +11,8 @@
  * summed as one group (their pids come and go with the pools' connections; the server's
  * shared background processes, which serve everyone's databases, are left out). Tick lag
  * and tick counts come from the rate limiter's and the API's /metrics (the API runs the ticks
- * it wakes), deliveries from the workers'.
+ * it wakes), deliveries from the workers'. Each service counts the Redis commands and
+ * Postgres statements it sends (calls-probe.ts, for the budget per delivery: budget.ts).
  *
  * At stop: SIGTERM to every service (each drains), `DROP DATABASE … WITH (FORCE)`, the Redis
  * keys of both prefixes deleted, and anything left reported (`databaseLeftover`,
@@ -25,6 +26,7 @@ import { generateKeyText } from '@sluice/core';
 import { ensureDatabase } from '@sluice/store-postgres';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { callsFile } from '../budget.ts';
 import { errorMessage } from '../common.ts';
 import { type ProcessGroup, parentOf } from '../procstat.ts';
 import { deleteKeys, redisServerPid } from './redis-keys.ts';
@@ -132,7 +134,12 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
           runDir,
           options,
           profileDir: join(runDir, 'profile', s.name),
-          env: s.name === 'api' ? { ...env, SLUICE_ADMIN_TOKEN: adminToken } : env,
+          // Each counts its Redis commands and Postgres statements (calls-probe.ts, budget.ts).
+          env: {
+            ...env,
+            ...(s.name === 'api' ? { SLUICE_ADMIN_TOKEN: adminToken } : {}),
+            BENCH_CALLS_FILE: callsFile(runDir, s.name),
+          },
         }),
       ),
     );

@@ -14,29 +14,16 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { sleep } from '../common.ts';
+import { freePort, sleep } from '../common.ts';
 import { parseMetrics, type SluiceMetrics } from './sluice-metrics.ts';
 import type { TargetOptions } from './target.ts';
 
 const PROBE = fileURLToPath(new URL('../probe.ts', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 40_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // ---- Sluice processes ----
 
