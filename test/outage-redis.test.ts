@@ -135,6 +135,18 @@ describe('an outage of Redis: a prompt 503, then recovery, nothing lost', { skip
         await sleep(200);
       }
       assert.ok(refused.length >= 3, `${refused.length} refused`);
+      // A change that could not be announced is refused before it commits: the 503 changed nothing.
+      const change = await call('PATCH', `/v1/destinations/${dst.id}`, quota.apiKey, {
+        rateLimit: { limit: 7, period: 'second' },
+      });
+      assertPrompt503(change, 'PATCH /v1/destinations/{id}');
+      const kept = await call('GET', `/v1/destinations/${dst.id}`, quota.apiKey);
+      assert.equal(kept.status, 200);
+      assert.equal(
+        (kept.body as { rateLimit: { limit: number } }).rateLimit.limit,
+        limit.limit,
+        'the limit unchanged',
+      );
       // The gauges that read Redis keep their last values; the scrape itself answers.
       assert.equal((await call('GET', '/metrics', '')).status, 200);
       t.diagnostic(

@@ -38,6 +38,8 @@ export class RecordingDispatcher implements Dispatcher {
     this.created.push(destinationId);
   }
 
+  checkAnnounce(): void {}
+
   async destinationChanged(destinationId: string): Promise<void> {
     this.changed.push(destinationId);
   }

@@ -20,7 +20,7 @@ import {
   type RedisTickLoop,
   type ScheduleClient,
 } from '@sluice/redis';
-import type { Destination } from '@sluice/store';
+import { type Destination, StoreUnavailableError } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { wakeForWork } from './wake.ts';
@@ -88,6 +88,10 @@ export class RedisDispatcher implements Dispatcher {
         'could not announce a new destination; each process reads it on first use',
       );
     }
+  }
+
+  checkAnnounce(): void {
+    if (this.deps.redis.status !== 'ready') throw new StoreUnavailableError('redis is not connected');
   }
 
   /**

@@ -65,19 +65,25 @@ const FAIL_FAST: RedisOptions = {
 };
 
 /**
- * Logs a connection's loss once, and its return once (ioredis emits an error at every
- * reconnection attempt, and prints "Unhandled error event" for each when none listens).
+ * Logs a connection's loss once (when ioredis starts reconnecting, with the last error it
+ * saw), and its return once. The error listener also keeps ioredis from printing
+ * "Unhandled error event" at every reconnection attempt.
  */
 function watchConnection(redis: Redis, name: string, logger: Logger | undefined): void {
   let lost = false;
+  let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
+    lastError = err;
+  });
+  redis.on('reconnecting', () => {
     if (lost) return;
     lost = true;
-    logger?.warn({ err, connection: name }, 'redis connection lost; reconnecting');
+    logger?.warn({ err: lastError, connection: name }, 'redis connection lost; reconnecting');
   });
   redis.on('ready', () => {
     if (!lost) return;
     lost = false;
+    lastError = undefined;
     logger?.info({ connection: name }, 'redis connection back');
   });
 }

@@ -16,6 +16,14 @@ export interface Dispatcher {
    * process that missed it reads the destination on first use.
    */
   destinationCreated(destinationId: string): Promise<void>;
+  /**
+   * Throws (`StoreUnavailableError`, answered 503) when a change could not be announced to
+   * the other processes now — the distributed shape's Redis is not connected — so a route
+   * refuses before it commits rather than commit and answer 503 after. Redis lost between
+   * this and the announcement still leaves the change committed and the answer 503 (sending
+   * it again is safe).
+   */
+  checkAnnounce(): void;
   /** The destination changed (limit, state, …) or was deleted. */
   destinationChanged(destinationId: string): Promise<void>;
   /** Its live pace, as the delivery side sees it. */

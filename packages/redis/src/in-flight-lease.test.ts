@@ -52,6 +52,34 @@ describe('RedisPacing in-flight lease', { skip }, () => {
     live.close();
   });
 
+  it('a live request whose entry lapsed (a stall, a late reply) counts again', async () => {
+    const keys = new Keys(`${prefix}-restore`);
+    const pacing = new RedisPacing({
+      redis,
+      keys,
+      windowMarginMs: 5,
+      arrivalBoundMs: 250,
+      inFlightLeaseMs: LEASE_MS,
+    });
+    await pacing.published('d', ['late', 'dropped'], PLAN, Date.now());
+    // Its start's reply came a second late: the lease it was given had run out already.
+    const late = await pacing.start('d', 'late', 1_000, TIMEOUT_MS, Date.now() - 1_000);
+    const dropped = await pacing.start('d', 'dropped', 1_000, TIMEOUT_MS, Date.now());
+    assert.ok(late && dropped);
+    await redis.ping(); // the renewal sent at once
+    assert.equal((await pacing.read('d', 1_000, Date.now())).inFlight, 2, 'the late one renewed at once');
+    // A read drops every entry (as after a stall past the lease): the next renewal puts them back.
+    await redis.del(keys.inflight('d'));
+    assert.equal((await pacing.read('d', 1_000, Date.now())).inFlight, 0);
+    await sleep(LEASE_MS / 2);
+    assert.equal((await pacing.read('d', 1_000, Date.now())).inFlight, 2, 'both counted again');
+    await late.finished(Date.now());
+    await sleep(LEASE_MS / 2);
+    assert.equal((await pacing.read('d', 1_000, Date.now())).inFlight, 1, 'a finished one is not put back');
+    await dropped.finished(Date.now());
+    pacing.close();
+  });
+
   it('without a lease, an entry lasts until the request times out', async () => {
     const keys = new Keys(`${prefix}-nolease`);
     const pacing = new RedisPacing({ redis, keys, windowMarginMs: 5, arrivalBoundMs: 250 });

@@ -243,7 +243,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       lease === undefined ? deadline : Math.min(deadline, Math.ceil(now + lease)),
     )) as number | [number, number];
     if (!Array.isArray(reply)) return null; // -2: no room under the cap
-    if (lease !== undefined && timeoutMs > lease) this.hold(token, inflight, deadline, lease);
+    if (lease !== undefined && timeoutMs > lease) this.hold(token, inflight, deadline, lease, now);
     const index = Number(reply[0]);
     // The write time lowers the send's occupancy to `written + arrivalBound` only when the
     // response is not in by then (before it, the response is the tighter bound and lowers it
@@ -296,25 +296,37 @@ export class RedisPacing implements TickPacing, AttemptPacing {
 
   /**
    * Keeps a request's `inflight` entry while it lasts: every third of the lease, each of this
-   * process's live entries is moved to now + lease (never past its deadline; `XX`: one that
-   * finished meanwhile is not added back). One pipelined write for all of them.
+   * process's live entries is moved to now + lease, never past its deadline (`GT`: only ever
+   * later), in one pipelined write. A renewal also puts back an entry a tick's read dropped
+   * (this process stalled past the lease, a slow Redis): the request still runs, so it must
+   * count. None brings back a finished request: `finished` takes the token out of `live`
+   * before it sends `paceFinish`, on the same connection, so every renewal that carried it
+   * reaches Redis first. A start whose reply came late (`startedAt` more than a third of the
+   * lease ago) is renewed at once. Entries past their deadline are dropped (their request has
+   * been aborted; a `finished` never called, at shutdown).
    */
-  private hold(token: string, key: string, deadline: number, lease: number): void {
+  private hold(token: string, key: string, deadline: number, lease: number, startedAt: number): void {
     this.live.set(token, { key, deadline });
+    if (Date.now() - startedAt > lease / 3) this.renew([[token, { key, deadline }]], lease);
     if (this.renewing) return;
     this.renewing = setInterval(() => {
+      const now = Date.now();
+      for (const [t, { deadline: d }] of this.live) if (d <= now) this.live.delete(t);
       if (this.live.size === 0) {
         clearInterval(this.renewing);
         this.renewing = undefined;
         return;
       }
-      const until = Date.now() + lease;
-      const pipeline = this.options.redis.pipeline();
-      for (const [t, { key: k, deadline: d }] of this.live)
-        pipeline.zadd(k, 'XX', 'GT', Math.min(d, until), t);
-      void pipeline.exec().catch(() => undefined);
+      this.renew(this.live, lease);
     }, lease / 3);
     this.renewing.unref();
+  }
+
+  private renew(entries: Iterable<[string, { key: string; deadline: number }]>, lease: number): void {
+    const until = Date.now() + lease;
+    const pipeline = this.options.redis.pipeline();
+    for (const [t, { key, deadline }] of entries) pipeline.zadd(key, 'GT', Math.min(deadline, until), t);
+    void pipeline.exec().catch(() => undefined);
   }
 
   /**

@@ -41,6 +41,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
       },
       async (request) => {
         const current = await ownedDestination(ctx, request);
+        dispatcher.checkAnnounce();
         // An operator's resume is a fresh start: the circuit closes too (docs/adr/0007).
         if (action === 'resume') await store.resetHealth(current.id, clock());
         const updated = await store.updateDestination(current.id, { state, disabledReason: null }, clock());
@@ -110,6 +111,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
     },
     async (request) => {
       const current = await ownedDestination(ctx, request);
+      dispatcher.checkAnnounce();
       const now = clock();
       const previous = current.secrets.find((s) => s.expiresAt === null);
       const expiresAt = now + SECRET_OVERLAP_MS;

@@ -133,6 +133,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       const current = await ownedDestination(ctx, request);
       const { secret, ...fields } = request.body;
       if (fields.url !== undefined) checkUrl(fields.url);
+      dispatcher.checkAnnounce();
       const patch: DestinationPatch = { ...fields };
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
       // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).
@@ -159,6 +160,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const current = await ownedDestination(ctx, request);
+      dispatcher.checkAnnounce();
       await store.deleteDestination(current.id, clock());
       await dispatcher.destinationChanged(current.id);
       return reply.status(204).send(null);

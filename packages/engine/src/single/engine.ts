@@ -289,6 +289,9 @@ export class Engine implements Dispatcher {
     await this.destinations.refresh(destinationId).catch(() => undefined);
   }
 
+  /** Announcing a change is in-process here: it cannot be unavailable. */
+  checkAnnounce(): void {}
+
   /**
    * A destination was changed: the next tick reads the new settings, and runs at once. A
    * lowered limit's answer waits until no request started under the old one may still arrive
