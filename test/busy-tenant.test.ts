@@ -15,21 +15,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { now, type Receiver, sleep } from './helpers/receiver.ts';
+import { now, type Receiver } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
-import {
-  createDestination,
-  createTenant,
-  harness,
-  postBatches,
-  postEvent,
-  type TestBox,
-} from './helpers/sluice.ts';
+import { createDestination, createTenant, harness, postBatches } from './helpers/sluice.ts';
+import { p99, RATE, SECONDS, steadyRun } from './helpers/steady-run.ts';
 
 const QUIET = 20;
-/** Each quiet destination's events a second, and for how long. */
-const RATE = 5;
-const SECONDS = 6;
 /** The busy tenant's backlog, over BUSY destinations at BUSY_LIMIT a second each. */
 const BACKLOG = 16_000;
 const BUSY = 4;
@@ -41,56 +32,11 @@ const BUSY_LIMIT = 250;
  */
 const MARGIN_MS = 150;
 
-function p99(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] as number;
-}
-
 /** The ids answered 2xx on these paths. */
 function delivered(rcv: Receiver, paths: string[]): Set<string> {
   const ids = new Set<string>();
   for (const path of paths) for (const id of rcv.deliveredIds(path)) ids.add(id);
   return ids;
-}
-
-/**
- * Posts RATE events a second to each quiet destination for SECONDS, waits for every one to
- * arrive, and returns their latencies (post to arrival at the receiver, ms).
- */
-async function quietRun(
-  box: TestBox,
-  rcv: Receiver,
-  key: string,
-  destinations: { id: string; path: string }[],
-  phase: string,
-): Promise<number[]> {
-  const sentAt = new Map<string, number>();
-  const start = now();
-  for (let round = 0; round < RATE * SECONDS; round++) {
-    await sleep(Math.max(0, start + (round * 1_000) / RATE - now()));
-    await Promise.all(
-      destinations.map(async (d, i) => {
-        const at = now();
-        const accepted = await postEvent(box, key, {
-          type: 'tenant.quiet',
-          destinationId: d.id,
-          payload: { phase, i, round },
-        });
-        sentAt.set(accepted.id, at);
-      }),
-    );
-  }
-  const arrived = () => {
-    const out = new Map<string, number>();
-    for (const d of destinations)
-      for (const a of rcv.arrivals(d.path)) {
-        const id = String(a.headers['webhook-id']);
-        if (sentAt.has(id) && a.status === 200 && !out.has(id)) out.set(id, a.at);
-      }
-    return out;
-  };
-  await rcv.waitFor(() => arrived().size === sentAt.size, 30_000, `every quiet event (${phase})`);
-  return [...arrived()].map(([id, at]) => at - (sentAt.get(id) as number));
 }
 
 describe(`one tenant's backlog beside another's trickle (${SHAPE})`, () => {
@@ -120,7 +66,7 @@ describe(`one tenant's backlog beside another's trickle (${SHAPE})`, () => {
     );
     const busyPaths = busyDestinations.map((d) => d.path);
 
-    const alone = await quietRun(box, rcv, quiet.apiKey, quietDestinations, 'alone');
+    const alone = await steadyRun(box, rcv, quiet.apiKey, quietDestinations, 'tenant.quiet', 'alone');
 
     const posting = now();
     const backlog = await postBatches(
@@ -133,7 +79,7 @@ describe(`one tenant's backlog beside another's trickle (${SHAPE})`, () => {
       })),
     );
     const accepted = now();
-    const beside = await quietRun(box, rcv, quiet.apiKey, quietDestinations, 'beside');
+    const beside = await steadyRun(box, rcv, quiet.apiKey, quietDestinations, 'tenant.quiet', 'beside');
     const busyDuring = delivered(rcv, busyPaths).size;
     const busyIds = new Set(backlog.map((e) => e.id));
     await rcv.waitFor(

