@@ -1,7 +1,6 @@
 export { type AlertNotice, alertFromRow, backlogSampleFromRow } from './alerts.ts';
 export type {
   AcceptedEvent,
-  AcceptResult,
   Attempt,
   Delivery,
   NewEvent,
@@ -56,6 +55,7 @@ export type { Store } from './store.ts';
 export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
 export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
 export {
+  type AcceptResult,
   type Claim,
   type ClaimedDelivery,
   type CompletedAttempt,
