@@ -230,12 +230,6 @@ export const api = {
    * instead of kicking a rate limiter (docs/adr/0013); false: it only wakes.
    */
   SLUICE_API_TICKS: bool.default(true),
-  /**
-   * With SLUICE_API_TICKS: an accept to a destination with room and no tick running takes
-   * that tick before its statement, inserts the deliveries claimed and publishes them — no
-   * claim statement (docs/adr/0016); false: the tick runs after the commit.
-   */
-  SLUICE_ACCEPT_PUBLISH: bool.default(true),
 };
 
 /** The pool's kept connections fit in it (a zod `superRefine` over a schema with both). */

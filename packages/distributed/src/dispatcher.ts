@@ -7,7 +7,6 @@
 
 import { PERIOD_MS, ratePlan, windowCap } from '@sluice/core';
 import {
-  type AcceptHold,
   type DestinationCache,
   type Dispatcher,
   followDestinationChange,
@@ -21,15 +20,10 @@ import {
   type RedisTickLoop,
   type ScheduleClient,
 } from '@sluice/redis';
-import {
-  type AcceptResult,
-  type ClaimedDelivery,
-  type Destination,
-  StoreUnavailableError,
-} from '@sluice/store';
+import { type Destination, StoreUnavailableError } from '@sluice/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type HeldTick, holdForWork, wakeForWork } from './wake.ts';
+import { wakeForWork } from './wake.ts';
 
 export interface RedisDispatcherDeps {
   redis: Redis;
@@ -44,12 +38,6 @@ export interface RedisDispatcherDeps {
    * kicking a rate limiter to run them (docs/adr/0013). Absent: wakes only.
    */
   ticks?: RedisTickLoop | undefined;
-  /**
-   * With `ticks`: an accept to a destination with room publishes its deliveries at once,
-   * the tick run around the accept's statement (docs/adr/0016; `SLUICE_ACCEPT_PUBLISH`), with
-   * the tick's own settings. Absent: the tick runs after the commit (docs/adr/0013).
-   */
-  holdAccepts?: { leadMs: number; maxInFlight: number | undefined } | undefined;
 }
 
 export class RedisDispatcher implements Dispatcher {
@@ -79,69 +67,6 @@ export class RedisDispatcher implements Dispatcher {
       });
     this.waking.add(woken);
     void woken.finally(() => this.waking.delete(woken));
-  }
-
-  async hold(destinationIds: readonly string[]): Promise<AcceptHold> {
-    const { ticks, holdAccepts, clock, logger } = this.deps;
-    const held = new Map<string, HeldTick>();
-    if (ticks !== undefined && holdAccepts !== undefined && destinationIds.length > 0) {
-      const now = clock();
-      const o = { tickLeaseMs: ticks.leaseMs, ...holdAccepts };
-      // The epoch is read beside the claims (one round trip), as for any claim.
-      const [ready] = await Promise.all([
-        ticks.ready(),
-        ...destinationIds.map((id) =>
-          holdForWork(this.deps, id, now, o).then(
-            (h) => {
-              if (h !== null) held.set(id, h);
-            },
-            (err: unknown) => logger.debug({ err, destinationId: id }, 'no hold; woken after the accept'),
-          ),
-        ),
-      ]);
-      if (!ready) {
-        // Being rebuilt after a loss of Redis: the claims go back untouched, due as they were.
-        for (const h of held.values()) ticks.runClaimed(h.claimed, false);
-        held.clear();
-      }
-    }
-    return {
-      room: new Map([...held].map(([id, h]) => [id, h.allow])),
-      accepted: (results) => this.runHeld(held, results),
-      failed: () => {
-        for (const h of held.values()) ticks?.runClaimed(h.claimed, true);
-      },
-    };
-  }
-
-  /**
-   * After an accept's commit: each held tick counts and publishes what the store inserted
-   * claimed for it (or, with nothing claimed, runs as any tick); every other destination of
-   * the accept is woken.
-   */
-  private runHeld(held: ReadonlyMap<string, HeldTick>, results: readonly AcceptResult[]): void {
-    const claimed = new Map<string, ClaimedDelivery[]>();
-    const unclaimed = new Set<string>();
-    for (const r of results) {
-      const mine = new Set<string>();
-      for (const c of r.claimed ?? []) {
-        mine.add(c.id);
-        const list = claimed.get(c.destinationId);
-        if (list) list.push(c);
-        else claimed.set(c.destinationId, [c]);
-      }
-      for (const d of r.event.deliveries) if (!mine.has(d.id)) unclaimed.add(d.destinationId);
-    }
-    for (const [id, h] of held) {
-      const deliveries = claimed.get(id) ?? [];
-      // Nothing claimed (another delivery pending ahead, its row busy, a repeat): a plain tick.
-      const given =
-        deliveries.length === 0
-          ? undefined
-          : { ...h.read, claim: { deliveries, nextPendingAt: unclaimed.has(id) ? h.read.now : null } };
-      this.deps.ticks?.runClaimed(h.claimed, true, given);
-    }
-    for (const id of unclaimed) if (!held.has(id)) this.wake(id);
   }
 
   /** The wakes in flight are done (their claimed ticks handed to `ticks`, which stop awaits). */

@@ -16,7 +16,7 @@ export {
   type LookupFunction,
   NOT_ALLOWED,
 } from './delivery/ssrf.ts';
-export type { AcceptHold, Dispatcher } from './dispatcher.ts';
+export type { Dispatcher } from './dispatcher.ts';
 export { Alerter, registerAlertGauge } from './ops/alerter.ts';
 export { registerHealthGauge } from './ops/health-metrics.ts';
 export { EngineMetrics, type Sample } from './ops/metrics.ts';
@@ -40,4 +40,4 @@ export { Engine, type EngineOptions } from './single/engine.ts';
 export { reportRepairs } from './single/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
 export type { Schedule } from './tick/schedule.ts';
-export { createTick, type GivenTick, type Publisher, planTick } from './tick/tick.ts';
+export { createTick, type Publisher } from './tick/tick.ts';

@@ -9,7 +9,7 @@ export {
 } from './delivery-queue.ts';
 export { Keys } from './keys.ts';
 export { RedisRateCounter } from './rate-counter.ts';
-export { paceCounts, RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
+export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';
-export { type ClaimedTick, defineScripts, Scripts, type WakeRoom } from './scripts.ts';
+export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';

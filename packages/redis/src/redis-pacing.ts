@@ -92,32 +92,6 @@ function later(fn: () => void, ms: number): () => void {
   return () => clearTimeout(timer);
 }
 
-/** paceRead's reply (includes/paceRead.lua: paceReadBatch, and wakeForWork holding) as counts. */
-export function paceCounts(reply: unknown): PaceCounts {
-  const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, busy, fin] =
-    reply as PaceReply;
-  const adaptive =
-    lim && per && effective
-      ? {
-          limit: Number(lim),
-          periodMs: Number(per),
-          effective: Number(effective),
-          holdUntil: Number(hold ?? 0),
-        }
-      : null;
-  return {
-    queued,
-    inFlight,
-    sentInWindow,
-    leaving,
-    latencyMs: lat ? Number(lat) : null,
-    inFlightSince: inFlight > 0 && busy ? Number(busy) : null,
-    answeredAt: fin ? Number(fin) : null,
-    bucketTat: Number(tat ?? 0),
-    adaptive,
-  };
-}
-
 export class RedisPacing implements TickPacing, AttemptPacing {
   /** Also what a wake needs to find when the window has room (`Scripts.wakeForWork`). */
   readonly options: RedisPacingOptions;
@@ -153,7 +127,28 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   }
 
   async read(destinationId: string, periodMs: number, now: number, horizon = now): Promise<PaceCounts> {
-    return paceCounts(await this.reads.load({ destinationId, periodMs, now, horizon }));
+    const reply = await this.reads.load({ destinationId, periodMs, now, horizon });
+    const [queued, inFlight, sentInWindow, tat, lim, per, effective, hold, leaving, lat, busy, fin] = reply;
+    const adaptive =
+      lim && per && effective
+        ? {
+            limit: Number(lim),
+            periodMs: Number(per),
+            effective: Number(effective),
+            holdUntil: Number(hold ?? 0),
+          }
+        : null;
+    return {
+      queued,
+      inFlight,
+      sentInWindow,
+      leaving,
+      latencyMs: lat ? Number(lat) : null,
+      inFlightSince: inFlight > 0 && busy ? Number(busy) : null,
+      answeredAt: fin ? Number(fin) : null,
+      bucketTat: Number(tat ?? 0),
+      adaptive,
+    };
   }
 
   async published(

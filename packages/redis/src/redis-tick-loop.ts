@@ -15,7 +15,6 @@
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
-import type { GivenTick } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
@@ -23,13 +22,11 @@ import { type ClaimedTick, Scripts } from './scripts.ts';
 /**
  * A tick; `fence` answers its current lease token (after any renewal in flight), for the
  * step that counts its deliveries to refuse a tick whose lease another replica took.
- * `given`: its read and claim, taken around an accept (docs/adr/0016).
  */
 export type TickFn = (
   destinationId: string,
   due: number,
   fence: () => Promise<string>,
-  given?: GivenTick,
 ) => Promise<number | null>;
 
 /**
@@ -206,13 +203,11 @@ export class RedisTickLoop {
    * Runs a tick that this process claimed outside its loops — the API runs the tick it wakes
    * when it is due now (docs/adr/0013) — as the loops run theirs. No loop here looks for its
    * next tick, so its settle kicks the limiters when that is the head of the schedule. Stopped,
-   * or `ready` false (read beside the claim): the tick goes back untouched, due as it was
-   * (a `given` claim's deliveries then wait `queued` in no job, as a dead tick's: the sweeper
-   * returns them).
+   * or `ready` false (read beside the claim): the tick goes back untouched, due as it was.
    */
-  runClaimed(claimed: ClaimedTick, ready: boolean, given?: GivenTick): void {
+  runClaimed(claimed: ClaimedTick, ready: boolean): void {
     if (!this.stopped && ready) {
-      this.run(claimed, true, given);
+      this.run(claimed, true);
       return;
     }
     const back = this.scripts
@@ -233,7 +228,7 @@ export class RedisTickLoop {
   }
 
   /** `kick`: settle with `settleKick` (a tick claimed outside this replica's loops). */
-  private run(claimed: ClaimedTick, kick = false, given?: GivenTick): void {
+  private run(claimed: ClaimedTick, kick = false): void {
     const { tick, clock, onTickError, onTick, errorBackoffMs, leaseMs } = this.options;
     const done = (async () => {
       const startedAt = clock();
@@ -255,15 +250,10 @@ export class RedisTickLoop {
       );
       let next: number | null;
       try {
-        next = await tick(
-          claimed.destinationId,
-          claimed.due,
-          async () => {
-            await renewing;
-            return lease;
-          },
-          given,
-        );
+        next = await tick(claimed.destinationId, claimed.due, async () => {
+          await renewing;
+          return lease;
+        });
       } catch (err) {
         onTickError(claimed.destinationId, err);
         next = clock() + errorBackoffMs;

@@ -90,19 +90,6 @@ export async function perShard<T extends { destinationId: string }, R>(
 /** Most calls in one batch script (its reply and arguments stay small). */
 export const SCRIPT_BATCH = 200;
 
-/** What a wake needs to know of the destination's window to find when it has room. */
-export interface WakeRoom {
-  /** The window's cap (the burst, else the limit). */
-  limit: number;
-  periodMs: number;
-  windowMarginMs: number;
-  queuedExpiryMs: number;
-  /** The burst allowance and its emission interval; absent: none. */
-  bucket?: { burst: number; emissionMs: number } | undefined;
-  /** The configured limit when adaptive pacing is on (its hold is honoured). */
-  adaptiveLimit?: number | undefined;
-}
-
 interface SettleCall {
   destinationId: string;
   lease: string;
@@ -176,45 +163,24 @@ export class Scripts {
   async wakeForWork(
     destinationId: string,
     now: number,
-    room: WakeRoom,
+    room: {
+      limit: number;
+      periodMs: number;
+      windowMarginMs: number;
+      queuedExpiryMs: number;
+      /** The burst allowance and its emission interval; absent: none. */
+      bucket?: { burst: number; emissionMs: number } | undefined;
+      /** The configured limit when adaptive pacing is on (its hold is honoured). */
+      adaptiveLimit?: number | undefined;
+    },
     tickLeaseMs = 0,
   ): Promise<{ at: number; lease: string | null }> {
-    const [at, lease] = await this.callWake(destinationId, now, room, tickLeaseMs, 'wake', 0);
-    return { at: Number(at), lease: lease === '' ? null : lease };
-  }
-
-  /**
-   * Before an accept the caller publishes at once (docs/adr/0016): claims the tick as
-   * `wakeForWork` would after the accept — room now, none running — and answers the pace
-   * under that lease (`pace`: paceRead's reply, horizon as a tick's read); otherwise changes
-   * nothing and answers no lease.
-   */
-  async holdForWork(
-    destinationId: string,
-    now: number,
-    room: WakeRoom,
-    tickLeaseMs: number,
-    horizon: number,
-  ): Promise<{ at: number; lease: string | null; pace: unknown }> {
-    const [at, lease, pace] = await this.callWake(destinationId, now, room, tickLeaseMs, 'hold', horizon);
-    return { at: Number(at), lease: lease === '' ? null : lease, pace };
-  }
-
-  private async callWake(
-    destinationId: string,
-    now: number,
-    room: WakeRoom,
-    tickLeaseMs: number,
-    mode: 'wake' | 'hold',
-    horizon: number,
-  ): Promise<[string, string, unknown?]> {
-    return (await this.call('wakeForWork').call(
+    const [at, lease] = (await this.call('wakeForWork').call(
       this.redis,
       ...this.keys.scheduleKeys(destinationId),
       this.keys.queued(destinationId),
       this.keys.sends(destinationId),
       this.keys.pace(destinationId),
-      this.keys.inflight(destinationId),
       destinationId,
       Math.floor(now),
       room.limit,
@@ -226,9 +192,8 @@ export class Scripts {
       room.bucket?.emissionMs ?? 0,
       room.adaptiveLimit ?? 0,
       Math.ceil(tickLeaseMs),
-      mode,
-      Math.floor(horizon),
-    )) as [string, string, unknown?];
+    )) as [string, string];
+    return { at: Number(at), lease: lease === '' ? null : lease };
   }
 
   /** Extends a running tick's lease to `until` (the new token); false: it is no longer this tick's. */

@@ -19,14 +19,7 @@
  */
 
 import { newId } from '@sluice/core';
-import {
-  type AcceptedEvent,
-  type AcceptResult,
-  type ClaimedDelivery,
-  type NewEvent,
-  type PerTurn,
-  perTurn,
-} from '@sluice/store';
+import { type AcceptedEvent, type AcceptResult, type NewEvent, type PerTurn, perTurn } from '@sluice/store';
 import type { Queryable } from './db.ts';
 
 /** Requests of this many events or more are accepted alone. */
@@ -131,74 +124,14 @@ export async function acceptEvents(
   });
   const byKey = [...planned].sort((a, b) => compareKeys(a.event.idempotencyKey, b.event.idempotencyKey));
   const deliveries = planned.flatMap((p) =>
-    p.accepted.deliveries.map((d) => ({
-      eventId: p.accepted.id,
-      ...d,
-      mine: p.event.queueTo?.includes(d.destinationId) === true,
-    })),
+    p.accepted.deliveries.map((d) => ({ eventId: p.accepted.id, ...d })),
   );
 
   // One statement: the events, then the deliveries of the events actually inserted, in
   // input order (their `seq` is insertion order). No destination row is read or locked: a
-  // delivery takes its `sequence` when it is first claimed (lifecycle.ts, docs/adr/0006) —
-  // unless the caller publishes it itself (`queueTo`, QUEUED_SQL below).
-  const roomy = [...new Set(deliveries.filter((d) => d.mine).map((d) => d.destinationId))];
-  const params: unknown[] = [
-    tenantId,
-    now,
-    byKey.map((p) => p.accepted.id),
-    byKey.map((p) => p.event.type),
-    byKey.map((p) => p.event.payload),
-    byKey.map((p) => p.event.idempotencyKey),
-    deliveries.map((d) => d.id),
-    deliveries.map((d) => d.eventId),
-    deliveries.map((d) => d.destinationId),
-  ];
-  const inserted = await q.query(roomy.length === 0 ? ACCEPT_SQL : QUEUED_SQL, [
-    ...params,
-    ...(roomy.length === 0 ? [] : [deliveries.map((d) => d.mine), roomy]),
-  ]);
-  const insertedIds = new Set(inserted.filter((r) => r.sequence === null).map((r) => r.id as string));
-  const sequences = new Map(
-    inserted.filter((r) => r.sequence !== null).map((r) => [r.id as string, Number(r.sequence)]),
-  );
-  const lost = planned.filter((p) => !insertedIds.has(p.accepted.id));
-  const winners = lost.length === 0 ? new Map<string, AcceptedEvent>() : await readWinners(q, tenantId, lost);
-  return answers.map(({ planned: p, repeated }) => {
-    const winner = p.event.idempotencyKey === null ? undefined : winners.get(p.event.idempotencyKey);
-    if (winner !== undefined) return { event: winner, replayed: true };
-    if (repeated || sequences.size === 0) return { event: p.accepted, replayed: repeated };
-    return { event: p.accepted, replayed: false, claimed: claimedOf(p, sequences, now) };
-  });
-}
-
-/** The deliveries of `p` the statement inserted claimed, as a claim answers them. */
-function claimedOf(p: Planned, sequences: ReadonlyMap<string, number>, now: number): ClaimedDelivery[] {
-  const claimed: ClaimedDelivery[] = [];
-  for (const d of p.accepted.deliveries) {
-    const sequence = sequences.get(d.id);
-    if (sequence === undefined) continue;
-    claimed.push({
-      id: d.id,
-      eventId: p.accepted.id,
-      destinationId: d.destinationId,
-      eventType: p.event.type,
-      payload: p.event.payload,
-      sequence,
-      attempts: 0,
-      attemptBase: 0,
-      eventCreatedAt: now,
-    });
-  }
-  return claimed;
-}
-
-/**
- * $1 tenant, $2 now, $3–$6 the events (id, type, payload, key) in key order, $7–$9 the
- * deliveries (id, event, destination) in input order. Answers the ids of the events inserted
- * (`sequence` null).
- */
-const EVENTS_CTE = `WITH new_events AS (
+  // delivery takes its `sequence` when it is first claimed (lifecycle.ts, docs/adr/0006).
+  const inserted = await q.query(
+    `WITH new_events AS (
        INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at)
        SELECT u.id, $1, u.type, u.payload, u.idempotency_key, $2
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
@@ -206,9 +139,7 @@ const EVENTS_CTE = `WITH new_events AS (
        ORDER BY u.n
        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id
-     )`;
-
-const ACCEPT_SQL = `${EVENTS_CTE}, new_deliveries AS (
+     ), new_deliveries AS (
        INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, attempt_base,
          next_attempt_at, created_at, updated_at)
        SELECT u.id, u.event_id, u.destination_id, $1, 'pending', 0, 0, $2, $2, $2
@@ -216,48 +147,28 @@ const ACCEPT_SQL = `${EVENTS_CTE}, new_deliveries AS (
        WHERE u.event_id IN (SELECT id FROM new_events)
        ORDER BY u.n
      )
-     SELECT id, NULL::bigint AS sequence FROM new_events`;
-
-/**
- * ACCEPT_SQL, where the caller publishes some deliveries itself (docs/adr/0016): $10 marks
- * each delivery it may take, $11 their destinations. `room` locks those destinations' rows
- * that have no pending delivery (a delivery accepted before this statement began waits
- * ahead of these: inserted claimed, they would leave before it), skipping a row another
- * statement holds (a claim or a completion: it keeps its pending path, and no lock is ever
- * waited for here, so this statement cannot be part of a deadlock); their deliveries go in
- * `queued`, numbered from the locked row's `next_sequence` in input order, as a claim numbers
- * them, and `taken` bumps it. Answers the events inserted, then the deliveries inserted
- * claimed with their `sequence`.
- */
-const QUEUED_SQL = `${EVENTS_CTE}, room AS (
-       SELECT d.id, d.next_sequence FROM destinations d
-       WHERE d.id = ANY($11::text[])
-         AND NOT EXISTS (SELECT 1 FROM deliveries p WHERE p.destination_id = d.id AND p.status = 'pending')
-       FOR NO KEY UPDATE OF d SKIP LOCKED
-     ), planned AS (
-       SELECT u.id, u.event_id, u.destination_id, u.n, u.mine AND r.id IS NOT NULL AS queued, r.next_sequence
-       FROM unnest($7::text[], $8::text[], $9::text[], $10::boolean[])
-         WITH ORDINALITY AS u(id, event_id, destination_id, mine, n)
-       LEFT JOIN room r ON r.id = u.destination_id
-       WHERE u.event_id IN (SELECT id FROM new_events)
-     ), placed AS (
-       SELECT p.*, CASE WHEN p.queued THEN p.next_sequence - 1 +
-         row_number() OVER (PARTITION BY p.destination_id, p.queued ORDER BY p.n) END AS sequence
-       FROM planned p
-     ), taken AS (
-       UPDATE destinations d SET next_sequence = d.next_sequence + f.n
-       FROM (SELECT destination_id, count(*) AS n FROM placed WHERE queued GROUP BY destination_id) f
-       WHERE d.id = f.destination_id
-     ), new_deliveries AS (
-       INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts, attempt_base,
-         next_attempt_at, created_at, updated_at, sequence, claimed_at)
-       SELECT id, event_id, destination_id, $1, CASE WHEN queued THEN 'queued' ELSE 'pending' END, 0, 0,
-         $2, $2, $2, sequence, CASE WHEN queued THEN $2::bigint END
-       FROM placed ORDER BY n
-       RETURNING id, status, sequence
-     )
-     SELECT id, NULL::bigint AS sequence FROM new_events
-     UNION ALL SELECT id, sequence FROM new_deliveries WHERE status = 'queued'`;
+     SELECT id FROM new_events`,
+    [
+      tenantId,
+      now,
+      byKey.map((p) => p.accepted.id),
+      byKey.map((p) => p.event.type),
+      byKey.map((p) => p.event.payload),
+      byKey.map((p) => p.event.idempotencyKey),
+      deliveries.map((d) => d.id),
+      deliveries.map((d) => d.eventId),
+      deliveries.map((d) => d.destinationId),
+    ],
+  );
+  const insertedIds = new Set(inserted.map((r) => r.id as string));
+  const lost = planned.filter((p) => !insertedIds.has(p.accepted.id));
+  const winners = lost.length === 0 ? new Map<string, AcceptedEvent>() : await readWinners(q, tenantId, lost);
+  return answers.map(({ planned: p, repeated }) => {
+    const winner = p.event.idempotencyKey === null ? undefined : winners.get(p.event.idempotencyKey);
+    if (winner !== undefined) return { event: winner, replayed: true };
+    return { event: p.accepted, replayed: repeated };
+  });
+}
 
 /** The events that hold the keys of `lost`, each with its deliveries in insertion order. */
 async function readWinners(

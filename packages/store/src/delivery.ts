@@ -8,19 +8,17 @@ export interface NewEvent {
   payload: string;
   idempotencyKey: string | null;
   destinationIds: string[];
-  /**
-   * Of `destinationIds`, those whose delivery the caller publishes itself (docs/adr/0016: it
-   * holds their ticks' leases and their windows have room): the store may insert it already
-   * claimed (`queued`, numbered) when its destination has no pending delivery, and answers
-   * it in `AcceptResult.claimed`. A store may insert every delivery pending instead (the
-   * single box's does: its ticks cost no round trip).
-   */
-  queueTo?: readonly string[] | undefined;
 }
 
 export interface AcceptedEvent {
   id: string;
   deliveries: { id: string; destinationId: string }[];
+}
+
+export interface AcceptResult {
+  event: AcceptedEvent;
+  /** True when an earlier event with the same idempotency key answered instead. */
+  replayed: boolean;
 }
 
 export interface StoredEvent {

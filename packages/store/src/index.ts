@@ -1,6 +1,7 @@
 export { type AlertNotice, alertFromRow, backlogSampleFromRow } from './alerts.ts';
 export type {
   AcceptedEvent,
+  AcceptResult,
   Attempt,
   Delivery,
   NewEvent,
@@ -55,7 +56,6 @@ export type { Store } from './store.ts';
 export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
 export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
 export {
-  type AcceptResult,
   type Claim,
   type ClaimedDelivery,
   type CompletedAttempt,

@@ -17,7 +17,15 @@
 
 import type { BacklogSample, ClaimOrder, FiringAlert, HealthPolicy, HealthState } from '@sluice/core';
 import type { AlertNotice } from './alerts.ts';
-import type { Attempt, Delivery, NewEvent, RetentionResult, RetryResult, StoredEvent } from './delivery.ts';
+import type {
+  AcceptResult,
+  Attempt,
+  Delivery,
+  NewEvent,
+  RetentionResult,
+  RetryResult,
+  StoredEvent,
+} from './delivery.ts';
 import type {
   Destination,
   DestinationPatch,
@@ -28,14 +36,7 @@ import type {
 } from './destination.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
-import type {
-  AcceptResult,
-  Claim,
-  CompletedAttempt,
-  DestinationCounts,
-  DestinationWork,
-  StaleClaim,
-} from './work.ts';
+import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
 
 export interface Store {
   createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void>;

@@ -4,7 +4,7 @@
  */
 
 import type { DeliveryStatus } from '@sluice/core';
-import type { AcceptedEvent, Attempt } from './delivery.ts';
+import type { Attempt } from './delivery.ts';
 
 /** A delivery handed to the delivery queue, with what its request needs. */
 export interface ClaimedDelivery {
@@ -26,14 +26,6 @@ export interface ClaimedDelivery {
    * start before this moment (ms); the runner waits for it.
    */
   notBefore?: number;
-}
-
-export interface AcceptResult {
-  event: AcceptedEvent;
-  /** True when an earlier event with the same idempotency key answered instead. */
-  replayed: boolean;
-  /** Its deliveries inserted claimed (`NewEvent.queueTo`): the caller counts and publishes them. */
-  claimed?: ClaimedDelivery[];
 }
 
 /** What a claim took, and what it left for later. */

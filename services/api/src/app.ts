@@ -66,9 +66,6 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     logger: o.logger,
     clock,
     ticks,
-    holdAccepts: config.SLUICE_ACCEPT_PUBLISH
-      ? { leadMs: config.SLUICE_TICK_LEAD_MS, maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT }
-      : undefined,
   });
   const app = await buildApi({
     store: o.store,

@@ -59,33 +59,23 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
 
   /**
    * Within the tenant's quotas (quota.ts: a request past them is refused whole), one
-   * transaction for all the events; after commit, wake their destinations (docs/design.md,
-   * flow 1). Where the dispatcher holds the ticks of destinations with room around the
-   * statement (docs/adr/0016), their deliveries go in claimed, up to that room, and it
-   * publishes them.
+   * transaction for all the events; after commit, wake their destinations (docs/design.md, flow 1).
    */
   const accept = async (tenantId: string, events: NewEvent[], reply: FastifyReply) => {
     const withDeliveries = events.filter((e) => e.destinationIds.length > 0).length;
     const admitted = await quotas.admit(tenantId, events.length, withDeliveries, reply);
-    const destinationIds = [...new Set(events.flatMap((e) => e.destinationIds))];
-    const hold = dispatcher.hold === undefined ? undefined : await dispatcher.hold(destinationIds);
-    if (hold !== undefined && hold.room.size > 0) placeRoom(events, hold.room);
     let results: Awaited<ReturnType<typeof store.acceptEvents>>;
     try {
       results = await store.acceptEvents(tenantId, events, clock());
     } catch (err) {
-      hold?.failed();
       admitted(false);
       throw err;
     }
     admitted(true);
-    if (hold !== undefined) hold.accepted(results);
-    else {
-      const woken = new Set<string>();
-      for (const { event } of results)
-        for (const { destinationId } of event.deliveries) woken.add(destinationId);
-      for (const destinationId of woken) dispatcher.wake(destinationId);
-    }
+    const woken = new Set<string>();
+    for (const { event } of results)
+      for (const { destinationId } of event.deliveries) woken.add(destinationId);
+    for (const destinationId of woken) dispatcher.wake(destinationId);
     return results.map((r) => r.event);
   };
 
@@ -164,17 +154,4 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       return presentEvent(found.event, found.deliveries);
     },
   );
-}
-
-/** Marks, event by event, the deliveries that take a held destination's room (`queueTo`). */
-function placeRoom(events: NewEvent[], room: ReadonlyMap<string, number>): void {
-  const left = new Map(room);
-  for (const event of events) {
-    const queueTo = event.destinationIds.filter((id) => {
-      const n = left.get(id) ?? 0;
-      if (n > 0) left.set(id, n - 1);
-      return n > 0;
-    });
-    if (queueTo.length > 0) event.queueTo = queueTo;
-  }
 }

@@ -33,7 +33,7 @@ import {
   roomBatch,
   scaledRateLimit,
 } from '@sluice/core';
-import type { Claim, ClaimedDelivery, Destination, Store } from '@sluice/store';
+import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
 import type { DestinationCache } from '../delivery/destinations.ts';
 import type { EngineMetrics } from '../ops/metrics.ts';
 import type { PaceCounts, TickPacing } from '../pace/pacing.ts';
@@ -76,66 +76,6 @@ export interface TickDeps {
   maxInFlight?: number | undefined;
 }
 
-/**
- * What a tick of an active destination with a closed circuit decides from its pace (step 2):
- * the plan under the effective limit, the fair bound, and how many deliveries go out now.
- * The API decides with it too before an accept it publishes at once (docs/adr/0016): one
- * policy, whichever process runs it.
- */
-export function planTick(
-  deps: Pick<TickDeps, 'maxInFlight'> & { windowMarginMs: number },
-  destination: Destination,
-  counts: PaceCounts,
-  now: number,
-) {
-  const effective = paceLimit(destination, counts.adaptive, now);
-  const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
-  const margin = deps.windowMarginMs;
-  // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
-  const maxConcurrency = concurrencyCap(destination.ordering, destination.maxConcurrency);
-  // How long its requests in flight have gone without an answer from it.
-  const stalledMs =
-    counts.inFlightSince === null
-      ? 0
-      : Math.max(0, now - Math.max(counts.inFlightSince, counts.answeredAt ?? 0));
-  const fair =
-    deps.maxInFlight === undefined
-      ? null
-      : inFlightBound({
-          plan,
-          latencyMs: counts.latencyMs,
-          stalledMs,
-          inFlight: counts.inFlight,
-          maxConcurrency,
-          ceiling: deps.maxInFlight,
-        });
-  const input = {
-    plan,
-    stillInQueue: counts.queued,
-    sentInWindow: counts.sentInWindow,
-    inFlight: counts.inFlight,
-    maxConcurrency,
-    fairBound: fair?.fair ? fair.bound : undefined,
-    bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
-    held: effective.holdUntil > now,
-  };
-  const decision = decideTick(input);
-  const ahead = publishAhead(input, decision, counts.leaving);
-  const { allow, limitedBy } = ahead ?? decision;
-  return { plan, effective, fair, stalledMs, ahead, allow, limitedBy };
-}
-
-/**
- * A tick whose first steps were taken around an accept (docs/adr/0016): the pace it read at
- * `now` under its lease, and the deliveries the accept inserted already claimed (`queued`),
- * at most the `allow` that pace gives. The tick counts and publishes them as its own claim.
- */
-export interface GivenTick {
-  now: number;
-  counts: PaceCounts;
-  claim: Claim;
-}
-
 export function createTick(deps: TickDeps) {
   const { store, destinations, pacing, publisher, metrics, clock } = deps;
   const lead = deps.leadMs;
@@ -147,32 +87,55 @@ export function createTick(deps: TickDeps) {
     destinationId: string,
     due: number,
     fence?: () => Promise<string>,
-    given?: GivenTick,
   ): Promise<number | null> {
-    const now = given?.now ?? clock();
+    const now = clock();
     metrics.tickLag.observe(Math.max(0, now - due) / 1_000);
     const destination = await destinations.get(destinationId);
     if (destination === undefined || destination.state !== 'active') {
       // Paused, disabled or deleted: its pending deliveries wait in the store; resume wakes it.
-      // (A given claim's deliveries wait `queued` until the sweeper returns them.)
       metrics.ticks.inc({ result: 'inactive' });
       return null;
     }
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
-    if (destination.health.state === 'suspended' && given === undefined)
-      return probeTick(deps, destination, now, fence);
+    if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
     const periodMs = PERIOD_MS[destination.rateLimit.period];
-    const counts = given?.counts ?? (await pacing.read(destinationId, periodMs, now, now + lead));
+    const counts = await pacing.read(destinationId, periodMs, now, now + lead);
+    const effective = paceLimit(destination, counts.adaptive, now);
+    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
     const margin = pacing.windowMarginMs;
-    const { plan, effective, fair, stalledMs, ahead, allow, limitedBy } = planTick(
-      { maxInFlight: deps.maxInFlight, windowMarginMs: margin },
-      destination,
-      counts,
-      now,
-    );
+    // A fifo destination: one request at a time, claimed in sequence order (core/ordering.ts).
+    const maxConcurrency = concurrencyCap(destination.ordering, destination.maxConcurrency);
+    // How long its requests in flight have gone without an answer from it.
+    const stalledMs =
+      counts.inFlightSince === null
+        ? 0
+        : Math.max(0, now - Math.max(counts.inFlightSince, counts.answeredAt ?? 0));
+    const fair =
+      deps.maxInFlight === undefined
+        ? null
+        : inFlightBound({
+            plan,
+            latencyMs: counts.latencyMs,
+            stalledMs,
+            inFlight: counts.inFlight,
+            maxConcurrency,
+            ceiling: deps.maxInFlight,
+          });
+    const input = {
+      plan,
+      stillInQueue: counts.queued,
+      sentInWindow: counts.sentInWindow,
+      inFlight: counts.inFlight,
+      maxConcurrency,
+      fairBound: fair?.fair ? fair.bound : undefined,
+      bucketTokens: plan.burst === null ? undefined : bucketTokens(plan, counts.bucketTat, now, margin),
+      held: effective.holdUntil > now,
+    };
+    const decision = decideTick(input);
+    const ahead = publishAhead(input, decision, counts.leaving);
+    const { allow, limitedBy } = ahead ?? decision;
     const claim =
-      given?.claim ??
-      (allow > 0 ? await store.claimDue(destinationId, allow, now, claimOrder(destination.ordering)) : null);
+      allow > 0 ? await store.claimDue(destinationId, allow, now, claimOrder(destination.ordering)) : null;
     const claimed = claim?.deliveries ?? [];
     if (ahead !== null) for (const [i, d] of claimed.entries()) d.notBefore = ahead.startsAt[i] as number;
     // Counted before publishing (an over-count only slows the destination), and in the same

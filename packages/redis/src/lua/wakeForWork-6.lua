@@ -11,12 +11,6 @@
   the caller instead, as claimTicks would (docs/adr/0013): the API runs the tick it wakes, and
   no limiter is kicked.
 
-  Asked to hold (ARGV[12] = 'hold'; the API before an accept it publishes at once,
-  docs/adr/0016): it claims the tick only when it would claim it after the accept, and then
-  answers the pace a tick reads (includes/paceRead.lua) under that lease; otherwise it
-  changes nothing (the caller wakes after its commit, as any accept does). The caller reads
-  the epoch beside it, as for any claim (one slot per script: the epoch is no shard's).
-
   Input:
     KEYS[1] schedule   ZSET destination -> due time (ms)
     KEYS[2] leases     ZSET destination -> lease expiry (ms)
@@ -24,7 +18,6 @@
     KEYS[4] queued     ZSET delivery -> publish time (ms)
     KEYS[5] sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     KEYS[6] pace       HASH the destination's pace (tat; lim, per, hold)
-    KEYS[7] inflight   ZSET attempt -> its lease's expiry (ms; read when holding)
 
     ARGV[1] destination id
     ARGV[2] now (ms)
@@ -37,16 +30,12 @@
     ARGV[9] the bucket's emission interval T (ms)
     ARGV[10] the configured limit when adaptive pacing is on, else 0
     ARGV[11] the lease (ms) of a tick claimed for the caller; 0: never claim
-    ARGV[12] 'hold' to claim-and-read or change nothing; 'wake' otherwise
-    ARGV[13] the read's horizon (ms; holding only)
 
   Output:
-    { the due time asked for (ms), the claimed tick's lease token (its expiry) or '' }, and
-    when holding with the lease, paceRead's reply third
+    { the due time asked for (ms), the claimed tick's lease token (its expiry) or '' }
 ]]
 -- @include roomAt
 -- @include wake
--- @include paceRead
 local now = tonumber(ARGV[2])
 local span = tonumber(ARGV[4]) + tonumber(ARGV[5])
 local at = roomAt(KEYS[4], KEYS[5], now, tonumber(ARGV[3]), span, tonumber(ARGV[6]))
@@ -63,19 +52,14 @@ if ARGV[10] ~= '0' then
   end
 end
 local leaseMs = tonumber(ARGV[11])
-local hold = ARGV[12] == 'hold'
-local claim = leaseMs > 0 and at <= now and not redis.call('ZSCORE', KEYS[2], ARGV[1])
-if claim then
+if leaseMs > 0 and at <= now and not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   -- Due now and not running: the caller's, as a claim moves it (a later entry was sooner-only
   -- woken to now anyway).
   redis.call('ZREM', KEYS[1], ARGV[1])
   local lease = now + leaseMs
   redis.call('ZADD', KEYS[2], lease, ARGV[1])
-  if not hold then return { tostring(at), tostring(lease) } end
-  return { tostring(at), tostring(lease), paceRead(KEYS[4], KEYS[7], KEYS[5], KEYS[6], now,
-    tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[13])) }
+  return { tostring(at), tostring(lease) }
 end
-if hold then return { tostring(at), '' } end
 if wake(KEYS[1], KEYS[2], KEYS[3], ARGV[1], at) == 1 then
   redis.call('PUBLISH', ARGV[7], ARGV[1])
 end
