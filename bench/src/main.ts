@@ -12,7 +12,8 @@
  *
  * Other flags: --sluice-ref <git ref> (bench a committed version), --profile (Sluice under
  * --cpu-prof, summarised by profile.ts), --sluice-env KEY=VALUE, --label <name> (a variant,
- * reported apart), --soak-total N, --soak-rate N (events/s), --no-report.
+ * reported apart), --soak-total N, --soak-rate N (events/s), --latency-rate N (events/s; 400),
+ * --no-report.
  *
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
  * (for the limiting targets) no sliding window over the limit — at the receiver, and for
@@ -68,6 +69,7 @@ const { values } = parseArgs({
     label: { type: 'string' },
     'soak-total': { type: 'string', default: '1000000' },
     'soak-rate': { type: 'string', default: '1000' },
+    'latency-rate': { type: 'string', default: '400' },
     report: { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
   },
@@ -170,6 +172,7 @@ const scenarioOptions = {
   quick,
   soakTotal: Number(values['soak-total']),
   soakRate: Number(values['soak-rate']),
+  latencyRate: Number(values['latency-rate']),
 };
 
 const session = newRunId();

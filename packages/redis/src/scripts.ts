@@ -101,12 +101,15 @@ export class Scripts {
   private readonly keys: Keys;
   /** The settles of one turn, one script call per shard (the ticks of one claim end together). */
   private readonly settles: PerTurn<SettleCall, Settled>;
+  /** `settleKick`'s, likewise. */
+  private readonly kickingSettles: PerTurn<SettleCall, Settled>;
 
   constructor(redis: Redis, keys: Keys) {
     defineScripts(redis);
     this.redis = redis;
     this.keys = keys;
     this.settles = perTurn((calls) => this.settleBatch(calls), SCRIPT_BATCH);
+    this.kickingSettles = perTurn((calls) => this.settleBatch(calls, true), SCRIPT_BATCH);
   }
 
   private call(name: string): ScriptFn {
@@ -209,21 +212,11 @@ export class Scripts {
 
   /**
    * Ends one tick that a process without schedule loops ran (the API's), as `settle`, and
-   * kicks the rate limiters when its next tick is at the head of the schedule.
+   * kicks the rate limiters when its next tick is at the head of the schedule. The settles
+   * of one turn share one script call per shard, as `settle`'s.
    */
-  async settleKick(destinationId: string, lease: string, next: number | null): Promise<Settled> {
-    return settled(
-      Number(
-        await this.call('settleKick').call(
-          this.redis,
-          ...this.keys.scheduleKeys(destinationId),
-          destinationId,
-          lease,
-          next === null ? -1 : Math.ceil(next),
-          this.keys.kickChannel(),
-        ),
-      ),
-    );
+  settleKick(destinationId: string, lease: string, next: number | null): Promise<Settled> {
+    return this.kickingSettles.load({ destinationId, lease, next });
   }
 
   /** Takes `n` events from a tenant's rate bucket if they fit (core `takeRate`, in Redis). */
@@ -239,13 +232,15 @@ export class Scripts {
     return { ok: false, retryAfterMs: value === '' ? null : Number(value) };
   }
 
-  private settleBatch(calls: readonly SettleCall[]): Promise<Settled[]> {
+  /** `kick`: publish the head of the schedule on the kick channel when a settle lands there. */
+  private settleBatch(calls: readonly SettleCall[], kick = false): Promise<Settled[]> {
     return perShard(this.keys, calls, async (shard, group): Promise<Settled[]> => {
       const replies = (await this.call('settleBatch').call(
         this.redis,
         this.keys.schedule(shard),
         this.keys.leases(shard),
         this.keys.woken(shard),
+        kick ? this.keys.kickChannel() : '',
         ...group.flatMap((c) => [c.destinationId, c.lease, c.next === null ? -1 : Math.ceil(c.next)]),
       )) as number[];
       return replies.map((reply) => settled(Number(reply)));
