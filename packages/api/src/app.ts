@@ -32,6 +32,7 @@ import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { operationalWebhooks } from './webhooks.ts';
 
 export async function buildApi(options: ApiOptions): Promise<App> {
   const app = Fastify({
@@ -61,6 +62,9 @@ export async function buildApi(options: ApiOptions): Promise<App> {
         description: 'Rate-limited outbound webhooks. Errors: {"error": {"code", "message", "details"}}.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      // A 3.1 webhooks map; @fastify/swagger types `openapi` as a union of 3.0, 3.1 and 3.2
+      // documents whose schema objects do not agree with each other, so it is passed untyped.
+      webhooks: operationalWebhooks() as never,
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,

@@ -290,3 +290,24 @@ describe('/v1/event-types', () => {
     assertError(await api.inject('POST', '/v1/event-types', { body }), 401, 'unauthorized');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists each built-in type under webhooks with its schema and example', async () => {
+    const api = await testApi();
+    try {
+      const doc = (await api.inject('GET', '/openapi.json')).json<{
+        webhooks: Record<
+          string,
+          { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }
+        >;
+      }>();
+      assert.deepEqual(Object.keys(doc.webhooks).sort(), BUILT_IN_EVENT_TYPES.map((t) => t.name).sort());
+      for (const type of BUILT_IN_EVENT_TYPES) {
+        const body = doc.webhooks[type.name]?.post.requestBody.content['application/json'];
+        assert.deepEqual(body, { schema: type.schema, example: type.example }, type.name);
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});
