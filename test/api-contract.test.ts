@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { contract } from '@sluice/api';
+import { catalogContract, contract } from '@sluice/api';
 import type {
   CreateDestinationInput,
   DeliveryWithAttempts,
@@ -640,6 +640,41 @@ describe('alerts', () => {
     assertStatus(200, 'alerts');
     assert.deepEqual(alerts, []);
     assertShape(contract.AlertList, { data: alerts }, 'alert list');
+  });
+});
+
+describe('event types', () => {
+  it('POST, GET, PATCH and DELETE /v1/event-types: the catalog, the built-in types included', async () => {
+    const admin = get().client(get().adminToken);
+    const before = Date.now();
+    const schema = { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } };
+    const created = await admin.eventTypes.create({
+      name: 'contract.paid',
+      description: 'Paid.',
+      schema,
+      example: { amount: 1 },
+    });
+    assertStatus(201, 'create event type');
+    assertShape(catalogContract.EventType, created, 'event type');
+    assert.equal(created.builtIn, false);
+    near(created.createdAt ?? '', before, 5_000, 'createdAt');
+    const page = await get().admin.eventTypes.list({ limit: 500 });
+    assertStatus(200, 'list event types');
+    assertShape(catalogContract.EventTypeList, page, 'event type list');
+    const names = page.data.map((t) => t.name);
+    assert.ok(names.includes('contract.paid') && names.includes('sluice.delivery.dead'), names.join());
+    assert.deepEqual(names, [...names].sort(), 'by name');
+    const dead = await get().admin.eventTypes.get('sluice.delivery.dead');
+    assertStatus(200, 'get a built-in event type');
+    assertShape(catalogContract.EventType, dead, 'built-in event type');
+    const patched = await admin.eventTypes.update('contract.paid', { description: 'Paid, really.' });
+    assertStatus(200, 'patch event type');
+    assert.equal(patched.description, 'Paid, really.');
+    assert.deepEqual(patched.schema, schema);
+    await rejectsWith(admin.eventTypes.delete('sluice.test'), 409, 'conflict', 'delete a built-in type');
+    await admin.eventTypes.delete('contract.paid');
+    assertStatus(204, 'delete event type');
+    await rejectsWith(get().admin.eventTypes.get('contract.paid'), 404, 'not_found', 'a deleted type');
   });
 });
 

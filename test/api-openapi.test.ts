@@ -37,6 +37,8 @@ const VALID_BODY: Record<string, unknown> = {
   'POST /v1/destinations/{id}/replay': { status: 'dead' },
   'POST /v1/events': { type: 'probe', payload: {} },
   'POST /v1/events/batch': { events: [{ type: 'probe', payload: {} }] },
+  'POST /v1/event-types': { name: 'probe.type', description: 'probe' },
+  'PATCH /v1/event-types/{name}': { description: 'probe' },
 };
 
 let doc: Doc;
@@ -119,7 +121,12 @@ describe('OpenAPI', () => {
   it('every operation documents its parameters and body', () => {
     for (const [route, op] of operations()) {
       const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.required]);
-      assert.deepEqual(params, route.includes('{id}') ? [['id', true]] : [], `${route}: path parameters`);
+      const expected = route.includes('{id}')
+        ? [['id', true]]
+        : route.includes('{name}')
+          ? [['name', true]]
+          : [];
+      assert.deepEqual(params, expected, `${route}: path parameters`);
       const hasBody = route in VALID_BODY;
       assert.equal(
         op.requestBody?.content?.['application/json'] !== undefined,

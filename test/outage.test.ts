@@ -308,10 +308,15 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
       'POST /v1/destinations/{id}/replay': { status: 'dead' },
       'POST /v1/events': { type: 'order.created', payload: {} },
       'POST /v1/events/batch': { events: [{ type: 'order.created', payload: {} }] },
+      'POST /v1/event-types': { name: 'outage.type', description: 'made in an outage' },
+      'PATCH /v1/event-types/{name}': { description: 'changed in an outage' },
     };
     const call = async (route: string) => {
       const [method, template] = route.split(' ') as [string, string];
-      const token = template.startsWith('/v1/tenants') ? subject.adminToken : key;
+      // The admin routes with the admin token: a tenant key would be refused (403) before the store.
+      const admin =
+        template.startsWith('/v1/tenants') || (template.startsWith('/v1/event-types') && method !== 'GET');
+      const token = admin ? subject.adminToken : key;
       const body = bodies[route] ?? (method === 'POST' ? {} : undefined);
       const raw = await fetch(subject.url + path(template), {
         method,

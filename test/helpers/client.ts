@@ -223,10 +223,18 @@ export const ROUTES = [
   'GET /v1/deliveries/{id}',
   'POST /v1/deliveries/{id}/retry',
   'GET /v1/alerts',
+  'POST /v1/event-types',
+  'GET /v1/event-types',
+  'GET /v1/event-types/{name}',
+  'PATCH /v1/event-types/{name}',
+  'DELETE /v1/event-types/{name}',
 ] as const;
 
-/** A path as OpenAPI writes it: ids replaced by `{id}`. */
-export const template = (path: string): string => path.replace(/\/(ten|dst|evt|dlv)_[0-9a-z]{26}/g, '/{id}');
+/** A path as OpenAPI writes it: ids replaced by `{id}`, an event type's name by `{name}`. */
+export const template = (path: string): string =>
+  path
+    .replace(/\/(ten|dst|evt|dlv)_[0-9a-z]{26}/g, '/{id}')
+    .replace(/^\/v1\/event-types\/[^/?]+/, '/v1/event-types/{name}');
 
 /** The most intervals [start, end) open at once. */
 export function maxOverlap(intervals: readonly { start: number; end: number }[]): number {

@@ -21,15 +21,18 @@ import { clientErrorHandler } from './client-error.ts';
 import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler, RETRY_AFTER_SECONDS } from './errors.ts';
+import { EventCatalog } from './event-catalog.ts';
 import { Quotas } from './quota.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
 import { destinationRoutes } from './routes/destinations.ts';
+import { eventTypeRoutes } from './routes/event-types.ts';
 import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { operationalWebhooks } from './webhooks.ts';
 
 export async function buildApi(options: ApiOptions): Promise<App> {
   const app = Fastify({
@@ -59,6 +62,9 @@ export async function buildApi(options: ApiOptions): Promise<App> {
         description: 'Rate-limited outbound webhooks. Errors: {"error": {"code", "message", "details"}}.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      // A 3.1 webhooks map; @fastify/swagger types `openapi` as a union of 3.0, 3.1 and 3.2
+      // documents whose schema objects do not agree with each other, so it is passed untyped.
+      webhooks: operationalWebhooks() as never,
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
@@ -89,6 +95,7 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     config: options.config,
     clock,
     quotas: new Quotas(options.store, options.quotas, options.registry, clock),
+    catalog: new EventCatalog(options.store, { strict: options.config.eventTypesStrict ?? false, clock }),
   };
   opsRoutes(app, options);
   tenantRoutes(app, ctx);
@@ -96,6 +103,7 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   destinationActionRoutes(app, ctx);
   overviewRoutes(app, ctx);
   eventRoutes(app, ctx);
+  eventTypeRoutes(app, ctx);
   deliveryRoutes(app, ctx);
   alertRoutes(app, ctx);
   await dashboardRoutes(app);

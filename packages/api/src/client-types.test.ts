@@ -12,6 +12,7 @@ import type * as T from '@sluice/client';
 import type { DeliveryStatus as CoreDeliveryStatus } from '@sluice/core';
 import type { z } from 'zod';
 import type * as contract from './contract.ts';
+import type * as catalog from './contract-event-types.ts';
 
 type In<S extends z.ZodType> = z.input<S>;
 type Out<S extends z.ZodType> = z.output<S>;
@@ -96,6 +97,16 @@ it("the client's types are the contract's", () => {
     >,
     Alert: true satisfies Same<T.Alert, Out<typeof contract.Alert>>,
     AlertKind: true satisfies Same<T.AlertKind, Out<typeof contract.AlertKind>>,
+    EventType: true satisfies Same<T.EventType, Out<typeof catalog.EventType>>,
+    // The example is any JSON (the client's `JsonValue`; the contract's `unknown`).
+    CreateEventTypeInput: true satisfies Same<
+      Omit<T.CreateEventTypeInput, 'example'>,
+      Omit<In<typeof catalog.CreateEventType>, 'example'>
+    >,
+    UpdateEventTypeInput: true satisfies Same<
+      Omit<T.UpdateEventTypeInput, 'example'>,
+      Omit<In<typeof catalog.PatchEventType>, 'example'>
+    >,
   };
   assert.ok(Object.values(checks).every((check) => check));
 });

@@ -11,6 +11,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Authenticator } from './auth.ts';
+import type { EventCatalog } from './event-catalog.ts';
 import type { QuotaOptions, Quotas } from './quota.ts';
 import { ApiError, errorResponses } from './responses.ts';
 
@@ -24,6 +25,8 @@ export interface ApiConfig {
   maxPayloadDepth: number;
   /** Most bytes of one request body. */
   maxRequestBytes: number;
+  /** Events of a type not in the catalog refused (`SLUICE_EVENT_TYPES_STRICT`); default false. */
+  eventTypesStrict?: boolean;
 }
 
 /** What `buildApi` is built from (the routes that need more than the context read it too). */
@@ -49,6 +52,8 @@ export interface ApiContext {
   config: ApiConfig;
   clock: () => number;
   quotas: Quotas;
+  /** The event-type catalog's compiled schemas (event-catalog.ts). */
+  catalog: EventCatalog;
 }
 
 export type App = FastifyInstance<

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'destination_not_allowed'
   | 'rate_limited'
   | 'request_header_too_large'
+  | 'unknown_event_type'
   | 'unavailable'
   | 'internal';
 

@@ -5,6 +5,7 @@
  * fetch implementation's.
  */
 
+import { EventTypes } from './event-types.ts';
 import { type CallOptions, type FetchLike, type HttpConfig, type RequestSpec, send } from './http.ts';
 import { Alerts, Deliveries, Destinations, Events, type TenantCallOptions, Tenants } from './resources.ts';
 
@@ -35,6 +36,8 @@ export class Sluice {
   readonly events: Events;
   readonly deliveries: Deliveries;
   readonly alerts: Alerts;
+  /** The event-type catalog: any token reads it, the admin token changes it. */
+  readonly eventTypes: EventTypes;
   readonly #options: SluiceOptions;
   readonly #http: HttpConfig;
 
@@ -59,6 +62,7 @@ export class Sluice {
     this.events = new Events(transport);
     this.deliveries = new Deliveries(transport);
     this.alerts = new Alerts(transport);
+    this.eventTypes = new EventTypes(transport);
   }
 
   /** The tenant this client acts for with the admin token, if any. */

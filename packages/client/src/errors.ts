@@ -23,6 +23,7 @@ export type ServerErrorCode =
   | 'destination_not_allowed'
   | 'rate_limited'
   | 'request_header_too_large'
+  | 'unknown_event_type'
   | 'unavailable'
   | 'internal';
 

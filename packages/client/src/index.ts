@@ -12,6 +12,13 @@ export {
   SluiceError,
   type ValidationIssue,
 } from './errors.ts';
+export type {
+  CreateEventTypeInput,
+  EventType,
+  EventTypes,
+  JsonSchema,
+  UpdateEventTypeInput,
+} from './event-types.ts';
 export type { CallOptions, FetchLike, FetchResponse, Query, RequestSpec } from './http.ts';
 export type { Alerts, Deliveries, Destinations, Events, TenantCallOptions, Tenants } from './resources.ts';
 export type * from './types.ts';

@@ -223,4 +223,13 @@ describe('ingest', () => {
     assert.throws(() => parseEnv(api, { SLUICE_MAX_PAYLOAD_DEPTH: '5000' }), /SLUICE_MAX_PAYLOAD_DEPTH/);
     assert.throws(() => parseEnv(api, { SLUICE_MAX_PAYLOAD_DEPTH: '0' }), /SLUICE_MAX_PAYLOAD_DEPTH/);
   });
+
+  it('unknown event types are accepted unless SLUICE_EVENT_TYPES_STRICT=true', () => {
+    assert.equal(apiConfig(parseEnv(api, {})).eventTypesStrict, false);
+    assert.equal(apiConfig(parseEnv(api, { SLUICE_EVENT_TYPES_STRICT: 'true' })).eventTypesStrict, true);
+    assert.throws(
+      () => parseEnv(api, { SLUICE_EVENT_TYPES_STRICT: 'yes please' }),
+      /SLUICE_EVENT_TYPES_STRICT/,
+    );
+  });
 });

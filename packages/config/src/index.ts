@@ -138,6 +138,8 @@ export const ingest = {
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   SLUICE_TENANT_EVENTS_PER_SECOND: int(1, 1_000_000_000).optional(),
   SLUICE_TENANT_PENDING_EVENTS: int(1, 1_000_000_000).optional(),
+  /** Events of a type not in the event-type catalog refused (`400 unknown_event_type`). */
+  SLUICE_EVENT_TYPES_STRICT: bool.default(false),
 };
 
 /** The operator-wide tenant quotas as @sluice/core's `TenantQuota` (null: none). */
@@ -157,12 +159,14 @@ export function apiConfig(c: {
   SLUICE_MAX_PAYLOAD_BYTES: number;
   SLUICE_MAX_PAYLOAD_DEPTH: number;
   SLUICE_MAX_REQUEST_BYTES: number;
+  SLUICE_EVENT_TYPES_STRICT: boolean;
 }) {
   return {
     allowPrivateNetworks: c.SLUICE_ALLOW_PRIVATE_NETWORKS,
     maxPayloadBytes: c.SLUICE_MAX_PAYLOAD_BYTES,
     maxPayloadDepth: c.SLUICE_MAX_PAYLOAD_DEPTH,
     maxRequestBytes: c.SLUICE_MAX_REQUEST_BYTES,
+    eventTypesStrict: c.SLUICE_EVENT_TYPES_STRICT,
   };
 }
 

@@ -38,6 +38,15 @@ export {
   sqlSourcesOf,
   transition,
 } from './delivery-state.ts';
+export {
+  BUILT_IN_EVENT_TYPES,
+  builtInEventType,
+  catalogNameProblem,
+  type EventTypeDefinition,
+  isReservedType,
+  MAX_EVENT_TYPE_LENGTH,
+  RESERVED_PREFIX,
+} from './event-catalog.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 export {
   FAIR_FLOOR,

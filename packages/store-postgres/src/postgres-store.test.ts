@@ -129,6 +129,7 @@ await withPostgres('PostgresStore', () => {
           'deliveries',
           'destination_health_transitions',
           'destinations',
+          'event_types',
           'events',
           'schema_migrations',
           'tenants',

@@ -34,6 +34,9 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  EventType,
+  EventTypeFields,
+  EventTypePageRequest,
   HealthChange,
   HealthTransition,
   NewDestination,
@@ -64,6 +67,7 @@ import { ClaimBatcher } from './claim.ts';
 import * as complete from './complete.ts';
 import { countsForMany } from './counts.ts';
 import { Db, type DbOptions } from './db.ts';
+import * as eventTypes from './event-types.ts';
 import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
@@ -354,6 +358,28 @@ export class PostgresStore implements Store {
     now: number,
   ): Promise<Destination> {
     return alerts.ensureSystemDestination(this.db, this.keyring, tenant, destination, now);
+  }
+
+  // ---- the event-type catalog: event-types.ts
+
+  async createEventType(name: string, fields: EventTypeFields, now: number): Promise<EventType | undefined> {
+    return eventTypes.createEventType(this.db, name, fields, now);
+  }
+
+  async getEventType(name: string): Promise<EventType | undefined> {
+    return eventTypes.getEventType(this.db, name);
+  }
+
+  async updateEventType(name: string, fields: EventTypeFields, now: number): Promise<EventType | undefined> {
+    return eventTypes.updateEventType(this.db, name, fields, now);
+  }
+
+  async deleteEventType(name: string): Promise<boolean> {
+    return eventTypes.deleteEventType(this.db, name);
+  }
+
+  async listEventTypes(page: EventTypePageRequest): Promise<Page<EventType>> {
+    return eventTypes.listEventTypes(this.db, page);
   }
 
   async ping(): Promise<void> {

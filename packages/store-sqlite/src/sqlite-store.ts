@@ -30,6 +30,9 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  EventType,
+  EventTypeFields,
+  EventTypePageRequest,
   HealthChange,
   HealthTransition,
   NewDestination,
@@ -52,6 +55,7 @@ import { Checkpointer } from './checkpointer.ts';
 import * as claim from './claim.ts';
 import { countsForMany } from './counts.ts';
 import * as destinations from './destinations.ts';
+import * as eventTypes from './event-types.ts';
 import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
@@ -370,6 +374,28 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     now: number,
   ): Promise<Destination> {
     return alerts.ensureSystemDestination(this, tenant, destination, now);
+  }
+
+  // ---- the event-type catalog: event-types.ts
+
+  async createEventType(name: string, fields: EventTypeFields, now: number): Promise<EventType | undefined> {
+    return eventTypes.createEventType(this, name, fields, now);
+  }
+
+  async getEventType(name: string): Promise<EventType | undefined> {
+    return eventTypes.getEventType(this, name);
+  }
+
+  async updateEventType(name: string, fields: EventTypeFields, now: number): Promise<EventType | undefined> {
+    return eventTypes.updateEventType(this, name, fields, now);
+  }
+
+  async deleteEventType(name: string): Promise<boolean> {
+    return eventTypes.deleteEventType(this, name);
+  }
+
+  async listEventTypes(page: EventTypePageRequest): Promise<Page<EventType>> {
+    return eventTypes.listEventTypes(this, page);
   }
 
   async ping(): Promise<void> {

@@ -29,6 +29,15 @@ export {
   updateValues,
   upsertDestinationSql,
 } from './destination-sql.ts';
+export {
+  type EventType,
+  type EventTypeFields,
+  type EventTypePageRequest,
+  eventTypeFromRow,
+  eventTypePage,
+  eventTypeSql,
+  eventTypeValues,
+} from './event-types.ts';
 export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 export { healthFromRow, transitionFromRow, transitionReason } from './health-rows.ts';
 export {

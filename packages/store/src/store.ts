@@ -34,6 +34,7 @@ import type {
   Tenant,
   TenantPatch,
 } from './destination.ts';
+import type { EventType, EventTypeFields, EventTypePageRequest } from './event-types.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
@@ -193,6 +194,16 @@ export interface Store {
    * with its id or brings it back to these settings: active, and undeleted if deleted.
    */
   ensureSystemDestination(tenant: NewTenant, destination: NewDestination, now: number): Promise<Destination>;
+
+  // ---- the event-type catalog (event-types.ts; Sluice's own `sluice.…` types are not stored)
+  /** Creates the type, or returns undefined when its name is taken. */
+  createEventType(name: string, fields: EventTypeFields, now: number): Promise<EventType | undefined>;
+  getEventType(name: string): Promise<EventType | undefined>;
+  /** Sets the type's fields (whole) and `updatedAt`; undefined when missing. */
+  updateEventType(name: string, fields: EventTypeFields, now: number): Promise<EventType | undefined>;
+  deleteEventType(name: string): Promise<boolean>;
+  /** The catalog by name, ascending. */
+  listEventTypes(page: EventTypePageRequest): Promise<Page<EventType>>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -19,18 +19,21 @@ import { presentEvent } from '../present.ts';
 const tags = ['events'];
 
 export function eventRoutes(app: App, ctx: ApiContext): void {
-  const { store, dispatcher, auth, config, clock, quotas } = ctx;
+  const { store, dispatcher, auth, config, clock, quotas, catalog } = ctx;
   const preValidation = payloadDepthLimit(config.maxPayloadDepth);
 
   /**
-   * Serializes the payload once and resolves the destinations the event goes to; `all`
-   * remembers, across one request, the tenant's destinations and the ids already checked.
+   * Checks the event against the catalog (event-catalog.ts), serializes the payload once and
+   * resolves the destinations the event goes to; `all` remembers, across one request, the
+   * tenant's destinations and the ids already checked. `index`: the event's in a batch.
    */
   const prepare = async (
     tenantId: string,
     input: z.infer<typeof NewEventBody>,
     all: { list?: Promise<Destination[]>; checked?: Set<string> } = {},
+    index?: number,
   ): Promise<NewEvent> => {
+    await checkType(input, index);
     const payload = JSON.stringify(input.payload);
     if (Buffer.byteLength(payload) > config.maxPayloadBytes) {
       throw new ApiError(413, 'payload_too_large', `payload is larger than ${config.maxPayloadBytes} bytes`, {
@@ -55,6 +58,48 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
         .map((d) => d.id);
     }
     return { type: input.type, payload, idempotencyKey: input.idempotencyKey ?? null, destinationIds };
+  };
+
+  /**
+   * A `sluice.…` type is refused (Sluice's own), an unknown one in strict mode, and a payload
+   * that fails its type's schema, with each failing path as a JSON Pointer from the body's root.
+   */
+  const checkType = async (input: z.infer<typeof NewEventBody>, index: number | undefined) => {
+    const at = index === undefined ? '' : `/events/${index}`;
+    const check = await catalog.check(input.type, input.payload, `${at}/payload`);
+    if (check.ok) return;
+    const dotted = index === undefined ? 'type' : `events.${index}.type`;
+    const where = index === undefined ? {} : { index };
+    switch (check.reason) {
+      case 'reserved':
+        throw new ApiError(400, 'validation_failed', `${dotted}: sluice.… types are Sluice's own`, [
+          {
+            path: dotted,
+            message: "sluice.… types are Sluice's own: an event cannot be posted with one",
+            ...where,
+          },
+        ]);
+      case 'unknown':
+        throw new ApiError(
+          400,
+          'unknown_event_type',
+          `${dotted}: ${input.type} is not in the event-type catalog`,
+          {
+            type: input.type,
+            ...where,
+          },
+        );
+      case 'schema': {
+        const first = check.issues[0];
+        const field = index === undefined ? 'payload' : `events.${index}.payload`;
+        throw new ApiError(
+          400,
+          'validation_failed',
+          `${field}: does not satisfy the schema of ${input.type} (${first?.path}: ${first?.message})`,
+          check.issues.map((issue) => ({ ...issue, ...where })),
+        );
+      }
+    }
   };
 
   /**
@@ -122,9 +167,11 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       const all = {};
       for (const [index, input] of request.body.events.entries()) {
         try {
-          events.push(await prepare(tenantId, input, all));
+          events.push(await prepare(tenantId, input, all, index));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
+          // The catalog's errors name the event's paths and index already.
+          if (err.code === 'validation_failed' || err.code === 'unknown_event_type') throw err;
           throw new ApiError(err.status, err.code, `events.${index}: ${err.message}`, {
             index,
             cause: err.details,

@@ -16,6 +16,7 @@ import { alertConformance } from './alerts.ts';
 import { claimCases } from './claim.ts';
 import { countCases } from './counts.ts';
 import { destinationCases } from './destinations.ts';
+import { eventTypeCases } from './event-types.ts';
 import type { OpenStore } from './fixtures.ts';
 import { healthConformance } from './health.ts';
 import { listingCases } from './listings.ts';
@@ -41,5 +42,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     retentionCases(open);
     orderingConformance(open);
     tenantCases(open);
+    eventTypeCases(open);
   });
 }

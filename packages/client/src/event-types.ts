@@ -1,0 +1,100 @@
+/**
+ * `/v1/event-types`: the event-type catalog (docs/api.md "Event-type catalog"). Any token
+ * reads it, Sluice's own `sluice.…` types included; the admin token creates, changes and
+ * deletes the operator's types. Listed by name, ascending.
+ */
+
+import type { CallOptions, Query, RequestSpec } from './http.ts';
+import { seg } from './http.ts';
+import type { JsonValue, ListParams, Page } from './types.ts';
+
+/** A JSON Schema (draft-07) as a plain object. */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface EventType {
+  name: string;
+  description: string;
+  /** The schema an event's payload of this type must satisfy; null: any payload. */
+  schema: JsonSchema | null;
+  /** An example payload (absent: none). */
+  example?: unknown;
+  /** Sluice's own type (`sluice.…`): read-only. */
+  builtIn: boolean;
+  /** Null for a built-in type. */
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export interface CreateEventTypeInput {
+  /** Dotted words of `[A-Za-z0-9_-]`, at most 200 characters, no wildcard; not `sluice.…`. */
+  name: string;
+  description: string;
+  schema?: JsonSchema;
+  /** Must satisfy `schema`. */
+  example?: JsonValue;
+}
+
+/** Fields left out stay; `null` removes the schema or the example. */
+export interface UpdateEventTypeInput {
+  description?: string;
+  schema?: JsonSchema | null;
+  example?: JsonValue;
+}
+
+/** What the event-type resource needs from the client. */
+interface Caller {
+  call<T>(method: string, path: string, spec?: RequestSpec): Promise<T>;
+}
+
+const pick = ({ signal, timeout }: CallOptions = {}): CallOptions => ({
+  ...(signal === undefined ? {} : { signal }),
+  ...(timeout === undefined ? {} : { timeout }),
+});
+
+export class EventTypes {
+  readonly #t: Caller;
+  constructor(transport: Caller) {
+    this.#t = transport;
+  }
+
+  /** Adds a type to the catalog (admin token). */
+  create(input: CreateEventTypeInput, options?: CallOptions): Promise<EventType> {
+    return this.#t.call('POST', '/v1/event-types', { ...pick(options), body: input });
+  }
+
+  list(params: ListParams = {}, options?: CallOptions): Promise<Page<EventType>> {
+    const query: Query = { limit: params.limit, cursor: params.cursor };
+    return this.#t.call('GET', '/v1/event-types', { ...pick(options), query });
+  }
+
+  async *pages(
+    params: ListParams = {},
+    options?: CallOptions,
+  ): AsyncGenerator<Page<EventType>, void, undefined> {
+    let cursor = params.cursor;
+    for (;;) {
+      const page = await this.list({ ...params, cursor }, options);
+      yield page;
+      if (page.nextCursor === null || page.data.length === 0) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  async *listAll(params?: ListParams, options?: CallOptions): AsyncGenerator<EventType, void, undefined> {
+    for await (const page of this.pages(params, options)) yield* page.data;
+  }
+
+  get(name: string, options?: CallOptions): Promise<EventType> {
+    return this.#t.call('GET', `/v1/event-types/${seg(name)}`, pick(options));
+  }
+
+  /** Changes a type (admin token); the result must hold together (the example satisfies the schema). */
+  update(name: string, patch: UpdateEventTypeInput, options?: CallOptions): Promise<EventType> {
+    return this.#t.call('PATCH', `/v1/event-types/${seg(name)}`, { ...pick(options), body: patch });
+  }
+
+  /** Removes a type from the catalog (admin token); a built-in one cannot be (409 conflict). */
+  async delete(name: string, options?: CallOptions): Promise<void> {
+    await this.#t.call('DELETE', `/v1/event-types/${seg(name)}`, pick(options));
+  }
+}
