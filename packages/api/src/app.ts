@@ -79,9 +79,9 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     });
   });
 
-  const auth = new Authenticator(options.adminToken, options.store);
-  app.addHook('onRequest', auth.hook);
   const clock = options.clock ?? Date.now;
+  const auth = new Authenticator(options.adminToken, options.store, clock);
+  app.addHook('onRequest', auth.hook);
   const ctx: ApiContext = {
     store: options.store,
     dispatcher: options.dispatcher,

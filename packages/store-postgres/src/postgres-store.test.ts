@@ -131,6 +131,7 @@ await withPostgres('PostgresStore', () => {
           'destinations',
           'events',
           'schema_migrations',
+          'tenant_keys',
           'tenants',
         ],
       );

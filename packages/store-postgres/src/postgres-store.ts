@@ -34,11 +34,15 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  EventFilter,
   HealthChange,
   HealthTransition,
+  KeyDeletion,
+  KeyMatch,
   NewDestination,
   NewEvent,
   NewTenant,
+  NewTenantKey,
   Page,
   PageRequest,
   ProbeClaim,
@@ -48,6 +52,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
+  TenantKey,
   TenantPatch,
 } from '@sluice/store';
 import {
@@ -131,12 +136,12 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void> {
-    await tenants.createTenant(this.db, tenant, apiKeyHash);
+  async createTenant(tenant: NewTenant, apiKeyHash: string, key?: Omit<NewTenantKey, 'hash'>): Promise<void> {
+    await tenants.createTenant(this.db, tenant, apiKeyHash, key);
   }
 
   async getTenant(id: string): Promise<Tenant | undefined> {
-    return tenants.tenantWhere(this.db, 'id', id);
+    return tenants.getTenant(this.db, id);
   }
 
   async updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined> {
@@ -147,12 +152,37 @@ export class PostgresStore implements Store {
     return tenants.pendingEvents(this.db, tenantId, cap);
   }
 
-  async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
-    return tenants.tenantWhere(this.db, 'api_key_hash', hash);
-  }
-
   async listTenants(page: PageRequest): Promise<Page<Tenant>> {
     return lists.listTenants(this.db, page);
+  }
+
+  // ---- tenants' lifecycle, keys and the event log (tenants.ts)
+  async keyByHash(hash: string): Promise<KeyMatch | undefined> {
+    return tenants.keyByHash(this.db, hash);
+  }
+
+  async addTenantKey(tenantId: string, key: NewTenantKey, now: number): Promise<TenantKey | undefined> {
+    return tenants.addTenantKey(this.db, tenantId, key, now);
+  }
+
+  async listTenantKeys(tenantId: string): Promise<TenantKey[]> {
+    return tenants.listTenantKeys(this.db, tenantId);
+  }
+
+  async deleteTenantKey(tenantId: string, keyId: string): Promise<KeyDeletion> {
+    return tenants.deleteTenantKey(this.db, tenantId, keyId);
+  }
+
+  async touchTenantKey(keyId: string, now: number): Promise<void> {
+    await tenants.touchTenantKey(this.db, keyId, now);
+  }
+
+  async deleteTenant(id: string, now: number): Promise<string[] | undefined> {
+    return tenants.deleteTenant(this.db, id, now);
+  }
+
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+    return tenants.listEvents(this.db, filter, page);
   }
 
   async createDestination(input: NewDestination, now: number): Promise<Destination> {

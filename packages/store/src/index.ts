@@ -53,6 +53,20 @@ export {
   tenantFromRow,
 } from './rows.ts';
 export type { Store } from './store.ts';
+export {
+  type EventFilter,
+  eventsStatement,
+  firstKeyId,
+  insertKeySql,
+  type KeyDeletion,
+  type KeyMatch,
+  keyByHashSql,
+  keyFromRow,
+  listKeysSql,
+  type NewTenantKey,
+  type TenantKey,
+  touchKeySql,
+} from './tenant-keys.ts';
 export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
 export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
 export {

@@ -18,6 +18,7 @@ import { countCases } from './counts.ts';
 import { destinationCases } from './destinations.ts';
 import type { OpenStore } from './fixtures.ts';
 import { healthConformance } from './health.ts';
+import { lifecycleCases } from './lifecycle.ts';
 import { listingCases } from './listings.ts';
 import { orderingConformance } from './ordering.ts';
 import { retentionCases } from './retention.ts';
@@ -38,6 +39,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     workCases(open);
     countCases(open);
     listingCases(open);
+    lifecycleCases(open);
     retentionCases(open);
     orderingConformance(open);
     tenantCases(open);
