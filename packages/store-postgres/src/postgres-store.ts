@@ -45,6 +45,7 @@ import type {
   NewTenantKey,
   Page,
   PageRequest,
+  PerTurn,
   ProbeClaim,
   RetentionResult,
   RetryResult,
@@ -102,6 +103,8 @@ export class PostgresStore implements Store {
   private readonly claims: ClaimBatcher;
   /** The API requests of one turn accept in one statement per tenant (accept.ts). */
   private readonly accepts: AcceptBatcher;
+  /** Every API request's key lookup; those of one turn in one statement (tenants.ts). */
+  private readonly keys: PerTurn<string, KeyMatch | null>;
 
   /** A store on an already migrated database; see `open`. */
   constructor(url: string, options: PostgresStoreOptions) {
@@ -109,6 +112,7 @@ export class PostgresStore implements Store {
     this.keyring = options.keyring;
     this.claims = new ClaimBatcher(this.db.generic);
     this.accepts = new AcceptBatcher(this.db);
+    this.keys = tenants.keyLookups(this.db);
   }
 
   /**
@@ -158,7 +162,7 @@ export class PostgresStore implements Store {
 
   // ---- tenants' lifecycle, keys and the event log (tenants.ts)
   async keyByHash(hash: string): Promise<KeyMatch | undefined> {
-    return tenants.keyByHash(this.db, hash);
+    return (await this.keys.load(hash)) ?? undefined;
   }
 
   async addTenantKey(tenantId: string, key: NewTenantKey, now: number): Promise<TenantKey | undefined> {

@@ -13,8 +13,9 @@ import {
   insertTenantSql,
   type KeyDeletion,
   type KeyMatch,
-  keyByHashSql,
   keyFromRow,
+  keyMatchFromRow,
+  keyMatchSql,
   listKeysSql,
   type NewTenant,
   type NewTenantKey,
@@ -38,7 +39,7 @@ import { mark } from './rows.ts';
 const PENDING_EVENTS = pendingEventsSql(mark);
 const INSERT_TENANT = insertTenantSql(mark);
 const INSERT_KEY = insertKeySql(mark);
-const KEY_BY_HASH = keyByHashSql(mark);
+const KEY_BY_HASH = keyMatchSql('k.key_hash = ?1');
 const LIST_KEYS = listKeysSql(mark);
 const TOUCH_KEY = touchKeySql(mark);
 const LIVE_TENANT = `SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ? AND deleted_at IS NULL`;
@@ -70,9 +71,7 @@ export function getTenant(db: Sql, id: string): Tenant | undefined {
 
 export function keyByHash(db: Sql, hash: string): KeyMatch | undefined {
   const r = db.sql(KEY_BY_HASH).get(hash);
-  if (r === undefined) return undefined;
-  const lastUsedAt = r.key_last_used_at === null ? null : Number(r.key_last_used_at);
-  return { tenant: tenantFromRow(r), keyId: String(r.key_id), lastUsedAt };
+  return r && keyMatchFromRow(r);
 }
 
 export function addTenantKey(

@@ -10,7 +10,7 @@
 import type { Tenant } from './destination.ts';
 import type { Mark } from './destination-sql.ts';
 import { type Condition, type PageRequest, pageStatement } from './page.ts';
-import { TENANT_COLUMNS } from './rows.ts';
+import { type Row, TENANT_COLUMNS, tenantFromRow } from './rows.ts';
 
 export interface TenantKey {
   id: string;
@@ -39,6 +39,8 @@ export interface KeyMatch {
 /** How a key's deletion went: the last key of a tenant stays (a tenant keeps one). */
 export type KeyDeletion = 'deleted' | 'not_found' | 'last';
 
+const nullableNum = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
 /** The key id of a tenant's first key when none is given: `key_` and the tenant id's ULID. */
 export const firstKeyId = (tenantId: string): string => `key_${tenantId.slice(tenantId.indexOf('_') + 1)}`;
 
@@ -48,14 +50,22 @@ export function insertKeySql(mark: Mark): string {
     VALUES (${[1, 2, 3, 4, 5].map(mark).join(', ')})`;
 }
 
-/** One probe of `tenant_keys`' unique hash index, and the tenant's row. Value: the hash. */
-export function keyByHashSql(mark: Mark): string {
+/**
+ * Keys and their tenants (not deleted) whose hash meets `condition` (the store's text, never
+ * input: `k.key_hash = ?1`, or `k.key_hash = ANY($1)` for a turn's requests together): probes
+ * of `tenant_keys`' unique hash index. Read with `keyMatchFromRow`.
+ */
+export function keyMatchSql(condition: string): string {
   const columns = TENANT_COLUMNS.split(', ')
     .map((c) => `t.${c}`)
     .join(', ');
-  return `SELECT ${columns}, k.id AS key_id, k.last_used_at AS key_last_used_at
+  return `SELECT ${columns}, k.key_hash, k.id AS key_id, k.last_used_at AS key_last_used_at
     FROM tenant_keys k JOIN tenants t ON t.id = k.tenant_id
-    WHERE k.key_hash = ${mark(1)} AND t.deleted_at IS NULL`;
+    WHERE ${condition} AND t.deleted_at IS NULL`;
+}
+
+export function keyMatchFromRow(r: Row): KeyMatch {
+  return { tenant: tenantFromRow(r), keyId: String(r.key_id), lastUsedAt: nullableNum(r.key_last_used_at) };
 }
 
 const KEY_COLUMNS = 'id, tenant_id, prefix, created_at, last_used_at';
@@ -69,9 +79,6 @@ export function listKeysSql(mark: Mark): string {
 export function touchKeySql(mark: Mark): string {
   return `UPDATE tenant_keys SET last_used_at = ${mark(1)} WHERE id = ${mark(2)}`;
 }
-
-type Row = Record<string, unknown>;
-const nullableNum = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export function keyFromRow(r: Row): TenantKey {
   return {
