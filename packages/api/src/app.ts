@@ -26,9 +26,11 @@ import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
 import { destinationRoutes } from './routes/destinations.ts';
+import { eventLogRoutes } from './routes/event-log.ts';
 import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
+import { tenantKeyRoutes } from './routes/tenant-keys.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
 export async function buildApi(options: ApiOptions): Promise<App> {
@@ -92,10 +94,12 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   };
   opsRoutes(app, options);
   tenantRoutes(app, ctx);
+  tenantKeyRoutes(app, ctx);
   destinationRoutes(app, ctx);
   destinationActionRoutes(app, ctx);
   overviewRoutes(app, ctx);
   eventRoutes(app, ctx);
+  eventLogRoutes(app, ctx);
   deliveryRoutes(app, ctx);
   alertRoutes(app, ctx);
   await dashboardRoutes(app);

@@ -30,6 +30,9 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
 
 export const generateApiKey = (): string => `sk_${randomBytes(32).toString('base64url')}`;
 
+/** The part of a key shown in listings: `sk_` and 8 of its 43 random characters. */
+export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 11);
+
 export const generateAdminToken = (): string => `sa_${randomBytes(32).toString('base64url')}`;
 
 /**
