@@ -2,3 +2,4 @@ export { buildApi } from './app.ts';
 export { generateAdminToken } from './auth.ts';
 export type { ApiConfig, ApiOptions, Dispatcher } from './context.ts';
 export * as contract from './contract.ts';
+export * as lifecycleContract from './contract-lifecycle.ts';
