@@ -335,6 +335,37 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'GET',
+    route: '/v1/events',
+    token: 'tenant',
+    base: () => ({
+      query: { limit: '10', type: 'order.*', destinationId: w().dst, since: '2026-01-01T00:00:00Z' },
+    }),
+    fields: [
+      ...listQuery,
+      tenantQuery,
+      { path: 'query.type', outOfRange: ['', 'order.', 'a*', 't'.repeat(201)] },
+      { path: 'query.destinationId', outOfRange: ['nope', ID('evt'), ''] },
+      { path: 'query.since', outOfRange: ['yesterday', '1', ''] },
+      { path: 'query.until', outOfRange: ['tomorrow', '2026-13-01T00:00:00Z'] },
+    ],
+  },
+  {
+    method: 'POST',
+    route: '/v1/tenants/{id}/keys',
+    token: 'admin',
+    // The body is optional and empty: no `objects`, whose malformed-JSON cases need quotes to break.
+    base: () => ({ body: {}, query: {}, id: w().tenantId }),
+    fields: [idParam('ten', 'dst'), { path: 'name', outOfRange: ['x', 5] }],
+  },
+  {
+    method: 'GET',
+    route: '/v1/tenants/{id}/keys',
+    token: 'admin',
+    base: () => ({ query: {}, id: w().tenantId }),
+    fields: [idParam('ten', 'dst')],
+  },
+  {
+    method: 'GET',
     route: '/v1/deliveries/{id}',
     token: 'tenant',
     base: () => ({ query: {}, id: w().dlv }),
@@ -452,7 +483,7 @@ function casesOf(e: Endpoint): Case[] {
       );
     }
   }
-  if (e.route === '/v1/events') {
+  if (e.method === 'POST' && e.route === '/v1/events') {
     cases.push({
       name: 'destinationId and destinationIds together',
       build: (base) => withField(withField(base, 'destinationId', w().dst), 'destinationIds', [w().dst]),

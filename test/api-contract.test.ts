@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { catalogContract, contract } from '@sluice/api';
+import { catalogContract, contract, lifecycleContract } from '@sluice/api';
 import type {
   CreateDestinationInput,
   DeliveryWithAttempts,
@@ -675,6 +675,67 @@ describe('event types', () => {
     await admin.eventTypes.delete('contract.paid');
     assertStatus(204, 'delete event type');
     await rejectsWith(get().admin.eventTypes.get('contract.paid'), 404, 'not_found', 'a deleted type');
+  });
+});
+
+describe("tenants' keys, their deletion and the event log", () => {
+  it('keys: POST → 201 (shown once), GET → 200 (never the key), DELETE → 204 then 401; the last → 409', async () => {
+    const { tenant } = await get().tenant('keys');
+    const admin = get().admin;
+    const created = await admin.tenants.createKey(tenant.id);
+    assertStatus(201, 'create key');
+    assertShape(lifecycleContract.CreatedKey, created, 'created key');
+    assert.match(created.id, id('key'));
+    const keys = await admin.tenants.listKeys(tenant.id);
+    assertStatus(200, 'list keys');
+    assertShape(lifecycleContract.TenantKeyList, { data: keys }, 'key list');
+    assert.deepEqual(
+      keys.map((k) => k.prefix),
+      [tenant.apiKey.slice(0, 11), created.apiKey.slice(0, 11)],
+    );
+    assert.ok(!JSON.stringify(keys).includes(created.apiKey.slice(11)), 'never the key');
+    await admin.tenants.deleteKey(tenant.id, keys[0]?.id ?? '');
+    assertStatus(204, 'delete key');
+    await rejectsWith(get().client(tenant.apiKey).destinations.list(), 401, 'unauthorized', 'a deleted key');
+    await rejectsWith(admin.tenants.deleteKey(tenant.id, created.id), 409, 'conflict', 'the last key');
+  });
+
+  it('DELETE /v1/tenants/:id → 204: its key refused, its destinations gone; then 404', async () => {
+    const { tenant, api } = await get().tenant('doomed');
+    const destination = await api.destinations.create({
+      url: get().rcv.url('doomed'),
+      rateLimit: { limit: 1, period: 'second' },
+    });
+    await get().admin.tenants.delete(tenant.id);
+    assertStatus(204, 'delete tenant');
+    await rejectsWith(api.destinations.list(), 401, 'unauthorized', "a deleted tenant's key");
+    await rejectsWith(get().admin.destinations.get(destination.id), 404, 'not_found', 'its destination');
+    await rejectsWith(get().admin.tenants.get(tenant.id), 404, 'not_found', 'the tenant');
+  });
+
+  it("GET /v1/events → 200: the tenant's events newest first, by type prefix", async () => {
+    const { tenant, api } = await get().tenant('log');
+    const destination = await api.destinations.create({
+      url: get().rcv.url('log'),
+      rateLimit: { limit: 1, period: 'second' },
+    });
+    await api.destinations.pause(destination.id);
+    const sent = [];
+    for (const type of ['order.created', 'invoice.sent', 'order.paid']) {
+      sent.push((await api.events.send({ type, payload: { type }, destinationId: destination.id })).id);
+    }
+    const page = await api.events.list({ type: 'order.*' });
+    assertStatus(200, 'event log');
+    assertShape(contract.listOf(lifecycleContract.LoggedEvent), page, 'event log');
+    assert.deepEqual(
+      page.data.map((e) => e.id),
+      [sent[2], sent[0]],
+    );
+    const all = await collect(get().admin.forTenant(tenant.id).events.listAll({ limit: 1 }));
+    assert.deepEqual(
+      all.map((e) => e.id),
+      [...sent].reverse(),
+    );
   });
 });
 

@@ -94,6 +94,7 @@ const probes = (): Probe[] => {
       () => b.tenantId,
     ],
     ['GET /v1/deliveries?tenantId=', (id) => a.api.deliveries.list({}, { tenantId: id }), () => b.tenantId],
+    ['GET /v1/events?tenantId=', (id) => a.api.events.list({}, { tenantId: id }), () => b.tenantId],
   ];
 };
 
@@ -153,16 +154,18 @@ describe('isolation', () => {
       it(route, async () => {
         const before = await snapshot(get());
         const [method, template] = route.split(' ') as [string, string];
-        const path = template.replace(
-          '{id}',
-          route.includes('tenants')
-            ? a.tenantId
-            : route.includes('events')
-              ? a.evt
-              : route.includes('deliveries')
-                ? a.dlv
-                : a.dst,
-        );
+        const path = template
+          .replace('{keyId}', `key_${'0'.repeat(26)}`)
+          .replace(
+            '{id}',
+            route.includes('tenants')
+              ? a.tenantId
+              : route.includes('events')
+                ? a.evt
+                : route.includes('deliveries')
+                  ? a.dlv
+                  : a.dst,
+          );
         const anonymous = get().client(undefined);
         for (const [what, headers] of wrong) {
           const body = method === 'POST' || method === 'PATCH' ? { body: { name: 'x' } } : {};
@@ -184,6 +187,15 @@ describe('isolation', () => {
     await rejectsWith(a.api.tenants.list(), 403, 'forbidden', 'list tenants');
     await rejectsWith(a.api.tenants.get(a.tenantId), 403, 'forbidden', 'get own tenant');
     await rejectsWith(a.api.tenants.get(b.tenantId), 403, 'forbidden', 'get another tenant');
+    await rejectsWith(a.api.tenants.createKey(a.tenantId), 403, 'forbidden', 'create a key');
+    await rejectsWith(a.api.tenants.listKeys(a.tenantId), 403, 'forbidden', 'list keys');
+    await rejectsWith(
+      a.api.tenants.deleteKey(a.tenantId, `key_${'0'.repeat(26)}`),
+      403,
+      'forbidden',
+      'delete a key',
+    );
+    await rejectsWith(a.api.tenants.delete(b.tenantId), 403, 'forbidden', 'delete another tenant');
     assert.deepEqual(await snapshot(get()), before, 'the store changed');
   });
 

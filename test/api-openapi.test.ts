@@ -32,6 +32,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const VALID_BODY: Record<string, unknown> = {
   'POST /v1/tenants': { name: 'probe' },
   'PATCH /v1/tenants/{id}': { quota: { pendingEvents: null } },
+  'POST /v1/tenants/{id}/keys': {},
   'POST /v1/destinations': { url: 'https://example.test/hook', rateLimit: { limit: 1, period: 'second' } },
   'PATCH /v1/destinations/{id}': { name: 'probe' },
   'POST /v1/destinations/{id}/replay': { status: 'dead' },
@@ -42,6 +43,9 @@ const VALID_BODY: Record<string, unknown> = {
 };
 
 let doc: Doc;
+
+/** A key id that names nothing: routes with `{keyId}` are probed with it. */
+const NO_KEY = `key_${'0'.repeat(26)}`;
 
 function operations(): Map<string, Operation> {
   const out = new Map<string, Operation>();
@@ -93,12 +97,13 @@ describe('OpenAPI', () => {
     };
     const listed = [...operations().keys()].map((route) => {
       const [method, template] = route.split(' ') as [string, string];
-      return { route, method, pattern: new RegExp(`^${template.replace('{id}', '[^/]+')}$`) };
+      const pattern = template.replace('{id}', '[^/]+').replace('{keyId}', '[^/]+');
+      return { route, method, pattern: new RegExp(`^${pattern}$`) };
     });
     const unlisted: string[] = [];
     const missing: string[] = [];
     for (const path of Object.keys(doc.paths)) {
-      const concrete = path.replace('{id}', ids[path.split('/')[2]!]!);
+      const concrete = path.replace('{id}', ids[path.split('/')[2]!]!).replace('{keyId}', NO_KEY);
       for (const method of METHODS) {
         const { noRoute } = await probe(method.toUpperCase(), concrete, get().adminToken);
         const documented = listed.some((l) => l.method === method.toUpperCase() && l.pattern.test(concrete));
@@ -121,12 +126,8 @@ describe('OpenAPI', () => {
   it('every operation documents its parameters and body', () => {
     for (const [route, op] of operations()) {
       const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.required]);
-      const expected = route.includes('{id}')
-        ? [['id', true]]
-        : route.includes('{name}')
-          ? [['name', true]]
-          : [];
-      assert.deepEqual(params, expected, `${route}: path parameters`);
+      const named = [...route.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], true]);
+      assert.deepEqual(params, named, `${route}: path parameters`);
       const hasBody = route in VALID_BODY;
       assert.equal(
         op.requestBody?.content?.['application/json'] !== undefined,
@@ -170,7 +171,8 @@ describe('OpenAPI', () => {
 
     const problems: string[] = [];
     for (const [route, op] of operations()) {
-      const [method, template] = route.split(' ') as [string, string];
+      const [method, withKey] = route.split(' ') as [string, string];
+      const template = withKey.replace('{keyId}', NO_KEY);
       const kind = template.split('/')[2]!;
       const token = kind === 'tenants' ? admin : key;
       const path = template.replace('{id}', ids[kind]!);

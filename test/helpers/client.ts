@@ -203,6 +203,10 @@ export const ROUTES = [
   'GET /v1/tenants',
   'GET /v1/tenants/{id}',
   'PATCH /v1/tenants/{id}',
+  'DELETE /v1/tenants/{id}',
+  'POST /v1/tenants/{id}/keys',
+  'GET /v1/tenants/{id}/keys',
+  'DELETE /v1/tenants/{id}/keys/{keyId}',
   'POST /v1/destinations',
   'GET /v1/destinations',
   'GET /v1/destinations/{id}',
@@ -218,6 +222,7 @@ export const ROUTES = [
   'GET /v1/destinations/stats',
   'POST /v1/events',
   'POST /v1/events/batch',
+  'GET /v1/events',
   'GET /v1/events/{id}',
   'GET /v1/deliveries',
   'GET /v1/deliveries/{id}',
@@ -230,10 +235,11 @@ export const ROUTES = [
   'DELETE /v1/event-types/{name}',
 ] as const;
 
-/** A path as OpenAPI writes it: ids replaced by `{id}`, an event type's name by `{name}`. */
+/** A path as OpenAPI writes it: ids replaced by `{id}`, a key's by `{keyId}`, an event type's name by `{name}`. */
 export const template = (path: string): string =>
   path
     .replace(/\/(ten|dst|evt|dlv)_[0-9a-z]{26}/g, '/{id}')
+    .replace(/\/key_[0-9a-z]{26}/g, '/{keyId}')
     .replace(/^\/v1\/event-types\/[^/?]+/, '/v1/event-types/{name}');
 
 /** The most intervals [start, end) open at once. */

@@ -27,10 +27,12 @@ import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { destinationActionRoutes } from './routes/destination-actions.ts';
 import { destinationRoutes } from './routes/destinations.ts';
+import { eventLogRoutes } from './routes/event-log.ts';
 import { eventTypeRoutes } from './routes/event-types.ts';
 import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
+import { tenantKeyRoutes } from './routes/tenant-keys.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { operationalWebhooks } from './webhooks.ts';
 
@@ -85,9 +87,9 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     });
   });
 
-  const auth = new Authenticator(options.adminToken, options.store);
-  app.addHook('onRequest', auth.hook);
   const clock = options.clock ?? Date.now;
+  const auth = new Authenticator(options.adminToken, options.store, clock);
+  app.addHook('onRequest', auth.hook);
   const ctx: ApiContext = {
     store: options.store,
     dispatcher: options.dispatcher,
@@ -99,11 +101,13 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   };
   opsRoutes(app, options);
   tenantRoutes(app, ctx);
+  tenantKeyRoutes(app, ctx);
   destinationRoutes(app, ctx);
   destinationActionRoutes(app, ctx);
   overviewRoutes(app, ctx);
   eventRoutes(app, ctx);
   eventTypeRoutes(app, ctx);
+  eventLogRoutes(app, ctx);
   deliveryRoutes(app, ctx);
   alertRoutes(app, ctx);
   await dashboardRoutes(app);

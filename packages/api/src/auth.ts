@@ -30,41 +30,53 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
 
 export const generateApiKey = (): string => `sk_${randomBytes(32).toString('base64url')}`;
 
+/** The part of a key shown in listings: `sk_` and 8 of its 43 random characters. */
+export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 11);
+
 export const generateAdminToken = (): string => `sa_${randomBytes(32).toString('base64url')}`;
 
 /**
- * Tenants found by key hash, kept a short while: every request of a busy client would
- * otherwise read its tenant from the store again. Only keys that matched are kept (a wrong
- * key is looked up every time), at most `KEY_CACHE_SIZE`, oldest dropped first.
+ * A key's `lastUsedAt` is written at most once a minute, after the request's read showed it
+ * older, and never awaited: a request costs no write. `touching` keeps one process from
+ * writing it again while its write is on the way (replicas may each write it once: harmless).
  */
-const KEY_CACHE_MS = 30_000;
-const KEY_CACHE_SIZE = 10_000;
+const TOUCH_EVERY_MS = 60_000;
 
+/**
+ * Every request reads its key's row (one probe of the unique index on the key's hash, joined
+ * with its tenant): nothing keeps a tenant found by key, so a deleted key, or a deleted
+ * tenant's, is refused at its next request in every API replica of either shape, with no
+ * message between processes to lose. The cost is that indexed read (before tenant keys, a
+ * cache kept tenants found by key for 30 s and saved it); the Postgres store reads the keys
+ * of one turn's requests in one statement, so it is one round trip a turn, not a request.
+ */
 export class Authenticator {
   private readonly adminDigest: Buffer;
   private readonly store: Store;
-  private readonly tenants = new Map<string, { tenant: Tenant; until: number }>();
+  private readonly clock: () => number;
+  private readonly touching = new Set<string>();
 
-  constructor(adminToken: string, store: Store) {
+  constructor(adminToken: string, store: Store, clock: () => number = Date.now) {
     this.adminDigest = createHash('sha256').update(adminToken).digest();
     this.store = store;
+    this.clock = clock;
   }
 
   private async tenantByKey(token: string): Promise<Tenant | undefined> {
-    const hash = hashKey(token);
-    const now = Date.now();
-    const hit = this.tenants.get(hash);
-    if (hit !== undefined && hit.until > now) return hit.tenant;
-    const tenant = await this.store.tenantByKeyHash(hash);
-    this.tenants.delete(hash);
-    if (tenant !== undefined) {
-      if (this.tenants.size >= KEY_CACHE_SIZE) {
-        const oldest = this.tenants.keys().next();
-        if (!oldest.done) this.tenants.delete(oldest.value);
-      }
-      this.tenants.set(hash, { tenant, until: now + KEY_CACHE_MS });
+    const match = await this.store.keyByHash(hashKey(token));
+    if (match === undefined) return undefined;
+    const now = this.clock();
+    if (
+      (match.lastUsedAt === null || now - match.lastUsedAt >= TOUCH_EVERY_MS) &&
+      !this.touching.has(match.keyId)
+    ) {
+      this.touching.add(match.keyId);
+      void this.store
+        .touchTenantKey(match.keyId, now)
+        .catch(() => undefined)
+        .finally(() => this.touching.delete(match.keyId));
     }
-    return tenant;
+    return match.tenant;
   }
 
   /** The `onRequest` hook: sets `request.principal` or throws 401/403. */

@@ -13,6 +13,7 @@ import type { DeliveryStatus as CoreDeliveryStatus } from '@sluice/core';
 import type { z } from 'zod';
 import type * as contract from './contract.ts';
 import type * as catalog from './contract-event-types.ts';
+import type * as lifecycle from './contract-lifecycle.ts';
 
 type In<S extends z.ZodType> = z.input<S>;
 type Out<S extends z.ZodType> = z.output<S>;
@@ -45,6 +46,9 @@ it("the client's types are the contract's", () => {
     Tenant: true satisfies Same<T.Tenant, Out<typeof contract.Tenant>>,
     TenantWithKey: true satisfies Same<T.TenantWithKey, Out<typeof contract.TenantWithKey>>,
     TenantQuota: true satisfies Same<T.TenantQuota, Out<typeof contract.TenantQuota>>,
+    TenantKey: true satisfies Same<T.TenantKey, Out<typeof lifecycle.TenantKey>>,
+    CreatedKey: true satisfies Same<T.CreatedKey, Out<typeof lifecycle.CreatedKey>>,
+    LoggedEvent: true satisfies Same<T.LoggedEvent, Out<typeof lifecycle.LoggedEvent>>,
     UpdateTenantInput: true satisfies Same<T.UpdateTenantInput, In<typeof contract.PatchTenant>>,
     CreateDestinationInput: true satisfies Same<
       T.CreateDestinationInput,

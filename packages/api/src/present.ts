@@ -1,7 +1,15 @@
 /** Records as the API shows them: ISO times, no internals. */
 
 import type { Health } from '@sluice/core';
-import type { Attempt, Delivery, Destination, HealthTransition, StoredEvent, Tenant } from '@sluice/store';
+import type {
+  Attempt,
+  Delivery,
+  Destination,
+  HealthTransition,
+  StoredEvent,
+  Tenant,
+  TenantKey,
+} from '@sluice/store';
 import type { z } from 'zod';
 
 type Json = z.infer<ReturnType<typeof z.json>>;
@@ -11,6 +19,15 @@ const isoOf = (ms: number): string => new Date(ms).toISOString();
 
 export function presentTenant(t: Tenant) {
   return { id: t.id, name: t.name, createdAt: isoOf(t.createdAt), quota: { ...t.quota } };
+}
+
+export function presentKey(k: TenantKey) {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    createdAt: isoOf(k.createdAt),
+    lastUsedAt: iso(k.lastUsedAt),
+  };
 }
 
 export function presentDestination(d: Destination) {
@@ -95,12 +112,16 @@ export function presentDeliveryWithAttempts(d: Delivery, attempts: Attempt[]) {
 }
 
 export function presentEvent(e: StoredEvent, deliveries: Delivery[]) {
+  return { ...presentLoggedEvent(e), deliveries: deliveries.map((d) => presentDelivery(d)) };
+}
+
+/** An event of the event log: without its deliveries. */
+export function presentLoggedEvent(e: StoredEvent) {
   return {
     id: e.id,
     type: e.type,
     payload: JSON.parse(e.payload) as Json,
     idempotencyKey: e.idempotencyKey,
     createdAt: isoOf(e.createdAt),
-    deliveries: deliveries.map((d) => presentDelivery(d)),
   };
 }

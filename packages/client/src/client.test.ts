@@ -431,3 +431,55 @@ describe('construction', () => {
     assert.throws(() => new Sluice({ baseUrl: '' }), TypeError);
   });
 });
+
+describe("tenants' keys and the event log", () => {
+  it('each method to its route; listKeys answers the keys; createKey sends no body', async () => {
+    const keys = [{ id: 'key_1', prefix: 'sk_abcdefgh', createdAt: 't', lastUsedAt: null }];
+    const { fetch, sent } = fakeFetch((req) =>
+      req.method === 'DELETE' ? { status: 204 } : { status: 200, json: { data: keys, nextCursor: null } },
+    );
+    const api = client(fetch, { token: 'sa_admin' });
+    await api.tenants.createKey('ten_1');
+    assert.deepEqual(await api.tenants.listKeys('ten_1'), keys);
+    assert.equal(await api.tenants.deleteKey('ten_1', 'key_1'), undefined);
+    assert.equal(await api.tenants.delete('ten_1'), undefined);
+    await api.events.list({ type: 'order.*', destinationId: 'dst_1', since: 'a', until: 'b', limit: 5 });
+    assert.deepEqual(
+      sent.map((r) => `${r.method} ${r.url.slice('http://api.test'.length)}`),
+      [
+        'POST /v1/tenants/ten_1/keys',
+        'GET /v1/tenants/ten_1/keys',
+        'DELETE /v1/tenants/ten_1/keys/key_1',
+        'DELETE /v1/tenants/ten_1',
+        'GET /v1/events?limit=5&type=order.*&destinationId=dst_1&since=a&until=b',
+      ],
+    );
+    assert.equal(sent[0]?.body, undefined);
+  });
+
+  it('events.listAll walks the log, and forTenant names the tenant', async () => {
+    const { fetch, sent } = fakeFetch((req) =>
+      new URL(req.url).searchParams.get('cursor') === null
+        ? { status: 200, json: { data: [1, 2], nextCursor: 'c1' } }
+        : { status: 200, json: { data: [3], nextCursor: null } },
+    );
+    const items: unknown[] = [];
+    for await (const e of client(fetch, { token: 'sa_admin' })
+      .forTenant('ten_1')
+      .events.listAll({ type: 'a.b' }))
+      items.push(e);
+    assert.deepEqual(items, [1, 2, 3]);
+    for (const r of sent) {
+      assert.equal(new URL(r.url).searchParams.get('tenantId'), 'ten_1');
+      assert.equal(new URL(r.url).searchParams.get('type'), 'a.b');
+    }
+  });
+
+  it('deleting the last key: a conflict error', async () => {
+    const body = { error: { code: 'conflict', message: 'a tenant keeps at least one key', details: null } };
+    const { fetch } = fakeFetch(() => ({ status: 409, json: body }));
+    const err = await failure(client(fetch).tenants.deleteKey('ten_1', 'key_1'));
+    assert.equal(err.status, 409);
+    assert.equal(err.code, 'conflict');
+  });
+});

@@ -12,6 +12,7 @@ import type {
   AcceptedEventBatch,
   Alert,
   CreateDestinationInput,
+  CreatedKey,
   CreateTenantInput,
   Delivery,
   DeliveryListParams,
@@ -22,9 +23,11 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  EventListParams,
   HealthParams,
   HealthWithTransitions,
   ListParams,
+  LoggedEvent,
   NewEvent,
   OverviewParams,
   Page,
@@ -33,6 +36,7 @@ import type {
   RotatedSecret,
   StatsParams,
   Tenant,
+  TenantKey,
   TenantWithKey,
   UpdateDestinationInput,
   UpdateTenantInput,
@@ -107,6 +111,31 @@ export class Tenants {
   /** Changes a tenant's name or quotas; a quota set to null falls back to the operator-wide default. */
   update(id: string, patch: UpdateTenantInput, options?: CallOptions): Promise<Tenant> {
     return this.#t.call('PATCH', `/v1/tenants/${seg(id)}`, { ...pick(options), body: patch });
+  }
+
+  /** Deletes a tenant: its keys stop working, its destinations are deleted (undelivered deliveries cancelled). */
+  async delete(id: string, options?: CallOptions): Promise<void> {
+    await this.#t.call('DELETE', `/v1/tenants/${seg(id)}`, pick(options));
+  }
+
+  /** Creates another API key for the tenant; its `apiKey` is in this answer only. */
+  createKey(tenantId: string, options?: CallOptions): Promise<CreatedKey> {
+    return this.#t.call('POST', `/v1/tenants/${seg(tenantId)}/keys`, pick(options));
+  }
+
+  /** The tenant's API keys, oldest first: ids and prefixes, never the keys. */
+  async listKeys(tenantId: string, options?: CallOptions): Promise<TenantKey[]> {
+    const page = await this.#t.call<{ data: TenantKey[] }>(
+      'GET',
+      `/v1/tenants/${seg(tenantId)}/keys`,
+      pick(options),
+    );
+    return page.data;
+  }
+
+  /** Deletes an API key, refused at once; the tenant's last key cannot be (`conflict`). */
+  async deleteKey(tenantId: string, keyId: string, options?: CallOptions): Promise<void> {
+    await this.#t.call('DELETE', `/v1/tenants/${seg(tenantId)}/keys/${seg(keyId)}`, pick(options));
   }
 }
 
@@ -224,6 +253,30 @@ export class Events {
   /** The event with its payload and its deliveries. */
   get(id: string, options?: CallOptions): Promise<Event> {
     return this.#t.call('GET', `/v1/events/${seg(id)}`, pick(options));
+  }
+
+  /** The event log: newest first, by `type` (or `prefix.*`), `destinationId`, `since` and `until`. */
+  list(params: EventListParams = {}, options?: TenantCallOptions): Promise<Page<LoggedEvent>> {
+    const query = {
+      ...listQuery(params),
+      type: params.type,
+      destinationId: params.destinationId,
+      since: params.since,
+      until: params.until,
+      tenantId: this.#t.tenantId(options),
+    };
+    return this.#t.call('GET', '/v1/events', { ...pick(options), query });
+  }
+
+  pages(params: EventListParams = {}, options?: TenantCallOptions): AsyncGenerator<Page<LoggedEvent>, void> {
+    return walk((cursor) => this.list({ ...params, cursor }, options), params.cursor);
+  }
+
+  listAll(
+    params?: EventListParams,
+    options?: TenantCallOptions,
+  ): AsyncGenerator<LoggedEvent, void, undefined> {
+    return itemsOf(this.pages(params, options));
   }
 }
 

@@ -102,6 +102,22 @@ export interface TenantWithKey extends Tenant {
   apiKey: string;
 }
 
+/** One of a tenant's API keys as listed: never the key itself. */
+export interface TenantKey {
+  id: string;
+  /** The key's first characters, to tell keys apart; null for a key made before they were kept. */
+  prefix: string | null;
+  createdAt: string;
+  /** When a request last used it, to within a minute; null: never. */
+  lastUsedAt: string | null;
+}
+
+/** A key as created: `apiKey` is in this answer only. */
+export interface CreatedKey {
+  id: string;
+  apiKey: string;
+}
+
 // ---- destinations
 
 export interface CreateDestinationInput {
@@ -286,6 +302,20 @@ export interface Event {
   idempotencyKey: string | null;
   createdAt: string;
   deliveries: Delivery[];
+}
+
+/** An event of the event log: without its deliveries (`events.get` has them). */
+export type LoggedEvent = Omit<Event, 'deliveries'>;
+
+export interface EventListParams extends ListParams {
+  /** A type, or `prefix.*`: the types that start with `prefix.`; `*`: all. */
+  type?: string;
+  /** Only events with a delivery to this destination. */
+  destinationId?: string;
+  /** Only events accepted at or after this ISO time. */
+  since?: string;
+  /** Only events accepted at or before this ISO time. */
+  until?: string;
 }
 
 // ---- deliveries

@@ -47,7 +47,7 @@ async function pageQuery(
 }
 
 export async function listTenants(db: Queryable, req: PageRequest): Promise<Page<Tenant>> {
-  const rows = await pageQuery(db, 'tenants', TENANT_COLUMNS, [], [], req);
+  const rows = await pageQuery(db, 'tenants', TENANT_COLUMNS, ['deleted_at IS NULL'], [], req);
   return pageOf(rows, req.limit, tenantFromRow);
 }
 

@@ -166,6 +166,37 @@ await withPostgres('migrations and databases', () => {
         ].sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1)),
       );
     });
+
+    it('0009 carries each tenant key over as its first key (not the system placeholder)', async () => {
+      const real = new URL('../migrations/', import.meta.url);
+      const files = Object.fromEntries(
+        readdirSync(real)
+          .filter((f) => /^\d{4}_.+\.sql$/.test(f) && Number(f.slice(0, 4)) < 9)
+          .map((f) => [f, readFileSync(new URL(f, real), 'utf8')]),
+      );
+      const db = connect();
+      await migrate(db, { schema, dir: migrations(files) });
+      const acme = newId('ten');
+      const system = newId('ten');
+      await db.query(
+        `INSERT INTO tenants (id, name, api_key_hash, created_at) VALUES ($1, 'acme', 'h1', 5), ($2, 'system', $3, 6)`,
+        [acme, system, `none:${system}`],
+      );
+      assert.deepEqual(await migrate(db, { schema }), [9, ...MIGRATION_VERSIONS.filter((v) => v > 9)]);
+      const keys = await db.query(
+        'SELECT id, tenant_id, key_hash, prefix, created_at, last_used_at FROM tenant_keys',
+      );
+      assert.deepEqual(keys, [
+        {
+          id: `key_${acme.slice(4)}`,
+          tenant_id: acme,
+          key_hash: 'h1',
+          prefix: null,
+          created_at: 5,
+          last_used_at: null,
+        },
+      ]);
+    });
   });
 
   describe('ensureDatabase', () => {

@@ -132,6 +132,7 @@ await withPostgres('PostgresStore', () => {
           'event_types',
           'events',
           'schema_migrations',
+          'tenant_keys',
           'tenants',
         ],
       );

@@ -34,16 +34,21 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  EventFilter,
   EventType,
   EventTypeFields,
   EventTypePageRequest,
   HealthChange,
   HealthTransition,
+  KeyDeletion,
+  KeyMatch,
   NewDestination,
   NewEvent,
   NewTenant,
+  NewTenantKey,
   Page,
   PageRequest,
+  PerTurn,
   ProbeClaim,
   RetentionResult,
   RetryResult,
@@ -51,6 +56,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
+  TenantKey,
   TenantPatch,
 } from '@sluice/store';
 import {
@@ -101,6 +107,8 @@ export class PostgresStore implements Store {
   private readonly claims: ClaimBatcher;
   /** The API requests of one turn accept in one statement per tenant (accept.ts). */
   private readonly accepts: AcceptBatcher;
+  /** Every API request's key lookup; those of one turn in one statement (tenants.ts). */
+  private readonly keys: PerTurn<string, KeyMatch | null>;
 
   /** A store on an already migrated database; see `open`. */
   constructor(url: string, options: PostgresStoreOptions) {
@@ -108,6 +116,7 @@ export class PostgresStore implements Store {
     this.keyring = options.keyring;
     this.claims = new ClaimBatcher(this.db.generic);
     this.accepts = new AcceptBatcher(this.db);
+    this.keys = tenants.keyLookups(this.db);
   }
 
   /**
@@ -135,12 +144,12 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void> {
-    await tenants.createTenant(this.db, tenant, apiKeyHash);
+  async createTenant(tenant: NewTenant, apiKeyHash: string, key?: Omit<NewTenantKey, 'hash'>): Promise<void> {
+    await tenants.createTenant(this.db, tenant, apiKeyHash, key);
   }
 
   async getTenant(id: string): Promise<Tenant | undefined> {
-    return tenants.tenantWhere(this.db, 'id', id);
+    return tenants.getTenant(this.db, id);
   }
 
   async updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined> {
@@ -151,12 +160,37 @@ export class PostgresStore implements Store {
     return tenants.pendingEvents(this.db, tenantId, cap);
   }
 
-  async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
-    return tenants.tenantWhere(this.db, 'api_key_hash', hash);
-  }
-
   async listTenants(page: PageRequest): Promise<Page<Tenant>> {
     return lists.listTenants(this.db, page);
+  }
+
+  // ---- tenants' lifecycle, keys and the event log (tenants.ts)
+  async keyByHash(hash: string): Promise<KeyMatch | undefined> {
+    return (await this.keys.load(hash)) ?? undefined;
+  }
+
+  async addTenantKey(tenantId: string, key: NewTenantKey, now: number): Promise<TenantKey | undefined> {
+    return tenants.addTenantKey(this.db, tenantId, key, now);
+  }
+
+  async listTenantKeys(tenantId: string): Promise<TenantKey[]> {
+    return tenants.listTenantKeys(this.db, tenantId);
+  }
+
+  async deleteTenantKey(tenantId: string, keyId: string): Promise<KeyDeletion> {
+    return tenants.deleteTenantKey(this.db, tenantId, keyId);
+  }
+
+  async touchTenantKey(keyId: string, now: number): Promise<void> {
+    await tenants.touchTenantKey(this.db, keyId, now);
+  }
+
+  async deleteTenant(id: string, now: number): Promise<string[] | undefined> {
+    return tenants.deleteTenant(this.db, id, now);
+  }
+
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+    return tenants.listEvents(this.db, filter, page);
   }
 
   async createDestination(input: NewDestination, now: number): Promise<Destination> {

@@ -1,35 +1,160 @@
-/** The Postgres store's tenants: created, read, patched by the operator, and their pending-events count. */
+/**
+ * The Postgres store's tenants: created, read, patched and deleted by the operator, their keys,
+ * their pending-events count and their event log. A deleted tenant is kept (its events and
+ * deliveries point at it) with `deleted_at` set, and is found by no read here.
+ */
 
+import { sqlSourcesOf } from '@sluice/core';
 import {
+  type EventFilter,
+  eventsStatement,
+  firstKeyId,
+  insertKeySql,
   insertTenantSql,
+  type KeyDeletion,
+  type KeyMatch,
+  keyFromRow,
+  keyMatchFromRow,
+  keyMatchSql,
+  listKeysSql,
   type NewTenant,
+  type NewTenantKey,
+  type Page,
+  type PageRequest,
+  type PerTurn,
+  pageOf,
   pendingEventsSql,
+  perTurn,
+  type StoredEvent,
   TENANT_COLUMNS,
   type Tenant,
+  type TenantKey,
   type TenantPatch,
   tenantFromRow,
+  touchKeySql,
   updateTenantStatement,
 } from '@sluice/store';
-import type { Queryable } from './db.ts';
-import { mark } from './rows.ts';
+import type { Db, Queryable } from './db.ts';
+import { eventFromRow, mark } from './rows.ts';
 
 const INSERT_TENANT = insertTenantSql(mark);
+const INSERT_KEY = insertKeySql(mark);
+const KEYS_BY_HASH = keyMatchSql('k.key_hash = ANY($1)');
+const LIST_KEYS = listKeysSql(mark);
+const TOUCH_KEY = touchKeySql(mark);
 const PENDING_EVENTS = pendingEventsSql(mark);
 
-export async function createTenant(db: Queryable, tenant: NewTenant, apiKeyHash: string): Promise<void> {
-  await db.query(INSERT_TENANT, [
-    tenant.id,
-    tenant.name,
-    apiKeyHash,
-    tenant.createdAt,
-    tenant.quota?.eventsPerSecond ?? null,
-    tenant.quota?.pendingEvents ?? null,
-  ]);
+export async function createTenant(
+  db: Db,
+  tenant: NewTenant,
+  apiKeyHash: string,
+  key?: Omit<NewTenantKey, 'hash'>,
+): Promise<void> {
+  await db.tx(async (q) => {
+    await q.query(INSERT_TENANT, [
+      tenant.id,
+      tenant.name,
+      apiKeyHash,
+      tenant.createdAt,
+      tenant.quota?.eventsPerSecond ?? null,
+      tenant.quota?.pendingEvents ?? null,
+    ]);
+    const id = key?.id ?? firstKeyId(tenant.id);
+    await q.query(INSERT_KEY, [id, tenant.id, apiKeyHash, key?.prefix ?? null, tenant.createdAt]);
+  });
 }
 
-export async function tenantWhere(db: Queryable, column: 'id' | 'api_key_hash', value: string) {
-  const [r] = await db.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE ${column} = $1`, [value]);
+export async function getTenant(db: Queryable, id: string): Promise<Tenant | undefined> {
+  const [r] = await db.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = $1 AND deleted_at IS NULL`, [
+    id,
+  ]);
   return r && tenantFromRow(r);
+}
+
+/**
+ * The key lookups of one turn of the event loop in one statement (`perTurn`, as the accepts):
+ * every API request reads its key (auth.ts), so under load the requests that arrive together
+ * share one round trip.
+ */
+export function keyLookups(db: Queryable, max = 500): PerTurn<string, KeyMatch | null> {
+  return perTurn(async (hashes) => {
+    const rows = await db.query(KEYS_BY_HASH, [hashes]);
+    const byHash = new Map(rows.map((r) => [String(r.key_hash), keyMatchFromRow(r)]));
+    return hashes.map((hash) => byHash.get(hash) ?? null);
+  }, max);
+}
+
+export async function addTenantKey(
+  db: Queryable,
+  tenantId: string,
+  key: NewTenantKey,
+  now: number,
+): Promise<TenantKey | undefined> {
+  // Added only to a tenant not deleted. A key added while the tenant's deletion commits is
+  // harmless: keyByHash reads keys of tenants not deleted only.
+  const rows = await db.query(
+    `INSERT INTO tenant_keys (id, tenant_id, key_hash, prefix, created_at)
+     SELECT $1, id, $3, $4, $5 FROM tenants WHERE id = $2 AND deleted_at IS NULL
+     RETURNING id`,
+    [key.id, tenantId, key.hash, key.prefix, now],
+  );
+  if (rows.length === 0) return undefined;
+  return { id: key.id, tenantId, prefix: key.prefix, createdAt: now, lastUsedAt: null };
+}
+
+export async function listTenantKeys(db: Queryable, tenantId: string): Promise<TenantKey[]> {
+  return (await db.query(LIST_KEYS, [tenantId])).map(keyFromRow);
+}
+
+export async function deleteTenantKey(db: Db, tenantId: string, keyId: string): Promise<KeyDeletion> {
+  return db.tx(async (q) => {
+    // The tenant's keys locked: two deletes of its last two keys take turns, and the second sees one left.
+    const keys = await q.query('SELECT id FROM tenant_keys WHERE tenant_id = $1 ORDER BY id FOR UPDATE', [
+      tenantId,
+    ]);
+    if (!keys.some((k) => k.id === keyId)) return 'not_found';
+    if (keys.length === 1) return 'last';
+    await q.query('DELETE FROM tenant_keys WHERE id = $1', [keyId]);
+    return 'deleted';
+  });
+}
+
+export async function touchTenantKey(db: Queryable, keyId: string, now: number): Promise<void> {
+  await db.query(TOUCH_KEY, [now, keyId]);
+}
+
+export async function deleteTenant(db: Db, id: string, now: number): Promise<string[] | undefined> {
+  return db.tx(async (q) => {
+    const gone = await q.query(
+      'UPDATE tenants SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING id',
+      [id, now],
+    );
+    if (gone.length === 0) return undefined;
+    await q.query('DELETE FROM tenant_keys WHERE tenant_id = $1', [id]);
+    // As deleteDestination, for all the tenant's destinations at once.
+    const rows = await q.query(
+      `WITH gone AS (
+         UPDATE destinations SET deleted_at = $2, updated_at = $2 WHERE tenant_id = $1 AND deleted_at IS NULL
+         RETURNING id
+       ), cancelled AS (
+         UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
+         WHERE destination_id IN (SELECT id FROM gone)
+           AND status IN (${sqlSourcesOf('cancel')})
+       )
+       SELECT id FROM gone ORDER BY id`,
+      [id, now],
+    );
+    return rows.map((r) => String(r.id));
+  });
+}
+
+export async function listEvents(
+  db: Queryable,
+  filter: EventFilter,
+  req: PageRequest,
+): Promise<Page<StoredEvent>> {
+  const { text, values } = eventsStatement(mark, filter, req);
+  return pageOf(await db.query(text, values), req.limit, eventFromRow);
 }
 
 export async function updateTenant(

@@ -1,5 +1,5 @@
 /**
- * The SQLite store's tenants and destinations. A deleted destination is kept (its deliveries
+ * The SQLite store's destinations. A deleted destination is kept (its deliveries
  * and attempts point at it) with `deleted_at` set, and is found by no read here.
  */
 
@@ -8,15 +8,10 @@ import {
   type Destination,
   type DestinationPatch,
   insertDestinationSql,
-  insertTenantSql,
   insertValues,
   type NewDestination,
-  type NewTenant,
   newDestinationRecord,
   patchedDestination,
-  TENANT_COLUMNS,
-  type Tenant,
-  tenantFromRow,
   updateDestinationSql,
   updateValues,
 } from '@sluice/store';
@@ -27,27 +22,6 @@ import { destinationFromRow, mark } from './rows.ts';
 const INSERT_DESTINATION = insertDestinationSql(mark);
 const UPDATE_DESTINATION = updateDestinationSql(mark);
 const LIVE_DESTINATION = 'SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL';
-
-export function createTenant(db: Sql, tenant: NewTenant, apiKeyHash: string): void {
-  db.sql(insertTenantSql(mark)).run(
-    tenant.id,
-    tenant.name,
-    apiKeyHash,
-    tenant.createdAt,
-    tenant.quota?.eventsPerSecond ?? null,
-    tenant.quota?.pendingEvents ?? null,
-  );
-}
-
-export function getTenant(db: Sql, id: string): Tenant | undefined {
-  const r = db.sql(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id);
-  return r && tenantFromRow(r);
-}
-
-export function tenantByKeyHash(db: Sql, hash: string): Tenant | undefined {
-  const r = db.sql(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE api_key_hash = ?`).get(hash);
-  return r && tenantFromRow(r);
-}
 
 export function createDestination(db: Sql, input: NewDestination, now: number): Destination {
   const destination = newDestinationRecord(input, now);
@@ -76,17 +50,20 @@ export function updateDestination(
 }
 
 export function deleteDestination(db: Sql, id: string, now: number): boolean {
-  return db.tx(() => {
-    const { changes } = db
-      .sql('UPDATE destinations SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL')
-      .run(now, now, id);
-    if (changes === 0) return false;
-    db.sql(
-      `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
-       WHERE destination_id = ? AND status IN (${sqlSourcesOf('cancel')})`,
-    ).run(now, id);
-    return true;
-  });
+  return db.tx(() => deleteDestinationIn(db, id, now));
+}
+
+/** The deletion of a destination, inside the caller's transaction (a tenant's deletion runs it too). */
+export function deleteDestinationIn(db: Sql, id: string, now: number): boolean {
+  const { changes } = db
+    .sql('UPDATE destinations SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL')
+    .run(now, now, id);
+  if (changes === 0) return false;
+  db.sql(
+    `UPDATE deliveries SET status = 'cancelled', updated_at = ?, claimed_at = NULL
+     WHERE destination_id = ? AND status IN (${sqlSourcesOf('cancel')})`,
+  ).run(now, id);
+  return true;
 }
 
 export function listDestinations(db: Sql, tenantId: string): Destination[] {

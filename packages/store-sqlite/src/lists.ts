@@ -47,7 +47,7 @@ function pageQuery(
 }
 
 export function listTenants(db: Sql, req: PageRequest): Page<Tenant> {
-  return pageOf(pageQuery(db, 'tenants', [], [], req), req.limit, tenantFromRow);
+  return pageOf(pageQuery(db, 'tenants', ['deleted_at IS NULL'], [], req), req.limit, tenantFromRow);
 }
 
 export function pageDestinations(db: Sql, tenantId: string | undefined, req: PageRequest): Page<Destination> {

@@ -73,7 +73,7 @@ describe('SqliteStore on its file', () => {
     const second = open();
     assert.deepEqual(recorded(second), before, 'nothing applied again');
     assert.deepEqual(migrate(second.db), [], 'migrate on a migrated file applies nothing');
-    assert.equal((await second.tenantByKeyHash('hash'))?.name, 'Acme', 'the data survived');
+    assert.equal((await second.keyByHash('hash'))?.tenant.name, 'Acme', 'the data survived');
   });
 
   it('0003 numbers the deliveries already there per destination, in insertion order', () => {

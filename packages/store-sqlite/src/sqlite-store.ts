@@ -30,14 +30,18 @@ import type {
   DestinationCounts,
   DestinationPatch,
   DestinationWork,
+  EventFilter,
   EventType,
   EventTypeFields,
   EventTypePageRequest,
   HealthChange,
   HealthTransition,
+  KeyDeletion,
+  KeyMatch,
   NewDestination,
   NewEvent,
   NewTenant,
+  NewTenantKey,
   Page,
   PageRequest,
   ProbeClaim,
@@ -47,6 +51,7 @@ import type {
   Store,
   StoredEvent,
   Tenant,
+  TenantKey,
   TenantPatch,
 } from '@sluice/store';
 import { acceptOne } from './accept.ts';
@@ -185,12 +190,12 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     }
   }
 
-  async createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void> {
-    destinations.createTenant(this, tenant, apiKeyHash);
+  async createTenant(tenant: NewTenant, apiKeyHash: string, key?: Omit<NewTenantKey, 'hash'>): Promise<void> {
+    tenants.createTenant(this, tenant, apiKeyHash, key);
   }
 
   async getTenant(id: string): Promise<Tenant | undefined> {
-    return destinations.getTenant(this, id);
+    return tenants.getTenant(this, id);
   }
 
   async updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined> {
@@ -201,12 +206,37 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return tenants.pendingEvents(this, tenantId, cap);
   }
 
-  async tenantByKeyHash(hash: string): Promise<Tenant | undefined> {
-    return destinations.tenantByKeyHash(this, hash);
-  }
-
   async listTenants(page: PageRequest): Promise<Page<Tenant>> {
     return lists.listTenants(this, page);
+  }
+
+  // ---- tenants' lifecycle, keys and the event log (tenants.ts)
+  async keyByHash(hash: string): Promise<KeyMatch | undefined> {
+    return tenants.keyByHash(this, hash);
+  }
+
+  async addTenantKey(tenantId: string, key: NewTenantKey, now: number): Promise<TenantKey | undefined> {
+    return tenants.addTenantKey(this, tenantId, key, now);
+  }
+
+  async listTenantKeys(tenantId: string): Promise<TenantKey[]> {
+    return tenants.listTenantKeys(this, tenantId);
+  }
+
+  async deleteTenantKey(tenantId: string, keyId: string): Promise<KeyDeletion> {
+    return tenants.deleteTenantKey(this, tenantId, keyId);
+  }
+
+  async touchTenantKey(keyId: string, now: number): Promise<void> {
+    tenants.touchTenantKey(this, keyId, now);
+  }
+
+  async deleteTenant(id: string, now: number): Promise<string[] | undefined> {
+    return tenants.deleteTenant(this, id, now);
+  }
+
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+    return tenants.listEvents(this, filter, page);
   }
 
   async createDestination(input: NewDestination, now: number): Promise<Destination> {

@@ -62,6 +62,21 @@ export {
   tenantFromRow,
 } from './rows.ts';
 export type { Store } from './store.ts';
+export {
+  type EventFilter,
+  eventsStatement,
+  firstKeyId,
+  insertKeySql,
+  type KeyDeletion,
+  type KeyMatch,
+  keyFromRow,
+  keyMatchFromRow,
+  keyMatchSql,
+  listKeysSql,
+  type NewTenantKey,
+  type TenantKey,
+  touchKeySql,
+} from './tenant-keys.ts';
 export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
 export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
 export {

@@ -38,8 +38,15 @@ export function pageOf<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<
   return { items: kept.map(map), next: more ? (kept[kept.length - 1]?.id as string) : null };
 }
 
-/** A condition on one column: `column = value`, or with the operator given. */
-export type Condition = [column: string, value: string | number, operator?: '=' | '>='];
+/**
+ * A condition on one column: `column = value`, or with the operator given; `IN deliveries`:
+ * the column (an event id) has a delivery to the destination `value`.
+ */
+export type Condition = [
+  column: string,
+  value: string | number,
+  operator?: '=' | '>=' | '<=' | 'IN deliveries',
+];
 
 /** The deliveries' listing filter as conditions on their columns. */
 export function deliveryConditions(filter: DeliveryFilter): Condition[] {
@@ -70,7 +77,11 @@ export function pageStatement(
   const where = [...fixed];
   for (const [column, value, operator = '='] of conditions) {
     values.push(value);
-    where.push(`${column} ${operator} ${mark(values.length)}`);
+    where.push(
+      operator === 'IN deliveries'
+        ? `${column} IN (SELECT event_id FROM deliveries WHERE destination_id = ${mark(values.length)})`
+        : `${column} ${operator} ${mark(values.length)}`,
+    );
   }
   if (req.after !== undefined) {
     values.push(req.after);

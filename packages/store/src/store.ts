@@ -37,21 +37,46 @@ import type {
 import type { EventType, EventTypeFields, EventTypePageRequest } from './event-types.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
+import type { EventFilter, KeyDeletion, KeyMatch, NewTenantKey, TenantKey } from './tenant-keys.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
 
 export interface Store {
-  createTenant(tenant: NewTenant, apiKeyHash: string): Promise<void>;
+  /**
+   * Creates the tenant with its first key (`key`: its id and prefix; by default `firstKeyId`
+   * and no prefix).
+   */
+  createTenant(tenant: NewTenant, apiKeyHash: string, key?: Omit<NewTenantKey, 'hash'>): Promise<void>;
+  /** Deleted tenants are not found (nor listed, nor patched). */
   getTenant(id: string): Promise<Tenant | undefined>;
   /** The tenant as patched (a quota field set to null: none of its own), or undefined when missing. */
   updateTenant(id: string, patch: TenantPatch): Promise<Tenant | undefined>;
   listTenants(page: PageRequest): Promise<Page<Tenant>>;
-  tenantByKeyHash(hash: string): Promise<Tenant | undefined>;
   /**
    * The tenant's events not yet finished (an event with a delivery `pending`, `queued` or
    * `delivering`), counted up to `cap` only: the pending-events quota needs no more, and
    * the count reads at most `cap` events' entries of an index, never the whole backlog.
    */
   pendingEvents(tenantId: string, cap: number): Promise<number>;
+
+  // ---- tenants' lifecycle, keys and the event log (#32; tenant-keys.ts)
+  /** The key with this hash and its tenant, unless the key or the tenant was deleted. */
+  keyByHash(hash: string): Promise<KeyMatch | undefined>;
+  /** Adds a key to the tenant; undefined when the tenant is missing or deleted. */
+  addTenantKey(tenantId: string, key: NewTenantKey, now: number): Promise<TenantKey | undefined>;
+  /** The tenant's keys, oldest first (none for a missing tenant). */
+  listTenantKeys(tenantId: string): Promise<TenantKey[]>;
+  /** Deletes the key unless it is the tenant's last (atomic: two deletes cannot leave none). */
+  deleteTenantKey(tenantId: string, keyId: string): Promise<KeyDeletion>;
+  /** Records a key's use (`lastUsedAt`); nothing when the key is gone. */
+  touchTenantKey(keyId: string, now: number): Promise<void>;
+  /**
+   * Deletes the tenant in one transaction: marks it deleted, deletes its keys, and deletes its
+   * destinations as `deleteDestination` does (undelivered deliveries cancelled). Returns the
+   * destinations deleted, or undefined when the tenant is missing or already deleted.
+   */
+  deleteTenant(id: string, now: number): Promise<string[] | undefined>;
+  /** The tenant's events, newest first. */
+  listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>>;
 
   createDestination(destination: NewDestination, now: number): Promise<Destination>;
   /** Deleted destinations are not found. */

@@ -27,7 +27,7 @@ export function updateTenantStatement(
   const sets = tenantSets(patch);
   if (sets.length === 0) sets.push(['id', id]);
   const text = `UPDATE tenants SET ${sets.map(([column], i) => `${column} = ${mark(i + 1)}`).join(', ')}
-    WHERE id = ${mark(sets.length + 1)} RETURNING ${TENANT_COLUMNS}`;
+    WHERE id = ${mark(sets.length + 1)} AND deleted_at IS NULL RETURNING ${TENANT_COLUMNS}`;
   return { text, values: [...sets.map(([, value]) => value), id] };
 }
 

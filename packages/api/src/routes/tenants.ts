@@ -1,5 +1,6 @@
 import { newId } from '@sluice/core';
-import { generateApiKey, hashKey } from '../auth.ts';
+import { z } from 'zod';
+import { generateApiKey, hashKey, keyPrefix } from '../auth.ts';
 import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
 import {
   CreateTenant,
@@ -16,7 +17,7 @@ import { presentTenant } from '../present.ts';
 
 const tags = ['tenants'];
 
-export function tenantRoutes(app: App, { store, clock, quotas }: ApiContext): void {
+export function tenantRoutes(app: App, { store, dispatcher, clock, quotas }: ApiContext): void {
   app.post(
     '/v1/tenants',
     {
@@ -31,13 +32,14 @@ export function tenantRoutes(app: App, { store, clock, quotas }: ApiContext): vo
     },
     async (request, reply) => {
       const apiKey = generateApiKey();
+      const key = { id: newId('key'), prefix: keyPrefix(apiKey) };
       const tenant = {
         id: newId('ten'),
         name: request.body.name,
         createdAt: clock(),
         quota: { eventsPerSecond: null, pendingEvents: null },
       };
-      await store.createTenant(tenant, hashKey(apiKey));
+      await store.createTenant(tenant, hashKey(apiKey), key);
       return reply.status(201).send({ ...presentTenant(tenant), apiKey });
     },
   );
@@ -99,6 +101,32 @@ export function tenantRoutes(app: App, { store, clock, quotas }: ApiContext): vo
       if (!tenant) throw notFound('tenant', request.params.id);
       quotas.forget(tenant.id);
       return presentTenant(tenant);
+    },
+  );
+
+  app.delete(
+    '/v1/tenants/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Delete a tenant: its keys stop working, its destinations are deleted',
+        description:
+          'Its keys are refused at once; its destinations are deleted as `DELETE /v1/destinations/:id` does (undelivered deliveries cancelled). Its events stay until retention removes them.',
+        params: IdParams('ten'),
+        querystring: NoQuery,
+        response: { 204: z.null().meta({ description: 'Deleted' }), ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      dispatcher.checkAnnounce();
+      const destinations = await store.deleteTenant(request.params.id, clock());
+      if (destinations === undefined) throw notFound('tenant', request.params.id);
+      for (const id of destinations) await dispatcher.destinationChanged(id);
+      quotas.forget(request.params.id);
+      // Portal links (docs/api.md "The tenant side") are revoked here once they exist: they are
+      // not built yet, so a deleted tenant has none.
+      return reply.status(204).send(null);
     },
   );
 }

@@ -19,6 +19,7 @@ import { destinationCases } from './destinations.ts';
 import { eventTypeCases } from './event-types.ts';
 import type { OpenStore } from './fixtures.ts';
 import { healthConformance } from './health.ts';
+import { lifecycleCases } from './lifecycle.ts';
 import { listingCases } from './listings.ts';
 import { orderingConformance } from './ordering.ts';
 import { retentionCases } from './retention.ts';
@@ -39,6 +40,7 @@ export function storeConformance(name: string, open: OpenStore): void {
     workCases(open);
     countCases(open);
     listingCases(open);
+    lifecycleCases(open);
     retentionCases(open);
     orderingConformance(open);
     tenantCases(open);

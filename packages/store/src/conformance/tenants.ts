@@ -22,7 +22,7 @@ export function tenantCases(open: OpenStore): void {
         name: 'Renamed',
         quota: { eventsPerSecond: 50, pendingEvents: 1_000 },
       });
-      assert.deepEqual(await ctx.store.tenantByKeyHash(`hash-${ctx.tenant.id}`), read);
+      assert.deepEqual((await ctx.store.keyByHash(`hash-${ctx.tenant.id}`))?.tenant, read);
       assert.deepEqual((await ctx.store.listTenants({ limit: 10 })).items, [read]);
       await ctx.store.updateTenant(ctx.tenant.id, { quota: { eventsPerSecond: null } });
       assert.deepEqual((await ctx.store.getTenant(ctx.tenant.id))?.quota, {
