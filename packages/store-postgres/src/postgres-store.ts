@@ -13,14 +13,13 @@
  * Open it with `PostgresStore.open(url, { schema })`, which creates the schema and migrates.
  */
 
-import {
-  type BacklogSample,
-  type ClaimOrder,
-  type FiringAlert,
-  type HealthPolicy,
-  type HealthState,
-  type Keyring,
-  sqlSourcesOf,
+import type {
+  BacklogSample,
+  ClaimOrder,
+  FiringAlert,
+  HealthPolicy,
+  HealthState,
+  Keyring,
 } from '@sluice/core';
 import type {
   AcceptResult,
@@ -224,19 +223,7 @@ export class PostgresStore implements Store {
 
   async deleteDestination(id: string, now: number): Promise<boolean> {
     // One statement: the soft delete, and the cancelling of its undelivered deliveries.
-    const [r] = await this.db.query(
-      `WITH gone AS (
-         UPDATE destinations SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL
-         RETURNING id
-       ), cancelled AS (
-         UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
-         WHERE destination_id IN (SELECT id FROM gone)
-           AND status IN (${sqlSourcesOf('cancel')})
-       )
-       SELECT count(*) AS n FROM gone`,
-      [id, now],
-    );
-    return r?.n === 1;
+    return (await this.db.query(tenants.DELETE_DESTINATION, [id, now])).length === 1;
   }
 
   async cancelOrphans(now: number): Promise<number> {

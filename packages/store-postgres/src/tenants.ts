@@ -44,6 +44,27 @@ const LIST_KEYS = listKeysSql(mark);
 const TOUCH_KEY = touchKeySql(mark);
 const PENDING_EVENTS = pendingEventsSql(mark);
 
+/**
+ * Soft-deletes the live destinations matching `where` (on `$1`; `$2` is now) and cancels their
+ * undelivered deliveries, in one statement; answers the deleted ids. A destination's deletion
+ * and a tenant's run it.
+ */
+function deleteDestinationsSql(where: string): string {
+  return `WITH gone AS (
+       UPDATE destinations SET deleted_at = $2, updated_at = $2 WHERE ${where} AND deleted_at IS NULL
+       RETURNING id
+     ), cancelled AS (
+       UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
+       WHERE destination_id IN (SELECT id FROM gone)
+         AND status IN (${sqlSourcesOf('cancel')})
+     )
+     SELECT id FROM gone ORDER BY id`;
+}
+
+/** A destination's deletion (the store's `deleteDestination`). */
+export const DELETE_DESTINATION = deleteDestinationsSql('id = $1');
+const DELETE_TENANT_DESTINATIONS = deleteDestinationsSql('tenant_id = $1');
+
 export async function createTenant(
   db: Db,
   tenant: NewTenant,
@@ -132,18 +153,7 @@ export async function deleteTenant(db: Db, id: string, now: number): Promise<str
     if (gone.length === 0) return undefined;
     await q.query('DELETE FROM tenant_keys WHERE tenant_id = $1', [id]);
     // As deleteDestination, for all the tenant's destinations at once.
-    const rows = await q.query(
-      `WITH gone AS (
-         UPDATE destinations SET deleted_at = $2, updated_at = $2 WHERE tenant_id = $1 AND deleted_at IS NULL
-         RETURNING id
-       ), cancelled AS (
-         UPDATE deliveries SET status = 'cancelled', updated_at = $2, claimed_at = NULL
-         WHERE destination_id IN (SELECT id FROM gone)
-           AND status IN (${sqlSourcesOf('cancel')})
-       )
-       SELECT id FROM gone ORDER BY id`,
-      [id, now],
-    );
+    const rows = await q.query(DELETE_TENANT_DESTINATIONS, [id, now]);
     return rows.map((r) => String(r.id));
   });
 }
