@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { catalogContract, contract, lifecycleContract } from '@sluice/api';
+import { catalogContract, contract, lifecycleContract, portalContract } from '@sluice/api';
 import type {
   CreateDestinationInput,
   DeliveryWithAttempts,
@@ -736,6 +736,21 @@ describe("tenants' keys, their deletion and the event log", () => {
       all.map((e) => e.id),
       [...sent].reverse(),
     );
+  });
+});
+
+describe('who am I', () => {
+  it('GET /v1/whoami → 200: the role and the tenant of the token', async () => {
+    const admin = await get().admin.whoami();
+    assertStatus(200, 'whoami');
+    assertShape(portalContract.Whoami, admin, 'whoami');
+    assert.deepEqual(admin, { role: 'admin', tenant: null, portal: null });
+    const { api, tenant } = await get().tenant('whoami');
+    assert.deepEqual(await api.whoami(), {
+      role: 'tenant',
+      tenant: { id: tenant.id, name: tenant.name },
+      portal: null,
+    });
   });
 });
 

@@ -233,6 +233,7 @@ export const ROUTES = [
   'GET /v1/event-types/{name}',
   'PATCH /v1/event-types/{name}',
   'DELETE /v1/event-types/{name}',
+  'GET /v1/whoami',
 ] as const;
 
 /** A path as OpenAPI writes it: ids replaced by `{id}`, a key's by `{keyId}`, an event type's name by `{name}`. */

@@ -34,6 +34,7 @@ import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { tenantKeyRoutes } from './routes/tenant-keys.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { whoamiRoutes } from './routes/whoami.ts';
 import { operationalWebhooks } from './webhooks.ts';
 
 export async function buildApi(options: ApiOptions): Promise<App> {
@@ -110,6 +111,7 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   eventLogRoutes(app, ctx);
   deliveryRoutes(app, ctx);
   alertRoutes(app, ctx);
+  whoamiRoutes(app, ctx);
   await dashboardRoutes(app);
   return app;
 }
