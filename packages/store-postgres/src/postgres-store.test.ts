@@ -131,6 +131,7 @@ await withPostgres('PostgresStore', () => {
           'destinations',
           'event_types',
           'events',
+          'portal_links',
           'schema_migrations',
           'tenant_keys',
           'tenants',
