@@ -754,6 +754,43 @@ describe('who am I', () => {
   });
 });
 
+describe('the portal', () => {
+  it('POST /v1/destinations/:id/test → 202: a sluice.test event to that destination only', async () => {
+    const { api } = await get().tenant('test-event');
+    const destination = await api.destinations.create({ url: get().rcv.url('test-event'), rateLimit: RATE });
+    await api.destinations.pause(destination.id);
+    const accepted = await api.destinations.test(destination.id);
+    assertStatus(202, 'test event');
+    assertShape(contract.AcceptedEvent, accepted, 'test event');
+    assert.deepEqual(
+      accepted.deliveries.map((d) => d.destinationId),
+      [destination.id],
+    );
+    assert.equal((await api.events.get(accepted.id)).type, 'sluice.test');
+  });
+
+  it('POST, GET and DELETE /v1/portal-links: 201 with the token once, 200 without it, 204; the token then 401', async () => {
+    const { api, tenant } = await get().tenant('portal');
+    const created = await api.portalLinks.create({ access: 'read', branding: { title: 'Acme' } });
+    assertStatus(201, 'create link');
+    assertShape(portalContract.CreatedPortalLink, created, 'created link');
+    assert.match(created.id, id('prt'));
+    assert.equal(created.url, `${get().url}/portal/#token=${created.token}`);
+    const page = await api.portalLinks.list();
+    assertStatus(200, 'list links');
+    assertShape(contract.listOf(portalContract.PortalLink), page, 'links');
+    assert.deepEqual(
+      page.data.map((l) => [l.id, l.tenantId, l.access, l.expired]),
+      [[created.id, tenant.id, 'read', false]],
+    );
+    const portal = get().client(created.token);
+    assert.equal((await portal.whoami()).role, 'portal');
+    await api.portalLinks.revoke(created.id);
+    assertStatus(204, 'revoke link');
+    await rejectsWith(portal.whoami(), 401, 'unauthorized', 'a revoked link');
+  });
+});
+
 describe('coverage', () => {
   it('every route of the API was called above', () => {
     const called = new Set(get().calls.map((c) => `${c.method} ${template(c.path)}`));

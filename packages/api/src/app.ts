@@ -32,8 +32,10 @@ import { eventTypeRoutes } from './routes/event-types.ts';
 import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
+import { portalLinkRoutes } from './routes/portal-links.ts';
 import { tenantKeyRoutes } from './routes/tenant-keys.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { testEventRoutes } from './routes/test-event.ts';
 import { whoamiRoutes } from './routes/whoami.ts';
 import { operationalWebhooks } from './webhooks.ts';
 
@@ -112,7 +114,9 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   deliveryRoutes(app, ctx);
   alertRoutes(app, ctx);
   whoamiRoutes(app, ctx);
-  await dashboardRoutes(app);
+  portalLinkRoutes(app, ctx);
+  testEventRoutes(app, ctx);
+  await dashboardRoutes(app, options.config.portalFrameAncestors);
   return app;
 }
 

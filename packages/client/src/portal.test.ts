@@ -114,3 +114,27 @@ describe('portalLinks', () => {
     );
   });
 });
+
+describe('destinations.test', () => {
+  it('POST /v1/destinations/:id/test with the input as the body ({} when none)', async () => {
+    const accepted = { id: 'evt_01jd6xa1b3d5f7h9k1m3n5q7s9', deliveries: [] };
+    const { fetch, sent } = fakeFetch(() => ({ status: 202, json: accepted }));
+    const sluice = new Sluice({ baseUrl: 'http://api.test', token: 'sk_key', fetch });
+    assert.deepEqual(await sluice.destinations.test('dst_1'), accepted);
+    assert.deepEqual(
+      await sluice.destinations.test('dst_1', { type: 'order.paid', payload: { amount: 5 } }),
+      accepted,
+    );
+    assert.deepEqual(
+      sent.map((s) => [s.method, s.url, JSON.parse(s.body ?? 'null')]),
+      [
+        ['POST', 'http://api.test/v1/destinations/dst_1/test', {}],
+        [
+          'POST',
+          'http://api.test/v1/destinations/dst_1/test',
+          { type: 'order.paid', payload: { amount: 5 } },
+        ],
+      ],
+    );
+  });
+});
