@@ -168,7 +168,7 @@ export async function rejectsWith(
   }
 }
 
-const TABLES = ['tenants', 'destinations', 'events', 'deliveries', 'attempts'] as const;
+const TABLES = ['tenants', 'destinations', 'events', 'deliveries', 'attempts', 'portal_links'] as const;
 
 /** Every row of every table: equal snapshots mean nothing changed. */
 export async function snapshot(b: { query: ShapeBox['query'] }): Promise<Record<string, unknown[]>> {
