@@ -1,4 +1,9 @@
-/** The Postgres store's portal links (`@sluice/store`'s portal-links.ts has the statements). */
+/**
+ * The Postgres store's portal links (`@sluice/store`'s portal-links.ts has the statements). A
+ * request with a link's token reads its row alone (one probe of the unique hash index): unlike
+ * API keys (tenants.ts `keyLookups`), a portal's few requests gain nothing from sharing a turn's
+ * round trip.
+ */
 
 import {
   EXPIRED_LINKS_KEPT_MS,
