@@ -19,6 +19,7 @@ import { DestinationDetail } from './views/destination.tsx';
 import { Destinations } from './views/destinations.tsx';
 import { EventLookup } from './views/events.tsx';
 import { SignIn } from './views/sign-in.tsx';
+import { TenantsRoute } from './views/tenants.tsx';
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash);
@@ -52,6 +53,7 @@ function Route({ path, role }: { path: string; role: Role }) {
   if (path === '/dead' || path.startsWith('/dead?')) return <DeadLetters role={role} />;
   const event = /^\/events(?:\/(evt_[0-9a-z]+))?$/.exec(path);
   if (event) return <EventLookup id={event[1]} />;
+  if (role === 'admin' && /^\/tenants(\/|$)/.test(path)) return <TenantsRoute path={path} />;
   return <Destinations role={role} />;
 }
 
@@ -98,6 +100,9 @@ function App() {
     { href: '#/', label: 'Destinations', active: path === '/' || path.startsWith('/destinations') },
     { href: '#/dead', label: 'Dead letters', active: path.startsWith('/dead') },
     { href: '#/events', label: 'Event lookup', active: path.startsWith('/events') },
+    ...(role === 'admin'
+      ? [{ href: '#/tenants', label: 'Tenants', active: path.startsWith('/tenants') }]
+      : []),
   ];
   return (
     <>
