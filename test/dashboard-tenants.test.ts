@@ -81,6 +81,10 @@ async function fitsWidth(page: Page): Promise<void> {
   assert.ok(widest <= width, `the content reaches ${widest} px in a ${width} px window`);
 }
 
+/** The focused element's id, or its name. */
+const focused = async (page: Page) =>
+  (await page.evaluate('document.activeElement.id || document.activeElement.name')) as string;
+
 const keyRowsAre = (page: Page, n: number) =>
   page.waitForFunction(`document.querySelectorAll('tr[data-key]').length === ${n}`);
 
@@ -137,15 +141,20 @@ describe('the dashboard: tenants', { skip: why ?? false }, () => {
       const firstKey = await keyInput.inputValue();
       assert.match(firstKey, /^sk_/);
       await page.getByText('Shown once.').waitFor();
-      await page.getByRole('button', { name: 'Copy' }).click();
+      // The key takes the focus; Tab reaches Copy, Enter copies.
+      assert.equal(await focused(page), 'new-tenant-key');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
       await page.getByText('Copied.').waitFor();
       assert.equal(await page.evaluate('navigator.clipboard.readText()'), firstKey);
       assert.equal(await status(firstKey), 200, 'the new tenant key works');
       await shot(page, '1-created-1366');
       const row = page.locator('tr', { has: page.getByRole('link', { name: 'initech', exact: true }) });
       const tenantId = (await row.getAttribute('data-tenant')) ?? assert.fail('no row for initech');
-      await page.getByRole('button', { name: 'Done' }).click();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter'); // Done: the key leaves the page, the focus returns to the name
       assert.equal(await page.getByLabel('API key of initech').count(), 0, 'the key is gone from the page');
+      assert.equal(await focused(page), 'name');
 
       // Its page: rename it.
       await row.getByRole('link', { name: 'initech' }).click();
@@ -190,6 +199,7 @@ describe('the dashboard: tenants', { skip: why ?? false }, () => {
       page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: `Delete key ${firstKeyId}` }).click();
       await page.getByText(`Key ${firstKeyId} deleted`).waitFor();
+      assert.equal(await focused(page), 'keys-title', 'the focus left with the row goes to the keys');
       assert.equal(await status(firstKey), 401, 'the deleted key is refused at once');
       assert.equal(await status(secondKey), 200);
       await keyRowsAre(page, 1);

@@ -1,10 +1,11 @@
 /**
  * A tenant's API key as the API answered it once (a new tenant, another key): Sluice keeps
  * only its hash, so this page is the one chance to copy it. A copy button (the clipboard, or
- * selecting the text where the browser refuses it) and a plain note saying so.
+ * selecting the text where the browser refuses it) and a plain note saying so. It takes the
+ * focus when shown (the button that made it is gone), its text selected: Ctrl+C copies it.
  */
 
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 async function copy(input: HTMLInputElement | null, value: string): Promise<boolean> {
   try {
@@ -31,17 +32,27 @@ export function ShownKey({
   onDone?: () => void;
 }) {
   const [copied, setCopied] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
   return (
     <div class="shown-key">
       <label for={id}>{label}</label>
       <div class="shown-key-row">
-        <input id={id} readOnly value={apiKey} spellcheck={false} onFocus={(e) => e.currentTarget.select()} />
+        <input
+          ref={input}
+          id={id}
+          readOnly
+          value={apiKey}
+          spellcheck={false}
+          onFocus={(e) => e.currentTarget.select()}
+        />
         <button
           type="button"
-          onClick={async (e) => {
-            const input = e.currentTarget.parentElement?.querySelector('input') ?? null;
-            setCopied((await copy(input, apiKey)) ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.');
-          }}
+          onClick={async () =>
+            setCopied(
+              (await copy(input.current, apiKey)) ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.',
+            )
+          }
         >
           Copy
         </button>

@@ -4,7 +4,7 @@
  * name. Sluice's own tenant (alerts) is shown, never renamed, deleted or given a key.
  */
 
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { formatQuota, formatTime } from '../format.ts';
 import { type CreatedKey, isSystemTenant, type Tenant, tenantsApi } from '../tenants-api.ts';
@@ -69,6 +69,9 @@ function Keys({ tenant }: { tenant: Tenant }) {
   const { data, error, refresh } = usePoll(() => tenantsApi.keys(tenant.id), 15_000, [tenant.id]);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  // Where the focus goes when the control that had it is gone (a deleted key's row, "Done").
+  const heading = useRef<HTMLHeadingElement>(null);
+  const createButton = useRef<HTMLButtonElement>(null);
 
   const run = async (work: () => Promise<string>) => {
     setStatus(null);
@@ -86,7 +89,9 @@ function Keys({ tenant }: { tenant: Tenant }) {
 
   return (
     <section class="panel" aria-labelledby="keys-title">
-      <h2 id="keys-title">API keys</h2>
+      <h2 id="keys-title" ref={heading} tabIndex={-1}>
+        API keys
+      </h2>
       {!system && (
         <p class="muted">
           To rotate a key: create another, switch the tenant's clients to it, then delete the old one.
@@ -138,6 +143,7 @@ function Keys({ tenant }: { tenant: Tenant }) {
                         void run(async () => {
                           await tenantsApi.deleteKey(tenant.id, key.id);
                           if (created?.id === key.id) setCreated(null);
+                          heading.current?.focus();
                           return `Key ${key.id} deleted: it is refused (401) from now on.`;
                         });
                       }}
@@ -161,6 +167,7 @@ function Keys({ tenant }: { tenant: Tenant }) {
       {!system && (
         <p>
           <button
+            ref={createButton}
             type="button"
             onClick={() =>
               run(async () => {
@@ -184,7 +191,10 @@ function Keys({ tenant }: { tenant: Tenant }) {
           id="created-key"
           label={`New API key ${created.id}`}
           apiKey={created.apiKey}
-          onDone={() => setCreated(null)}
+          onDone={() => {
+            setCreated(null);
+            createButton.current?.focus();
+          }}
         />
       )}
     </section>

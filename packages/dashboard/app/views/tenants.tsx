@@ -6,7 +6,7 @@
  *   #/tenants/<id>   one tenant: rename, its keys, its deletion (tenant.tsx)
  */
 
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatQuota, formatTime } from '../format.ts';
 import { isSystemTenant, type Tenant, type TenantWithKey, tenantsApi } from '../tenants-api.ts';
 import { usePoll } from '../use-poll.ts';
@@ -18,6 +18,13 @@ function NewTenant({ onCreated }: { onCreated(): void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<TenantWithKey | null>(null);
+  // Back from the key ("Done"): the focus returns to the name, for the next tenant.
+  const nameInput = useRef<HTMLInputElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (created === null && refocus.current) nameInput.current?.focus();
+    refocus.current = false;
+  }, [created]);
 
   if (created) {
     return (
@@ -34,6 +41,7 @@ function NewTenant({ onCreated }: { onCreated(): void }) {
           label={`API key of ${created.name}`}
           apiKey={created.apiKey}
           onDone={() => {
+            refocus.current = true;
             setCreated(null);
             setName('');
           }}
@@ -65,6 +73,7 @@ function NewTenant({ onCreated }: { onCreated(): void }) {
         <label>
           Name
           <input
+            ref={nameInput}
             name="name"
             required
             maxLength={200}
