@@ -157,7 +157,7 @@ function Keys({ tenant }: { tenant: Tenant }) {
             {data && data.data.length === 0 && (
               <tr>
                 <td colSpan={system ? 4 : 5} class="empty">
-                  No key.
+                  {system ? 'None: nothing signs in as this tenant.' : 'No key.'}
                 </td>
               </tr>
             )}
