@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { dashboardBuilt } from '@sluice/dashboard';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { createDestination, harness } from './helpers/sluice.ts';
+import { createDestination, harness, waitUntil } from './helpers/sluice.ts';
 
 const CHROMIUM = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = new URL('../test-artifacts/dashboard/', import.meta.url).pathname;
@@ -81,14 +81,15 @@ async function fitsWidth(page: Page): Promise<void> {
   assert.ok(widest <= width, `the content reaches ${widest} px in a ${width} px window`);
 }
 
-/** Waits for the focus to be on the element of this id (or name): the page moves it after a render. */
+/**
+ * Waits for the focus on the element of this id (or name): the page moves it after a render.
+ * Locators, not waitForFunction: the dashboard's CSP forbids the eval that one polls with.
+ */
 const focusOn = (page: Page, id: string) =>
-  page.waitForFunction(`(document.activeElement.id || document.activeElement.name) === '${id}'`, undefined, {
-    timeout: 5_000,
-  });
+  page.locator(`[id="${id}"]:focus, [name="${id}"]:focus`).waitFor({ timeout: 5_000 });
 
 const keyRowsAre = (page: Page, n: number) =>
-  page.waitForFunction(`document.querySelectorAll('tr[data-key]').length === ${n}`);
+  waitUntil(async () => (await page.locator('tr[data-key]').count()) === n, 5_000, `${n} key rows`, 50);
 
 describe('the dashboard: tenants', { skip: why ?? false }, () => {
   it('create a tenant (key shown once), rename it, rotate its keys, delete it; the system tenant stays', {
