@@ -8,9 +8,9 @@
  * create, change or delete them, and a tenant cannot post an event of such a type.
  */
 
-import { EVENT_TYPE } from './event-types.ts';
+import { EVENT_TYPE, RESERVED_PREFIX } from './event-types.ts';
 
-export const RESERVED_PREFIX = 'sluice.';
+export { RESERVED_PREFIX };
 export const MAX_EVENT_TYPE_LENGTH = 200;
 
 /** Whether `type` is one of Sluice's reserved types (`sluice.…`). */
