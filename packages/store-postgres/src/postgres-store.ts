@@ -27,6 +27,7 @@ import type {
   Attempt,
   Claim,
   CompletedAttempt,
+  CompletionChanges,
   Delivery,
   DeliveryFilter,
   Destination,
@@ -45,6 +46,7 @@ import type {
   NewEvent,
   NewTenant,
   NewTenantKey,
+  OperationalNotice,
   Page,
   PageRequest,
   PerTurn,
@@ -77,6 +79,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { emitNotices } from './operational.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import { destinationFromRow, mark } from './rows.ts';
 import { sealSecrets } from './seal.ts';
@@ -288,8 +291,8 @@ export class PostgresStore implements Store {
     completed: CompletedAttempt[],
     now: number,
     policy?: HealthPolicy,
-  ): Promise<HealthChange[]> {
-    return complete.completeAttempts(this.db.generic, completed, now, policy);
+  ): Promise<CompletionChanges> {
+    return complete.completeAttempts(this.db, completed, now, policy);
   }
 
   async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {
@@ -365,12 +368,27 @@ export class PostgresStore implements Store {
     return alerts.listAlerts(this.db, tenantId);
   }
 
-  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this.db, 'raise', alert, notice, now);
+  async raiseAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this.db, 'raise', alert, notice, now, operational);
   }
 
-  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this.db, 'resolve', alert, notice, now);
+  async resolveAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this.db, 'resolve', alert, notice, now, operational);
+  }
+
+  async emitOperational(notices: OperationalNotice[], now: number): Promise<string[]> {
+    if (notices.length === 0) return [];
+    return this.db.tx((q) => emitNotices(q, notices, now));
   }
 
   async ensureSystemDestination(

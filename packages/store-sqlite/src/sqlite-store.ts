@@ -24,6 +24,7 @@ import type {
   Attempt,
   Claim,
   CompletedAttempt,
+  CompletionChanges,
   Delivery,
   DeliveryFilter,
   Destination,
@@ -42,6 +43,7 @@ import type {
   NewEvent,
   NewTenant,
   NewTenantKey,
+  OperationalNotice,
   Page,
   PageRequest,
   ProbeClaim,
@@ -65,6 +67,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { emitNotices } from './operational.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
 import { TurnBatch } from './turn-batch.ts';
@@ -309,7 +312,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     completed: CompletedAttempt[],
     now: number,
     policy?: HealthPolicy,
-  ): Promise<HealthChange[]> {
+  ): Promise<CompletionChanges> {
     return health.completeAttempts(this, completed, now, policy);
   }
 
@@ -386,12 +389,27 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return alerts.listAlerts(this, tenantId);
   }
 
-  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this, this.acceptAlert, 'raise', alert, notice, now);
+  async raiseAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this, this.acceptAlert, 'raise', alert, notice, now, operational);
   }
 
-  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this, this.acceptAlert, 'resolve', alert, notice, now);
+  async resolveAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this, this.acceptAlert, 'resolve', alert, notice, now, operational);
+  }
+
+  async emitOperational(notices: OperationalNotice[], now: number): Promise<string[]> {
+    if (notices.length === 0) return [];
+    return this.tx(() => emitNotices(this, notices, now));
   }
 
   private readonly acceptAlert = (tenantId: string, event: NewEvent, now: number): void => {

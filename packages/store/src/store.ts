@@ -36,6 +36,7 @@ import type {
 } from './destination.ts';
 import type { EventType, EventTypeFields, EventTypePageRequest } from './event-types.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
+import type { CompletionChanges, OperationalNotice } from './operational.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
 import type { EventFilter, KeyDeletion, KeyMatch, NewTenantKey, TenantKey } from './tenant-keys.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
@@ -124,13 +125,16 @@ export interface Store {
    * Records the attempts, moves their deliveries on, and folds their results into each
    * destination's health (`nextHealth`), atomically: an attempt held by a degraded or
    * suspended destination (`isHeld`) goes back to pending instead of dead. Returns the
-   * destinations whose health moved (a transition, or a failed probe).
+   * destinations whose health moved (a transition, or a failed probe). The batch's
+   * operational events (`completionNotices`: a breaker opened or closed, a 410, a delivery
+   * dead) are accepted in the same transaction; `notified` lists the destinations they
+   * went to.
    */
   completeAttempts(
     completed: CompletedAttempt[],
     now: number,
     policy?: HealthPolicy,
-  ): Promise<HealthChange[]>;
+  ): Promise<CompletionChanges>;
   /**
    * A suspended destination's probe: when its `nextProbeAt` has come, claims its one oldest
    * pending delivery (due or not) and moves `nextProbeAt` to `holdUntil` (the probe's
@@ -209,16 +213,35 @@ export interface Store {
   /**
    * Raises the alert unless one of its destination and kind is firing: atomic, so of many
    * replicas raising at once exactly one does (true). With `notice`, the one that raises
-   * accepts that event in the same transaction: the alert and its webhook go together.
+   * accepts that event in the same transaction: the alert and its webhook go together; and
+   * with `operational`, the tenant's `sluice.backlog.…` event (`emitOperational`) too.
    */
-  raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  raiseAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean>;
   /** Resolves the alert if it is still the one raised at `alert.raisedAt` (true); as atomic. */
-  resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  resolveAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean>;
   /**
    * Creates the tenant if missing (no API key can match it), and creates the destination
    * with its id or brings it back to these settings: active, and undeleted if deleted.
    */
   ensureSystemDestination(tenant: NewTenant, destination: NewDestination, now: number): Promise<Destination>;
+
+  // ---- operational events (operational.ts)
+  /**
+   * Accepts each notice as an event of its tenant, to its subscribers, in one transaction;
+   * a notice whose key was accepted before creates nothing. Returns the destinations given
+   * deliveries (the caller wakes them).
+   */
+  emitOperational(notices: OperationalNotice[], now: number): Promise<string[]>;
 
   // ---- the event-type catalog (event-types.ts; Sluice's own `sluice.…` types are not stored)
   /** Creates the type, or returns undefined when its name is taken. */

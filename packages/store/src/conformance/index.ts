@@ -21,6 +21,7 @@ import type { OpenStore } from './fixtures.ts';
 import { healthConformance } from './health.ts';
 import { lifecycleCases } from './lifecycle.ts';
 import { listingCases } from './listings.ts';
+import { operationalCases } from './operational.ts';
 import { orderingConformance } from './ordering.ts';
 import { retentionCases } from './retention.ts';
 import { secretCases } from './secrets.ts';
@@ -45,5 +46,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     orderingConformance(open);
     tenantCases(open);
     eventTypeCases(open);
+    operationalCases(open);
   });
 }
