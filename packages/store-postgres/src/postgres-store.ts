@@ -210,6 +210,7 @@ export class PostgresStore implements Store {
     id: string,
     patch: DestinationPatch,
     now: number,
+    notices: OperationalNotice[] = [],
   ): Promise<Destination | undefined> {
     return this.db.tx(async (q) => {
       // Locked from read to write, so two concurrent patches both apply.
@@ -220,6 +221,7 @@ export class PostgresStore implements Store {
       if (r === undefined) return undefined;
       const next = patchedDestination(destinationFromRow(r, this.keyring), patch, now);
       await q.query(UPDATE_DESTINATION, updateValues(next, this.keyring));
+      if (notices.length > 0) await emitNotices(q, notices, now);
       return next;
     });
   }

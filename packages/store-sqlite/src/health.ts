@@ -30,6 +30,7 @@ import {
   healthFromRow,
   type MovedDestination,
   type ProbeClaim,
+  recoveredNotice,
   transitionFromRow,
   transitionReason,
 } from '@sluice/store';
@@ -234,6 +235,8 @@ export function resetHealth(s: HealthSql, destinationId: string, now: number): H
     };
     writeHealth(s, destinationId, before.state, after);
     if (before.state === 'healthy') return null;
+    if (before.state === 'suspended')
+      emitNotices(s, [recoveredNotice(row.tenant_id as string, destinationId, before.since, now)], now);
     logTransition(s, {
       destinationId,
       at: now,

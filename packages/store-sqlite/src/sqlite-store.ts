@@ -254,8 +254,9 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     id: string,
     patch: DestinationPatch,
     now: number,
+    notices?: OperationalNotice[],
   ): Promise<Destination | undefined> {
-    return destinations.updateDestination(this, id, patch, now);
+    return destinations.updateDestination(this, id, patch, now, notices);
   }
 
   async deleteDestination(id: string, now: number): Promise<boolean> {

@@ -47,6 +47,7 @@ export {
   type OperationalNotice,
   type OperationalType,
   operationalEvent,
+  recoveredNotice,
   type Subscriber,
   subscribersSql,
 } from './operational.ts';

@@ -76,6 +76,23 @@ export function operationalEvent(notice: OperationalNotice, subscribers: readonl
   };
 }
 
+/** A suspended destination's breaker closed by hand (`resetHealth`: a resume, a new URL). */
+export function recoveredNotice(
+  tenantId: string,
+  destinationId: string,
+  suspendedSince: number | null,
+  now: number,
+): OperationalNotice {
+  return {
+    tenantId,
+    destinationId,
+    type: 'sluice.destination.recovered',
+    occurredAt: now,
+    data: { suspendedForMs: Math.max(0, now - (suspendedSince ?? now)) },
+    key: `recovered:${destinationId}:${now}`,
+  };
+}
+
 /** A destination a completion batch moved, as the store saw it in the batch's transaction. */
 export interface MovedDestination {
   destinationId: string;

@@ -82,7 +82,16 @@ export interface Store {
   createDestination(destination: NewDestination, now: number): Promise<Destination>;
   /** Deleted destinations are not found. */
   getDestination(id: string): Promise<Destination | undefined>;
-  updateDestination(id: string, patch: DestinationPatch, now: number): Promise<Destination | undefined>;
+  /**
+   * With `notices` (operational.ts: a secret's rotation), accepts them in the same transaction
+   * when the destination was updated.
+   */
+  updateDestination(
+    id: string,
+    patch: DestinationPatch,
+    now: number,
+    notices?: OperationalNotice[],
+  ): Promise<Destination | undefined>;
   /** Deletes the destination and cancels its undelivered deliveries (dead ones too). */
   deleteDestination(id: string, now: number): Promise<boolean>;
   /** Every destination of a tenant (fan-out). */
@@ -142,7 +151,11 @@ export interface Store {
    * first time takes its destination's next sequence, as in `claimDue`.
    */
   claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim>;
-  /** Back to healthy (an operator's resume); the change, or null when it was healthy. */
+  /**
+   * Back to healthy (an operator's resume, a new URL); the change, or null when it was
+   * healthy. A suspended one's `sluice.destination.recovered` (operational.ts) is accepted in
+   * the same transaction.
+   */
   resetHealth(destinationId: string, now: number): Promise<HealthChange | null>;
   /** The latest transitions of a destination, newest first. */
   healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]>;

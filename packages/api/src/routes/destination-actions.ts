@@ -1,6 +1,5 @@
 import { bucketRefusals, generateSecret, maxInAnyWindow, PERIOD_MS, perSecond } from '@sluice/core';
 import type { OperationalNotice } from '@sluice/store';
-import type { FastifyBaseLogger } from 'fastify';
 import { type ApiContext, type App, errorResponses } from '../context.ts';
 import {
   Count,
@@ -17,23 +16,10 @@ import {
 } from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentDestination, presentHealth, presentTransition } from '../present.ts';
-import { ownedDestination, tags } from './destinations.ts';
+import { ownedDestination, tags, wakeSubscribers } from './destinations.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const SECRET_OVERLAP_MS = 24 * 3_600_000;
-
-/**
- * Tells the tenant (`@sluice/store` operational.ts) of a change this route made, after it
- * committed, keyed by the change: a repeat adds no second event. Best effort: the change
- * stands even if the store fails here (logged), as the route has already made it.
- */
-async function emit(ctx: ApiContext, log: FastifyBaseLogger, notice: OperationalNotice): Promise<void> {
-  try {
-    for (const id of await ctx.store.emitOperational([notice], ctx.clock())) ctx.dispatcher.wake(id);
-  } catch (err) {
-    log.error({ err, type: notice.type, destinationId: notice.destinationId }, 'operational event lost');
-  }
-}
 
 export function destinationActionRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, clock } = ctx;
@@ -58,21 +44,13 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         const current = await ownedDestination(ctx, request);
         dispatcher.checkAnnounce();
         // An operator's resume is a fresh start: the circuit closes too (docs/adr/0007).
+        // A suspended one's `sluice.destination.recovered` goes in the reset's transaction.
         const reset = action === 'resume' ? await store.resetHealth(current.id, clock()) : null;
         const updated = await store.updateDestination(current.id, { state, disabledReason: null }, clock());
         if (!updated) throw notFound('destination', current.id);
         await dispatcher.destinationChanged(updated.id);
-        if (reset?.from === 'suspended') {
-          const now = reset.health.since ?? clock();
-          await emit(ctx, request.log, {
-            tenantId: updated.tenantId,
-            destinationId: updated.id,
-            type: 'sluice.destination.recovered',
-            occurredAt: now,
-            data: { suspendedForMs: Math.max(0, now - (current.health.since ?? now)) },
-            key: `recovered:${updated.id}:${now}`,
-          });
-        }
+        if (reset?.from === 'suspended')
+          await wakeSubscribers(ctx, updated.tenantId, updated.id, 'sluice.destination.recovered');
         return presentDestination(updated);
       },
     );
@@ -147,18 +125,24 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         ...(previous ? [{ secret: previous.secret, expiresAt }] : []),
         ...current.secrets.filter((s) => s.expiresAt !== null && s.expiresAt > now),
       ];
-      const updated = await store.updateDestination(current.id, { secrets }, now);
+      // Its `sluice.secret.rotated` goes in the update's transaction.
+      const notices: OperationalNotice[] = previous
+        ? [
+            {
+              tenantId: current.tenantId,
+              destinationId: current.id,
+              type: 'sluice.secret.rotated',
+              occurredAt: now,
+              data: { previousSecretExpiresAt: new Date(expiresAt).toISOString() },
+              key: `rotated:${current.id}:${now}`,
+            },
+          ]
+        : [];
+      const updated = await store.updateDestination(current.id, { secrets }, now, notices);
       if (!updated) throw notFound('destination', current.id);
       await dispatcher.destinationChanged(updated.id);
-      if (previous)
-        await emit(ctx, request.log, {
-          tenantId: updated.tenantId,
-          destinationId: updated.id,
-          type: 'sluice.secret.rotated',
-          occurredAt: now,
-          data: { previousSecretExpiresAt: new Date(expiresAt).toISOString() },
-          key: `rotated:${updated.id}:${now}`,
-        });
+      if (notices.length > 0)
+        await wakeSubscribers(ctx, updated.tenantId, updated.id, 'sluice.secret.rotated');
       return { secret, previousSecretExpiresAt: previous ? new Date(expiresAt).toISOString() : null };
     },
   );

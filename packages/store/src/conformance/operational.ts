@@ -116,6 +116,47 @@ export function operationalCases(open: OpenStore): void {
       );
     });
 
+    it('an update with a notice accepts it in its transaction; a reset of a suspended one tells recovered', async () => {
+      const { ops, source } = await setUp();
+      const notice: OperationalNotice = {
+        tenantId: c.tenant.id,
+        destinationId: source.id,
+        type: 'sluice.secret.rotated',
+        occurredAt: T0,
+        data: { previousSecretExpiresAt: new Date(T0 + 86_400_000).toISOString() },
+        key: `rotated:${source.id}:${T0}`,
+      };
+      await c.store.updateDestination(source.id, { name: 'renamed' }, T0, [notice]);
+      assert.equal((await logged('sluice.secret.rotated')).length, 1);
+      // Suspended by failures (the default policy suspends after 10 in a row), then reset.
+      await c.store.acceptEvents(
+        c.tenant.id,
+        Array.from({ length: 12 }, () => ({
+          type: 'order.paid',
+          payload: '{}',
+          idempotencyKey: null,
+          destinationIds: [source.id],
+        })),
+        T0,
+      );
+      const claimed = (await c.store.claimDue(source.id, 12, T0 + 1)).deliveries;
+      await c.store.completeAttempts(
+        claimed.map((d) =>
+          completion(d, { status: 'pending', startedAt: T0 + 2, nextAttemptAt: T0 + 60_000 }),
+        ),
+        T0 + 10,
+      );
+      assert.equal((await c.store.getDestination(source.id))?.health.state, 'suspended');
+      assert.equal((await logged('sluice.destination.suspended')).length, 1);
+      assert.equal((await c.store.resetHealth(source.id, T0 + 5_010))?.from, 'suspended');
+      const [recovered] = await logged('sluice.destination.recovered');
+      assert.deepEqual(JSON.parse(recovered?.payload ?? '{}').data, { suspendedForMs: 5_000 });
+      assert.deepEqual(
+        (await c.store.getEvent(recovered?.id ?? ''))?.deliveries.map((d) => d.destinationId),
+        [ops.id],
+      );
+    });
+
     it('emitOperational accepts each key once, and tells which destinations got work', async () => {
       const { ops, source } = await setUp();
       const notice: OperationalNotice = {
