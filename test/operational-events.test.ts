@@ -307,5 +307,22 @@ describe('operational events', () => {
       received(rcv, 'ops', s.ops.secret).filter((b) => b.type === 'sluice.delivery.dead').length,
       1,
     );
+
+    // Replayable like any delivery: the sink answers again, its dead delivery is replayed.
+    await rcv.setDefault(rcv.path('sink'), 200);
+    const replay = await box.api<{ count: number }>(
+      'POST',
+      `/v1/destinations/${sink.id}/replay`,
+      { status: 'dead' },
+      tenant.apiKey,
+    );
+    assert.deepEqual([replay.status, replay.body.count], [202, 1]);
+    const again = await waitUntil(
+      () => rcv.arrivals(rcv.path('sink')).find((a) => a.complete && a.status === 200),
+      15_000,
+      'the replayed sluice.delivery.dead at the sink',
+    );
+    new Webhook(sink.secret).verify(again.body, headersOf(again));
+    assert.equal((JSON.parse(again.body) as Body).destinationId, bad.id);
   });
 });
