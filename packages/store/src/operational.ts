@@ -5,8 +5,11 @@
  * retried, replayable. Written once here; each store accepts them with its own `acceptOne`.
  *
  * Exactly once: a notice is accepted in the transaction that makes its transition (a
- * completion batch, an alert's change) where the store has one, and its idempotency key
- * (`sluice:` + the transition's own name) makes a repeat create no second event.
+ * completion batch, an alert's change, a destination's update, a breaker's reset), so a
+ * crash loses none; its idempotency key (`sluice:` + the transition's own name) makes a
+ * repeat create no second event. One exception, rare: on Postgres, a batch of successes
+ * runs without a transaction, and a success that closes a breaker without a probe has its
+ * `recovered` written just after (complete.ts).
  *
  * No loops (docs/design.md "Operational events"):
  * - nothing is emitted about a delivery of a `sluice.…` event (its death included);
