@@ -162,7 +162,10 @@ const destinationFields = {
       'Adaptive pacing: back off on 429, 503, Retry-After or rising latency, recover toward the limit, never above it.',
   }),
   ordering: Ordering,
-  eventTypes: z.array(eventTypePattern).min(1).max(100),
+  eventTypes: z.array(eventTypePattern).min(1).max(100).meta({
+    description:
+      "The events it gets: exact types, `prefix.*`, or `*` (every type but Sluice's own `sluice.…` operational events, which it gets by naming them or `sluice.*`).",
+  }),
   retry: RetryPolicy,
   timeoutMs: z.int().min(100).max(120_000),
   secret,

@@ -129,7 +129,10 @@ export interface CreateDestinationInput {
   /** Adaptive pacing (default false): back off on 429, 503, Retry-After or rising latency. */
   adaptive?: boolean | undefined;
   ordering?: Ordering | undefined;
-  /** Exact types, `prefix.*` or `*`; default `['*']`. */
+  /**
+   * Exact types, `prefix.*` or `*`; default `['*']`. `*` matches every type but Sluice's own
+   * `sluice.…` operational events: name them, or `sluice.*`, to get them.
+   */
   eventTypes?: string[] | undefined;
   retry?: RetryPolicy | undefined;
   /** One attempt's timeout, 100–120,000 ms; default 15,000. */

@@ -8,9 +8,9 @@
  * create, change or delete them, and a tenant cannot post an event of such a type.
  */
 
-import { EVENT_TYPE } from './event-types.ts';
+import { EVENT_TYPE, RESERVED_PREFIX } from './event-types.ts';
 
-export const RESERVED_PREFIX = 'sluice.';
+export { RESERVED_PREFIX };
 export const MAX_EVENT_TYPE_LENGTH = 200;
 
 /** Whether `type` is one of Sluice's reserved types (`sluice.…`). */
@@ -77,8 +77,19 @@ function operational(
 const int = { type: 'integer', minimum: 0 };
 const str = { type: 'string' };
 const time = { type: 'string', format: 'date-time' };
-const backlog: Properties = { pending: int, oldestPendingAgeMs: int, threshold: int };
-const backlogExample = { pending: 12_000, oldestPendingAgeMs: 95_000, threshold: 10_000 };
+/** `threshold` in the kind's unit: deliveries (`pending_count`) or seconds (`pending_age`). */
+const backlog: Properties = {
+  pending: int,
+  oldestPendingAgeMs: int,
+  threshold: int,
+  kind: { enum: ['pending_count', 'pending_age'] },
+};
+const backlogExample = {
+  pending: 12_000,
+  oldestPendingAgeMs: 95_000,
+  threshold: 10_000,
+  kind: 'pending_count',
+};
 
 /** Sluice's own event types (`sluice.…`), by name: read-only entries of every catalog. */
 export const BUILT_IN_EVENT_TYPES: readonly EventTypeDefinition[] = [

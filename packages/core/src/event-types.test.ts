@@ -4,9 +4,20 @@ import { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.
 
 describe('matchesEventType', () => {
   it('* matches every type', () => {
-    for (const type of ['order', 'order.paid', 'order.item.added', 'user_created', 'a-b.c']) {
+    for (const type of ['order', 'order.paid', 'order.item.added', 'user_created', 'a-b.c', 'sluicer.x']) {
       assert.equal(matchesEventType(['*'], type), true, type);
     }
+  });
+
+  it("* does not match Sluice's own types; sluice.* or the exact name does", () => {
+    for (const type of ['sluice.delivery.dead', 'sluice.destination.suspended', 'sluice.test']) {
+      assert.equal(matchesEventType(['*'], type), false, type);
+      assert.equal(matchesEventType(['sluice.*'], type), true, type);
+      assert.equal(matchesEventType(['*', type], type), true, type);
+    }
+    assert.equal(matchesEventType(['sluice.destination.*'], 'sluice.destination.disabled'), true);
+    assert.equal(matchesEventType(['sluice.destination.*'], 'sluice.delivery.dead'), false);
+    assert.equal(matchesEventType(['sluice.*'], 'order.paid'), false);
   });
 
   it('a plain pattern matches exactly', () => {

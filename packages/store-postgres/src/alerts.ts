@@ -20,10 +20,12 @@ import {
   type NewDestination,
   type NewTenant,
   newDestinationRecord,
+  type OperationalNotice,
   upsertDestinationSql,
 } from '@sluice/store';
 import { acceptEvents } from './accept.ts';
 import type { Db, Queryable, Row } from './db.ts';
+import { emitNotices } from './operational.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import { mark } from './rows.ts';
 
@@ -81,7 +83,8 @@ const WRITES = {
 
 /**
  * Raises or resolves the alert in a transaction; when the write changed its row (this caller
- * won), accepts the notice's event in the same transaction.
+ * won), accepts the notice's event in the same transaction, and the tenant's operational
+ * event (`sluice.backlog.…`) with it.
  */
 export async function changeAlert(
   db: Db,
@@ -89,11 +92,13 @@ export async function changeAlert(
   alert: FiringAlert,
   notice: AlertNotice | null,
   now: number,
+  operational?: OperationalNotice,
 ): Promise<boolean> {
   return db.tx(async (q) => {
     const changed = await q.query(...WRITES[change](alert));
     if (changed.length === 0) return false;
     if (notice !== null) await acceptEvents(q, notice.tenantId, [notice.event], now);
+    if (operational !== undefined) await emitNotices(q, [operational], now);
     return true;
   });
 }

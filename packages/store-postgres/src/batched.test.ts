@@ -263,7 +263,9 @@ await withPostgres('PostgresStore batches', () => {
           sent = { text, values };
           return [];
         };
-        await completeAttempts({ query: capture }, completed, T0 + 9);
+        // Successes only: one statement on the generic pool, no transaction.
+        const tx = () => assert.fail('a batch of successes needs no transaction');
+        await completeAttempts({ generic: { query: capture }, tx }, completed, T0 + 9);
         return sent ?? assert.fail('no statement');
       };
       const [first] = (await destinationsWith([3])) as [string];

@@ -30,8 +30,15 @@ import {
   sourcesOf,
   summarize,
 } from '@sluice/core';
-import { type CompletedAttempt, type HealthChange, healthFromRow } from '@sluice/store';
-import type { Queryable } from './db.ts';
+import {
+  type CompletedAttempt,
+  type CompletionChanges,
+  completionNotices,
+  healthFromRow,
+  type MovedDestination,
+} from '@sluice/store';
+import type { Db, Queryable, Row } from './db.ts';
+import { emitNotices } from './operational.ts';
 
 // $1 now; the batch's per-destination summary is `s`, the row before the write `d`.
 // Policy: $28 degradeAfter, $29 suspendAfter, $30 windowMs, $31 windowMinAttempts,
@@ -127,11 +134,11 @@ const COMPLETE = `
  * results are folded into the health a second time: at worst a failure counted twice).
  */
 export async function completeAttempts(
-  db: Queryable,
+  db: Pick<Db, 'generic' | 'tx'>,
   completed: CompletedAttempt[],
   now: number,
   policy: HealthPolicy = DEFAULT_HEALTH_POLICY,
-): Promise<HealthChange[]> {
+): Promise<CompletionChanges> {
   if (completed.length === 0) return [];
   const attempts = completed.map((c) => c.attempt);
   const classOf = (c: CompletedAttempt) => classifyAttempt(c.attempt.statusCode, c.attempt.errorCode);
@@ -151,7 +158,7 @@ export async function completeAttempts(
   }
   const ids = [...results.keys()].sort();
   const batches = ids.map((id) => summarize(results.get(id) ?? []));
-  const rows = await db.query(COMPLETE, [
+  const params = [
     now,
     attempts.map((a) => a.id),
     attempts.map((a) => a.deliveryId),
@@ -189,7 +196,49 @@ export async function completeAttempts(
     policy.probeInitialMs,
     policy.probeMaxMs,
     MOVABLE,
-  ]);
+  ];
+  // Only a failure, a probe or a 410 can open a circuit, disable a destination or kill a
+  // delivery: such a batch runs in a transaction with its operational events. A batch of
+  // successes (the hot path) stays one statement, one round trip.
+  const eventful = completed.some(
+    (c) => c.status !== 'delivered' || c.probe === true || c.disableDestination,
+  );
+  if (!eventful) {
+    const rows = await db.generic.query(COMPLETE, params);
+    const changes = changesOf(rows);
+    // A success closes a circuit without a probe only when its request was in flight as the
+    // circuit opened (rare): its `recovered` follows the commit, keyed so a repeat adds none.
+    if (rows.some(recovered)) {
+      const notified = await db.tx((q) => notify(q, completed, rows, new Set(), now));
+      if (notified.length > 0) changes.notified = notified;
+    }
+    return changes;
+  }
+  return db.tx(async (q) => {
+    const gone = [
+      ...new Set(completed.filter((c) => c.disableDestination).map((c) => c.attempt.destinationId)),
+    ];
+    // Locked in id order, as the statement locks them: of two batches with a 410 for one
+    // destination, the second sees it disabled already and tells nothing.
+    const active =
+      gone.length === 0
+        ? []
+        : await q.query(
+            "SELECT id FROM destinations WHERE id = ANY($1::text[]) AND state = 'active' ORDER BY id FOR UPDATE",
+            [gone.sort()],
+          );
+    const rows = await q.query(COMPLETE, params);
+    const changes = changesOf(rows);
+    const notified = await notify(q, completed, rows, new Set(active.map((r) => r.id as string)), now);
+    if (notified.length > 0) changes.notified = notified;
+    return changes;
+  }, true);
+}
+
+const recovered = (r: Row): boolean =>
+  r.health_state_before === 'suspended' && r.health_state !== 'suspended';
+
+function changesOf(rows: Row[]): CompletionChanges {
   return rows
     .filter((r) => r.health_state !== r.health_state_before || Number(r.failed_probes) > 0)
     .map((r) => ({
@@ -197,6 +246,40 @@ export async function completeAttempts(
       from: r.health_state_before as HealthState,
       health: healthFromRow(r),
     }));
+}
+
+/**
+ * The batch's operational events (`completionNotices`), accepted with `q`. `rows`: the
+ * destinations the statement moved (the row after); `wasActive`: those a 410 of the batch
+ * found active. A recovered one's suspension began at its last transition to `suspended`.
+ */
+async function notify(
+  q: Queryable,
+  completed: CompletedAttempt[],
+  rows: Row[],
+  wasActive: ReadonlySet<string>,
+  now: number,
+): Promise<string[]> {
+  const back = rows.filter(recovered).map((r) => r.id as string);
+  const since = new Map<string, number>();
+  if (back.length > 0) {
+    const found = await q.query(
+      `SELECT DISTINCT ON (destination_id) destination_id, at FROM destination_health_transitions
+       WHERE destination_id = ANY($1::text[]) AND to_state = 'suspended' ORDER BY destination_id, id DESC`,
+      [back],
+    );
+    for (const r of found) since.set(r.destination_id as string, Number(r.at));
+  }
+  const moved: MovedDestination[] = rows.map((r) => ({
+    destinationId: r.id as string,
+    tenantId: r.tenant_id as string,
+    from: r.health_state_before as HealthState,
+    health: healthFromRow(r),
+    suspendedSince: since.get(r.id as string) ?? null,
+    disabled: wasActive.has(r.id as string) && r.state === 'disabled',
+  }));
+  const notices = completionNotices(completed, moved, now);
+  return notices.length === 0 ? [] : emitNotices(q, notices, now);
 }
 
 /**

@@ -146,11 +146,12 @@ export class Db implements Queryable {
   }
 
   /**
-   * Runs `fn` in `BEGIN … COMMIT` on one checked-out client; `ROLLBACK` on error. A client
+   * Runs `fn` in `BEGIN … COMMIT` on one checked-out client (of the generic-plan pool with
+   * `onGeneric`); `ROLLBACK` on error. A client
    * whose rollback failed is broken: it is destroyed rather than returned to the pool.
    */
-  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+  async tx<T>(fn: (q: Queryable) => Promise<T>, onGeneric = false): Promise<T> {
+    const client = await (onGeneric ? this.genericPool : this.pool).connect();
     let broken: Error | undefined;
     const q: Queryable = {
       query: async (text, values) => (await client.query<Row>(statement(text, values))).rows,

@@ -13,9 +13,11 @@ import {
   type HealthTransition,
   healthFromRow,
   type ProbeClaim,
+  recoveredNotice,
   transitionFromRow,
 } from '@sluice/store';
 import type { Db, Queryable } from './db.ts';
+import { emitNotices } from './operational.ts';
 
 const NEXT_PENDING = `SELECT min(next_attempt_at) AS at FROM deliveries WHERE destination_id = $1 AND status = 'pending'`;
 
@@ -93,6 +95,8 @@ export async function resetHealth(db: Db, destinationId: string, now: number): P
       [destinationId, before.state, after.since],
     );
     if (before.state === 'healthy') return null;
+    if (before.state === 'suspended')
+      await emitNotices(q, [recoveredNotice(row.tenant_id as string, destinationId, before.since, now)], now);
     await q.query(
       `INSERT INTO destination_health_transitions
          (destination_id, at, from_state, to_state, reason, consecutive_failures, error_class)

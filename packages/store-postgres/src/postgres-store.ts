@@ -27,6 +27,7 @@ import type {
   Attempt,
   Claim,
   CompletedAttempt,
+  CompletionChanges,
   Delivery,
   DeliveryFilter,
   Destination,
@@ -46,6 +47,7 @@ import type {
   NewPortalLink,
   NewTenant,
   NewTenantKey,
+  OperationalNotice,
   Page,
   PageRequest,
   PerTurn,
@@ -80,6 +82,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { emitNotices } from './operational.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import * as portalLinks from './portal-links.ts';
 import { destinationFromRow, mark } from './rows.ts';
@@ -211,6 +214,7 @@ export class PostgresStore implements Store {
     id: string,
     patch: DestinationPatch,
     now: number,
+    notices: OperationalNotice[] = [],
   ): Promise<Destination | undefined> {
     return this.db.tx(async (q) => {
       // Locked from read to write, so two concurrent patches both apply.
@@ -221,6 +225,7 @@ export class PostgresStore implements Store {
       if (r === undefined) return undefined;
       const next = patchedDestination(destinationFromRow(r, this.keyring), patch, now);
       await q.query(UPDATE_DESTINATION, updateValues(next, this.keyring));
+      if (notices.length > 0) await emitNotices(q, notices, now);
       return next;
     });
   }
@@ -292,8 +297,8 @@ export class PostgresStore implements Store {
     completed: CompletedAttempt[],
     now: number,
     policy?: HealthPolicy,
-  ): Promise<HealthChange[]> {
-    return complete.completeAttempts(this.db.generic, completed, now, policy);
+  ): Promise<CompletionChanges> {
+    return complete.completeAttempts(this.db, completed, now, policy);
   }
 
   async claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim> {
@@ -369,12 +374,27 @@ export class PostgresStore implements Store {
     return alerts.listAlerts(this.db, tenantId);
   }
 
-  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this.db, 'raise', alert, notice, now);
+  async raiseAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this.db, 'raise', alert, notice, now, operational);
   }
 
-  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this.db, 'resolve', alert, notice, now);
+  async resolveAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this.db, 'resolve', alert, notice, now, operational);
+  }
+
+  async emitOperational(notices: OperationalNotice[], now: number): Promise<string[]> {
+    if (notices.length === 0) return [];
+    return this.db.tx((q) => emitNotices(q, notices, now));
   }
 
   async ensureSystemDestination(

@@ -8,7 +8,12 @@ import { newId } from '@sluice/core';
 import type { AcceptResult, NewEvent } from '@sluice/store';
 import type { Sql } from './lists.ts';
 
-export function acceptOne(db: Sql, tenantId: string, event: NewEvent, now: number): AcceptResult {
+export function acceptOne(
+  db: Pick<Sql, 'sql'>,
+  tenantId: string,
+  event: NewEvent,
+  now: number,
+): AcceptResult {
   if (event.idempotencyKey !== null) {
     const first = db
       .sql('SELECT id FROM events WHERE tenant_id = ? AND idempotency_key = ?')

@@ -15,10 +15,12 @@ import {
   type NewEvent,
   type NewTenant,
   newDestinationRecord,
+  type OperationalNotice,
   type Row,
   upsertDestinationSql,
 } from '@sluice/store';
 import type { Sql } from './lists.ts';
+import { emitNotices } from './operational.ts';
 import { WITH_PENDING } from './pending.ts';
 import { destinationFromRow, mark } from './rows.ts';
 
@@ -75,7 +77,8 @@ const WRITES = {
 
 /**
  * Raises or resolves the alert in a transaction; when the write changed its row (this caller
- * won), accepts the notice's event in the same transaction.
+ * won), accepts the notice's event in the same transaction, and the tenant's operational
+ * event (`sluice.backlog.…`) with it.
  */
 export function changeAlert(
   db: Sql,
@@ -84,10 +87,12 @@ export function changeAlert(
   alert: FiringAlert,
   notice: AlertNotice | null,
   now: number,
+  operational?: OperationalNotice,
 ): boolean {
   return db.tx(() => {
     if (Number(WRITES[change](db, alert)) === 0) return false;
     if (notice !== null) accept(notice.tenantId, notice.event, now);
+    if (operational !== undefined) emitNotices(db, [operational], now);
     return true;
   });
 }

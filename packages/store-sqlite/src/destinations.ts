@@ -11,11 +11,13 @@ import {
   insertValues,
   type NewDestination,
   newDestinationRecord,
+  type OperationalNotice,
   patchedDestination,
   updateDestinationSql,
   updateValues,
 } from '@sluice/store';
 import type { Sql } from './lists.ts';
+import { emitNotices } from './operational.ts';
 import { WITH_PENDING } from './pending.ts';
 import { destinationFromRow, mark } from './rows.ts';
 
@@ -39,12 +41,14 @@ export function updateDestination(
   id: string,
   patch: DestinationPatch,
   now: number,
+  notices: readonly OperationalNotice[] = [],
 ): Destination | undefined {
   return db.tx(() => {
     const r = db.sql(LIVE_DESTINATION).get(id);
     if (!r) return undefined;
     const next = patchedDestination(destinationFromRow(r, db.keyring), patch, now);
     db.sql(UPDATE_DESTINATION).run(...updateValues(next, db.keyring));
+    if (notices.length > 0) emitNotices(db, notices, now);
     return next;
   });
 }

@@ -22,15 +22,20 @@ import {
 } from '@sluice/core';
 import {
   type CompletedAttempt,
+  type CompletionChanges,
   claimedFromRow,
+  completionNotices,
   type HealthChange,
   type HealthTransition,
   healthFromRow,
+  type MovedDestination,
   type ProbeClaim,
+  recoveredNotice,
   transitionFromRow,
   transitionReason,
 } from '@sluice/store';
 import { numberRows } from './claim.ts';
+import { emitNotices } from './operational.ts';
 
 export interface HealthSql {
   sql(text: string): StatementSync;
@@ -75,7 +80,7 @@ export function completeAttempts(
   completed: CompletedAttempt[],
   now: number,
   policy: HealthPolicy = DEFAULT_HEALTH_POLICY,
-): HealthChange[] {
+): CompletionChanges {
   if (completed.length === 0) return [];
   const results = new Map<string, ClassifiedResult[]>();
   for (const c of completed) {
@@ -105,7 +110,8 @@ export function completeAttempts(
     // Health first: an attempt is held when its destination is, or with this batch becomes,
     // degraded or suspended.
     const stateAfter = new Map<string, HealthState>();
-    const changes: HealthChange[] = [];
+    const changes: CompletionChanges = [];
+    const moved = new Map<string, MovedDestination>();
     for (const [id, list] of results) {
       const row = s.sql(HEALTH_OF).get(id);
       if (!row) continue;
@@ -116,6 +122,14 @@ export function completeAttempts(
       const after = nextHealth(before, batch, now, policy);
       writeHealth(s, id, before.state, after);
       stateAfter.set(id, after.state);
+      moved.set(id, {
+        destinationId: id,
+        tenantId: row.tenant_id as string,
+        from: before.state,
+        health: after,
+        suspendedSince: before.state === 'suspended' ? before.since : null,
+        disabled: false,
+      });
       if (after.state !== before.state) {
         logTransition(s, {
           destinationId: id,
@@ -152,8 +166,15 @@ export function completeAttempts(
       } else {
         update.run(c.status, a.attempt, 0, c.nextAttemptAt, error, now, a.deliveryId);
       }
-      if (disableDestination) disable.run('gone', now, a.destinationId);
+      if (disableDestination && Number(disable.run('gone', now, a.destinationId).changes) > 0) {
+        const m = moved.get(a.destinationId);
+        if (m !== undefined) m.disabled = true;
+      }
     }
+    // The batch's operational events, in its transaction: a transition is told exactly once.
+    const notices = completionNotices(completed, [...moved.values()], now);
+    const notified = notices.length === 0 ? [] : emitNotices(s, notices, now);
+    if (notified.length > 0) changes.notified = notified;
     return changes;
   });
 }
@@ -214,6 +235,8 @@ export function resetHealth(s: HealthSql, destinationId: string, now: number): H
     };
     writeHealth(s, destinationId, before.state, after);
     if (before.state === 'healthy') return null;
+    if (before.state === 'suspended')
+      emitNotices(s, [recoveredNotice(row.tenant_id as string, destinationId, before.since, now)], now);
     logTransition(s, {
       destinationId,
       at: now,

@@ -24,6 +24,7 @@ import type {
   Attempt,
   Claim,
   CompletedAttempt,
+  CompletionChanges,
   Delivery,
   DeliveryFilter,
   Destination,
@@ -43,6 +44,7 @@ import type {
   NewPortalLink,
   NewTenant,
   NewTenantKey,
+  OperationalNotice,
   Page,
   PageRequest,
   PortalLink,
@@ -68,6 +70,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import { emitNotices } from './operational.ts';
 import * as portalLinks from './portal-links.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
@@ -255,8 +258,9 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     id: string,
     patch: DestinationPatch,
     now: number,
+    notices?: OperationalNotice[],
   ): Promise<Destination | undefined> {
-    return destinations.updateDestination(this, id, patch, now);
+    return destinations.updateDestination(this, id, patch, now, notices);
   }
 
   async deleteDestination(id: string, now: number): Promise<boolean> {
@@ -313,7 +317,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     completed: CompletedAttempt[],
     now: number,
     policy?: HealthPolicy,
-  ): Promise<HealthChange[]> {
+  ): Promise<CompletionChanges> {
     return health.completeAttempts(this, completed, now, policy);
   }
 
@@ -390,12 +394,27 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return alerts.listAlerts(this, tenantId);
   }
 
-  async raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this, this.acceptAlert, 'raise', alert, notice, now);
+  async raiseAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this, this.acceptAlert, 'raise', alert, notice, now, operational);
   }
 
-  async resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean> {
-    return alerts.changeAlert(this, this.acceptAlert, 'resolve', alert, notice, now);
+  async resolveAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean> {
+    return alerts.changeAlert(this, this.acceptAlert, 'resolve', alert, notice, now, operational);
+  }
+
+  async emitOperational(notices: OperationalNotice[], now: number): Promise<string[]> {
+    if (notices.length === 0) return [];
+    return this.tx(() => emitNotices(this, notices, now));
   }
 
   private readonly acceptAlert = (tenantId: string, event: NewEvent, now: number): void => {

@@ -41,6 +41,17 @@ export {
 export type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 export { healthFromRow, transitionFromRow, transitionReason } from './health-rows.ts';
 export {
+  type CompletionChanges,
+  completionNotices,
+  type MovedDestination,
+  type OperationalNotice,
+  type OperationalType,
+  operationalEvent,
+  recoveredNotice,
+  type Subscriber,
+  subscribersSql,
+} from './operational.ts';
+export {
   type Condition,
   type DeliveryFilter,
   deliveryConditions,

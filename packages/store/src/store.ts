@@ -36,6 +36,7 @@ import type {
 } from './destination.ts';
 import type { EventType, EventTypeFields, EventTypePageRequest } from './event-types.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
+import type { CompletionChanges, OperationalNotice } from './operational.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
 import type { NewPortalLink, PortalLink, PortalLinkMatch } from './portal-links.ts';
 import type { EventFilter, KeyDeletion, KeyMatch, NewTenantKey, TenantKey } from './tenant-keys.ts';
@@ -82,7 +83,16 @@ export interface Store {
   createDestination(destination: NewDestination, now: number): Promise<Destination>;
   /** Deleted destinations are not found. */
   getDestination(id: string): Promise<Destination | undefined>;
-  updateDestination(id: string, patch: DestinationPatch, now: number): Promise<Destination | undefined>;
+  /**
+   * With `notices` (operational.ts: a secret's rotation), accepts them in the same transaction
+   * when the destination was updated.
+   */
+  updateDestination(
+    id: string,
+    patch: DestinationPatch,
+    now: number,
+    notices?: OperationalNotice[],
+  ): Promise<Destination | undefined>;
   /** Deletes the destination and cancels its undelivered deliveries (dead ones too). */
   deleteDestination(id: string, now: number): Promise<boolean>;
   /** Every destination of a tenant (fan-out). */
@@ -125,13 +135,16 @@ export interface Store {
    * Records the attempts, moves their deliveries on, and folds their results into each
    * destination's health (`nextHealth`), atomically: an attempt held by a degraded or
    * suspended destination (`isHeld`) goes back to pending instead of dead. Returns the
-   * destinations whose health moved (a transition, or a failed probe).
+   * destinations whose health moved (a transition, or a failed probe). The batch's
+   * operational events (`completionNotices`: a breaker opened or closed, a 410, a delivery
+   * dead) are accepted in the same transaction; `notified` lists the destinations they
+   * went to.
    */
   completeAttempts(
     completed: CompletedAttempt[],
     now: number,
     policy?: HealthPolicy,
-  ): Promise<HealthChange[]>;
+  ): Promise<CompletionChanges>;
   /**
    * A suspended destination's probe: when its `nextProbeAt` has come, claims its one oldest
    * pending delivery (due or not) and moves `nextProbeAt` to `holdUntil` (the probe's
@@ -139,7 +152,11 @@ export interface Store {
    * first time takes its destination's next sequence, as in `claimDue`.
    */
   claimProbe(destinationId: string, now: number, holdUntil: number): Promise<ProbeClaim>;
-  /** Back to healthy (an operator's resume); the change, or null when it was healthy. */
+  /**
+   * Back to healthy (an operator's resume, a new URL); the change, or null when it was
+   * healthy. A suspended one's `sluice.destination.recovered` (operational.ts) is accepted in
+   * the same transaction.
+   */
   resetHealth(destinationId: string, now: number): Promise<HealthChange | null>;
   /** The latest transitions of a destination, newest first. */
   healthTransitions(destinationId: string, limit: number): Promise<HealthTransition[]>;
@@ -210,16 +227,35 @@ export interface Store {
   /**
    * Raises the alert unless one of its destination and kind is firing: atomic, so of many
    * replicas raising at once exactly one does (true). With `notice`, the one that raises
-   * accepts that event in the same transaction: the alert and its webhook go together.
+   * accepts that event in the same transaction: the alert and its webhook go together; and
+   * with `operational`, the tenant's `sluice.backlog.…` event (`emitOperational`) too.
    */
-  raiseAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  raiseAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean>;
   /** Resolves the alert if it is still the one raised at `alert.raisedAt` (true); as atomic. */
-  resolveAlert(alert: FiringAlert, notice: AlertNotice | null, now: number): Promise<boolean>;
+  resolveAlert(
+    alert: FiringAlert,
+    notice: AlertNotice | null,
+    now: number,
+    operational?: OperationalNotice,
+  ): Promise<boolean>;
   /**
    * Creates the tenant if missing (no API key can match it), and creates the destination
    * with its id or brings it back to these settings: active, and undeleted if deleted.
    */
   ensureSystemDestination(tenant: NewTenant, destination: NewDestination, now: number): Promise<Destination>;
+
+  // ---- operational events (operational.ts)
+  /**
+   * Accepts each notice as an event of its tenant, to its subscribers, in one transaction;
+   * a notice whose key was accepted before creates nothing. Returns the destinations given
+   * deliveries (the caller wakes them).
+   */
+  emitOperational(notices: OperationalNotice[], now: number): Promise<string[]>;
 
   // ---- the event-type catalog (event-types.ts; Sluice's own `sluice.…` types are not stored)
   /** Creates the type, or returns undefined when its name is taken. */

@@ -45,6 +45,8 @@ export interface CompletedAttempt {
   probe?: boolean;
   /** When to try again if the attempt is held (its destination degraded or suspended). */
   holdAt?: number | null;
+  /** The delivery's event: a dead one is told as `sluice.delivery.dead` (operational.ts). */
+  event?: { id: string; type: string; tenantId: string };
 }
 
 /** A delivery claimed before a cutoff (`Store.staleClaims`). */

@@ -1,4 +1,5 @@
 import { bucketRefusals, generateSecret, maxInAnyWindow, PERIOD_MS, perSecond } from '@sluice/core';
+import type { OperationalNotice } from '@sluice/store';
 import { type ApiContext, type App, errorResponses } from '../context.ts';
 import {
   Count,
@@ -15,7 +16,7 @@ import {
 } from '../contract.ts';
 import { notFound } from '../errors.ts';
 import { presentDestination, presentHealth, presentTransition } from '../present.ts';
-import { ownedDestination, tags } from './destinations.ts';
+import { ownedDestination, tags, wakeSubscribers } from './destinations.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const SECRET_OVERLAP_MS = 24 * 3_600_000;
@@ -43,10 +44,13 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         const current = await ownedDestination(ctx, request);
         dispatcher.checkAnnounce();
         // An operator's resume is a fresh start: the circuit closes too (docs/adr/0007).
-        if (action === 'resume') await store.resetHealth(current.id, clock());
+        // A suspended one's `sluice.destination.recovered` goes in the reset's transaction.
+        const reset = action === 'resume' ? await store.resetHealth(current.id, clock()) : null;
         const updated = await store.updateDestination(current.id, { state, disabledReason: null }, clock());
         if (!updated) throw notFound('destination', current.id);
         await dispatcher.destinationChanged(updated.id);
+        if (reset?.from === 'suspended')
+          await wakeSubscribers(ctx, updated.tenantId, updated.id, 'sluice.destination.recovered');
         return presentDestination(updated);
       },
     );
@@ -122,9 +126,24 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
         ...(previous ? [{ secret: previous.secret, expiresAt }] : []),
         ...current.secrets.filter((s) => s.expiresAt !== null && s.expiresAt > now),
       ];
-      const updated = await store.updateDestination(current.id, { secrets }, now);
+      // Its `sluice.secret.rotated` goes in the update's transaction.
+      const notices: OperationalNotice[] = previous
+        ? [
+            {
+              tenantId: current.tenantId,
+              destinationId: current.id,
+              type: 'sluice.secret.rotated',
+              occurredAt: now,
+              data: { previousSecretExpiresAt: new Date(expiresAt).toISOString() },
+              key: `rotated:${current.id}:${now}`,
+            },
+          ]
+        : [];
+      const updated = await store.updateDestination(current.id, { secrets }, now, notices);
       if (!updated) throw notFound('destination', current.id);
       await dispatcher.destinationChanged(updated.id);
+      if (notices.length > 0)
+        await wakeSubscribers(ctx, updated.tenantId, updated.id, 'sluice.secret.rotated');
       return { secret, previousSecretExpiresAt: previous ? new Date(expiresAt).toISOString() : null };
     },
   );

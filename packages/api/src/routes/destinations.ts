@@ -1,4 +1,10 @@
-import { DEFAULT_ORDERING, DEFAULT_RETRY_POLICY, generateSecret, newId } from '@sluice/core';
+import {
+  DEFAULT_ORDERING,
+  DEFAULT_RETRY_POLICY,
+  generateSecret,
+  matchesEventType,
+  newId,
+} from '@sluice/core';
 import { checkUrlHost } from '@sluice/engine';
 import type { Destination, DestinationPatch } from '@sluice/store';
 import type { FastifyRequest } from 'fastify';
@@ -39,6 +45,21 @@ export async function ownedDestination(ctx: ApiContext, request: FastifyRequest)
   )
     throw notFound('destination', id);
   return destination;
+}
+
+/**
+ * The tenant's destinations that an operational event about `destinationId` went to
+ * (`@sluice/store` operational.ts: they name its type, and are not that destination) have
+ * work: woken. Read again here, as these changes are rare.
+ */
+export async function wakeSubscribers(
+  ctx: ApiContext,
+  tenantId: string,
+  destinationId: string,
+  type: string,
+): Promise<void> {
+  for (const d of await ctx.store.listDestinations(tenantId))
+    if (d.id !== destinationId && matchesEventType(d.eventTypes, type)) ctx.dispatcher.wake(d.id);
 }
 
 export function destinationRoutes(app: App, ctx: ApiContext): void {
@@ -143,11 +164,16 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       const patch: DestinationPatch = { ...fields };
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
       // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).
-      if (fields.url !== undefined && fields.url !== current.url)
-        await store.resetHealth(current.id, clock());
+      const reset =
+        fields.url !== undefined && fields.url !== current.url
+          ? await store.resetHealth(current.id, clock())
+          : null;
       const updated = await store.updateDestination(current.id, patch, clock());
       if (!updated) throw notFound('destination', current.id);
       await dispatcher.destinationChanged(updated.id);
+      // A suspended one was told recovered in the reset's transaction.
+      if (reset?.from === 'suspended')
+        await wakeSubscribers(ctx, updated.tenantId, updated.id, 'sluice.destination.recovered');
       return presentDestination(updated);
     },
   );

@@ -8,6 +8,7 @@
  *   disabled the destination: this process re-reads it and every other is told.
  * - health (a batch moved a destination's health): re-read and told; an open circuit's tick
  *   runs at the probe time, a circuit just closed runs at once (its backlog flows).
+ * - notified (the batch's operational events gave a destination deliveries): woken now.
  * - finished (a request is over, before its batch commits): a freed slot of a capped
  *   destination (a fifo one is capped at 1) wakes it at the window's room.
  *
@@ -55,7 +56,7 @@ export interface CompletionPorts {
 }
 
 export type CompletionFollowUps = Required<
-  Pick<CompletionWriterDeps, 'onSettled' | 'onFinished' | 'onHealth'>
+  Pick<CompletionWriterDeps, 'onSettled' | 'onFinished' | 'onHealth' | 'onNotified'>
 >;
 
 /** The CompletionWriter's follow-ups, over a shape's ports. */
@@ -98,6 +99,9 @@ export function completionFollowUps(ports: CompletionPorts): CompletionFollowUps
     },
     onHealth(change) {
       run(change.destinationId, () => healthChanged(change));
+    },
+    onNotified(destinationId) {
+      run(destinationId, () => ports.wake(destinationId, clock()));
     },
     onFinished({ destination }) {
       if (concurrencyCap(destination.ordering, destination.maxConcurrency) === null) return;

@@ -12,7 +12,7 @@ import {
   type HealthPolicy,
   isHeld,
 } from '@sluice/core';
-import type { CompletedAttempt, Destination, HealthChange, Store } from '@sluice/store';
+import type { CompletedAttempt, CompletionChanges, Destination, HealthChange, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from '../ops/metrics.ts';
 
@@ -42,6 +42,11 @@ export interface CompletionWriterDeps {
    * cached copy must be refreshed and its tick rescheduled.
    */
   onHealth?(change: HealthChange): void;
+  /**
+   * After a batch's operational events (`sluice.…`, accepted in its transaction) gave this
+   * destination deliveries: it has work now.
+   */
+  onNotified?(destinationId: string): void;
 }
 
 const OUTCOME_LABEL: Record<AttemptOutcome['transition'], string> = {
@@ -91,7 +96,7 @@ export class CompletionWriter {
       const batch = this.buffer;
       if (batch.length === 0) return;
       this.buffer = [];
-      let changes: HealthChange[];
+      let changes: CompletionChanges;
       try {
         changes = await this.deps.store.completeAttempts(
           batch.map((b) => b.completion.completed),
@@ -117,6 +122,7 @@ export class CompletionWriter {
         }
         this.deps.onHealth?.(change);
       }
+      for (const id of changes.notified ?? []) this.deps.onNotified?.(id);
       const stateAfter = new Map(changes.map((c) => [c.destinationId, c.health.state]));
       for (const { completion, committed } of batch) {
         committed();

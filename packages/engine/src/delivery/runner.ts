@@ -157,6 +157,8 @@ export class DeliveryRunner {
         // If the store holds this attempt (its destination degraded: docs/adr/0007), when
         // an exhausted delivery is tried again instead of dying.
         holdAt: outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random),
+        // A dead one is told to the tenant (`sluice.delivery.dead`, in the batch's transaction).
+        event: { id: delivery.eventId, type: delivery.eventType, tenantId: destination.tenantId },
       },
     });
     return { written };

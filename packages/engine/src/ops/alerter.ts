@@ -8,8 +8,10 @@
  *   2. decides what to raise and what to resolve (`evaluateAlerts`, pure, with hysteresis);
  *   3. records each change in the store — atomic, so of many replicas exactly one raises
  *      (or resolves) each alert — together with the event that tells the operator, accepted
- *      for the alerts destination in the same transaction when an alert URL is set;
- *   4. wakes the alerts destination: the webhook goes out through the rate limiter.
+ *      for the alerts destination in the same transaction when an alert URL is set, and the
+ *      `sluice.backlog.…` operational event that tells the destination's tenant;
+ *   4. wakes the alerts destination and the tenant's subscribers: the webhooks go out
+ *      through the rate limiter.
  *
  * Sluice's own destination is never evaluated: an operator receiver that is down must not
  * alert about itself.
@@ -22,8 +24,9 @@ import {
   countCap,
   evaluateAlerts,
   type FiringAlert,
+  matchesEventType,
 } from '@sluice/core';
-import type { AlertNotice, Store } from '@sluice/store';
+import type { AlertNotice, OperationalNotice, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { scrapeRead } from './scrape.ts';
@@ -119,10 +122,9 @@ export class Alerter {
   private async apply(change: AlertChange, now: number): Promise<boolean> {
     const { store, logger } = this.options;
     const raise = change.action === 'raise';
-    if (raise && change.kind === 'pending_count') {
-      // The sample counts only up to the cap; the operator is told the real backlog.
-      change.value = (await store.countsFor(change.destinationId, now, now)).pending;
-    }
+    // The sample counts only up to the cap; the operator and the tenant are told the real backlog.
+    const counts = await store.countsFor(change.destinationId, now, now);
+    if (raise && change.kind === 'pending_count') change.value = counts.pending;
     const alert: FiringAlert = change.raised ?? {
       destinationId: change.destinationId,
       tenantId: change.tenantId,
@@ -142,10 +144,27 @@ export class Alerter {
           },
         }
       : null;
+    // The tenant hears of it too, in the same transaction (docs/api.md "Operational events").
+    const operational: OperationalNotice = {
+      tenantId: alert.tenantId,
+      destinationId: alert.destinationId,
+      type: raise ? ALERT_RAISED : ALERT_RESOLVED,
+      occurredAt: now,
+      data: {
+        kind: alert.kind,
+        // Not delivered yet: pending, and claimed for the delivery queue (the distributed
+        // shape's rate limiter publishes ahead of the window).
+        pending: counts.pending + counts.inQueue,
+        oldestPendingAgeMs: counts.oldestPendingAt === null ? 0 : Math.max(0, now - counts.oldestPendingAt),
+        threshold: alert.threshold,
+      },
+      key: `${raise ? 'raised' : 'resolved'}:${alert.destinationId}:${alert.kind}:${alert.raisedAt}`,
+    };
     const done = raise
-      ? await store.raiseAlert(alert, notice, now)
-      : await store.resolveAlert(alert, notice, now);
+      ? await store.raiseAlert(alert, notice, now, operational)
+      : await store.resolveAlert(alert, notice, now, operational);
     if (!done) return false; // another replica got there first
+    await this.wakeSubscribers(operational);
     this.changes.inc({ kind: change.kind, transition: raise ? 'raised' : 'resolved' });
     const { action, destinationId, tenantId, kind, threshold, value } = change;
     logger.warn(
@@ -154,6 +173,12 @@ export class Alerter {
     );
     if (notice !== null) this.options.wake(ALERTS_DESTINATION_ID);
     return true;
+  }
+
+  /** The tenant's destinations that the alert's event went to have work (read again: rare). */
+  private async wakeSubscribers({ tenantId, destinationId, type }: OperationalNotice): Promise<void> {
+    for (const d of await this.options.store.listDestinations(tenantId))
+      if (d.id !== destinationId && matchesEventType(d.eventTypes, type)) this.options.wake(d.id);
   }
 
   start(): void {

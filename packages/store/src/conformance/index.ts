@@ -21,6 +21,7 @@ import type { OpenStore } from './fixtures.ts';
 import { healthConformance } from './health.ts';
 import { lifecycleCases } from './lifecycle.ts';
 import { listingCases } from './listings.ts';
+import { operationalCases } from './operational.ts';
 import { orderingConformance } from './ordering.ts';
 import { portalLinkCases } from './portal-links.ts';
 import { retentionCases } from './retention.ts';
@@ -47,5 +48,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     tenantCases(open);
     eventTypeCases(open);
     portalLinkCases(open);
+    operationalCases(open);
   });
 }
