@@ -137,4 +137,33 @@ describe("tenants' lifecycle", () => {
     assert.equal((await a.api('DELETE', `/v1/tenants/${tenant.id}`, undefined, adminToken)).status, 204);
     assert.equal(await status(b, '/v1/destinations', other), 401, "the deleted tenant's key, in b at once");
   });
+
+  it("Sluice's own tenant (the backlog alerts') is never renamed, deleted or given a key: 409", {
+    timeout: 30_000,
+  }, async (t) => {
+    const { box } = await harness(t, {
+      SLUICE_ALERT_URL: 'http://127.0.0.1:9/alerts',
+      SLUICE_ALERT_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+    });
+    const id = 'ten_00000000000000000000000000';
+    const calls: [string, string, unknown][] = [
+      ['PATCH', `/v1/tenants/${id}`, { name: 'mine now' }],
+      ['DELETE', `/v1/tenants/${id}`, undefined],
+      ['POST', `/v1/tenants/${id}/keys`, {}],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await box.api<{ error: { code: string; details: unknown } }>(
+        method,
+        path,
+        body,
+        box.adminToken,
+      );
+      assert.equal(res.status, 409, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, 'conflict');
+      assert.deepEqual(res.body.error.details, { system: true });
+    }
+    const tenant = await box.api<{ name: string }>('GET', `/v1/tenants/${id}`, undefined, box.adminToken);
+    assert.equal(tenant.status, 200, 'still there');
+    assert.equal(tenant.body.name, 'sluice (system)');
+  });
 });

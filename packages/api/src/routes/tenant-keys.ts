@@ -13,6 +13,7 @@ import { IdParams, NoQuery } from '../contract.ts';
 import { CreatedKey, CreateKey, KeyParams, TenantKeyList } from '../contract-lifecycle.ts';
 import { notFound } from '../errors.ts';
 import { presentKey } from '../present.ts';
+import { refuseSystemTenant } from './tenants.ts';
 
 const tags = ['tenants'];
 
@@ -27,10 +28,11 @@ export function tenantKeyRoutes(app: App, { store, clock }: ApiContext): void {
         params: IdParams('ten'),
         querystring: NoQuery,
         body: CreateKey,
-        response: { 201: CreatedKey, ...errorResponses(403, 404, 413) },
+        response: { 201: CreatedKey, ...errorResponses(403, 404, 409, 413) },
       },
     },
     async (request, reply) => {
+      await refuseSystemTenant(store, request.params.id);
       const apiKey = generateApiKey();
       const key = { id: newId('key'), hash: hashKey(apiKey), prefix: keyPrefix(apiKey) };
       const added = await store.addTenantKey(request.params.id, key, clock());

@@ -1,4 +1,6 @@
 import { newId } from '@sluice/core';
+import { SYSTEM_TENANT } from '@sluice/engine';
+import type { Store } from '@sluice/store';
 import { z } from 'zod';
 import { generateApiKey, hashKey, keyPrefix } from '../auth.ts';
 import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
@@ -12,10 +14,27 @@ import {
   Tenant,
   TenantWithKey,
 } from '../contract.ts';
-import { notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { presentTenant } from '../present.ts';
 
 const tags = ['tenants'];
+
+/**
+ * Sluice's own tenant carries the operator's backlog alerts; each start rebuilds it from the
+ * settings, so renaming, deleting or keying it would only be undone or break the alerts. Its
+ * id answers `404` like any other where it does not exist (no alerts configured).
+ */
+export async function refuseSystemTenant(store: Store, id: string): Promise<void> {
+  if (id !== SYSTEM_TENANT.id || (await store.getTenant(id)) === undefined) return;
+  throw new ApiError(
+    409,
+    'conflict',
+    "Sluice's own tenant (it delivers the backlog alerts) cannot be changed",
+    {
+      system: true,
+    },
+  );
+}
 
 export function tenantRoutes(app: App, { store, dispatcher, clock, quotas }: ApiContext): void {
   app.post(
@@ -93,10 +112,11 @@ export function tenantRoutes(app: App, { store, dispatcher, clock, quotas }: Api
         params: IdParams('ten'),
         querystring: NoQuery,
         body: PatchTenant,
-        response: { 200: Tenant, ...errorResponses(403, 404, 413) },
+        response: { 200: Tenant, ...errorResponses(403, 404, 409, 413) },
       },
     },
     async (request) => {
+      await refuseSystemTenant(store, request.params.id);
       const tenant = await store.updateTenant(request.params.id, request.body);
       if (!tenant) throw notFound('tenant', request.params.id);
       quotas.forget(tenant.id);
@@ -115,10 +135,11 @@ export function tenantRoutes(app: App, { store, dispatcher, clock, quotas }: Api
           'Its keys and portal links are refused at once; its destinations are deleted as `DELETE /v1/destinations/:id` does (undelivered deliveries cancelled). Its events stay until retention removes them.',
         params: IdParams('ten'),
         querystring: NoQuery,
-        response: { 204: z.null().meta({ description: 'Deleted' }), ...errorResponses(403, 404) },
+        response: { 204: z.null().meta({ description: 'Deleted' }), ...errorResponses(403, 404, 409) },
       },
     },
     async (request, reply) => {
+      await refuseSystemTenant(store, request.params.id);
       dispatcher.checkAnnounce();
       const destinations = await store.deleteTenant(request.params.id, clock());
       if (destinations === undefined) throw notFound('tenant', request.params.id);
