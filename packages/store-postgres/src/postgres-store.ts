@@ -49,6 +49,7 @@ import type {
   PageRequest,
   PerTurn,
   ProbeClaim,
+  RateLimitChange,
   RetentionResult,
   RetryResult,
   StaleClaim,
@@ -60,9 +61,14 @@ import type {
 } from '@sluice/store';
 import {
   insertDestinationSql,
+  insertRateLimitChangeSql,
   insertValues,
   newDestinationRecord,
   patchedDestination,
+  rateLimitChangeFromRow,
+  rateLimitChangesSql,
+  rateLimitChangeValues,
+  sameRateLimit,
   updateDestinationSql,
   updateValues,
 } from '@sluice/store';
@@ -98,6 +104,8 @@ const WARM_UP = `SELECT
 
 const INSERT_DESTINATION = insertDestinationSql(mark);
 const UPDATE_DESTINATION = updateDestinationSql(mark);
+const INSERT_RATE_LIMIT_CHANGE = insertRateLimitChangeSql(mark);
+const RATE_LIMIT_CHANGES = rateLimitChangesSql(mark);
 
 export class PostgresStore implements Store {
   readonly db: Db;
@@ -215,8 +223,14 @@ export class PostgresStore implements Store {
         [id],
       );
       if (r === undefined) return undefined;
-      const next = patchedDestination(destinationFromRow(r, this.keyring), patch, now);
+      const before = destinationFromRow(r, this.keyring);
+      const next = patchedDestination(before, patch, now);
       await q.query(UPDATE_DESTINATION, updateValues(next, this.keyring));
+      if (!sameRateLimit(before.rateLimit, next.rateLimit))
+        await q.query(
+          INSERT_RATE_LIMIT_CHANGE,
+          rateLimitChangeValues(id, { at: now, from: before.rateLimit, to: next.rateLimit }),
+        );
       return next;
     });
   }
@@ -353,6 +367,11 @@ export class PostgresStore implements Store {
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
     return lifecycle.attemptTimes(this.db, destinationId, from, to);
+  }
+
+  async rateLimitChanges(destinationId: string, from: number, to: number): Promise<RateLimitChange[]> {
+    const rows = await this.db.query(RATE_LIMIT_CHANGES, [destinationId, from, to]);
+    return rows.map(rateLimitChangeFromRow);
   }
 
   // ---- backlog alerts (ADR 0009): alerts.ts

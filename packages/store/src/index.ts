@@ -51,6 +51,14 @@ export {
 } from './page.ts';
 export { type PerTurn, perTurn } from './per-turn.ts';
 export {
+  insertRateLimitChangeSql,
+  type RateLimitChange,
+  rateLimitChangeFromRow,
+  rateLimitChangesSql,
+  rateLimitChangeValues,
+  sameRateLimit,
+} from './rate-limit-changes.ts';
+export {
   attemptFromRow,
   claimedFromRow,
   deliveryFromRow,
