@@ -5,7 +5,8 @@
  * for each one listed). Replayed deliveries go through the rate limiter like any other.
  */
 
-import { useEffect, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { CanWrite } from '../access.ts';
 import { api, type Role, type Tenant } from '../api.ts';
 import { usePoll } from '../use-poll.ts';
 import { DeliveryTable } from './deliveries.tsx';
@@ -19,6 +20,7 @@ const SINCE_CHOICES = [
 ];
 
 export function DeadLetters({ role }: { role: Role }) {
+  const canWrite = useContext(CanWrite);
   const [destinationId, setDestinationId] = useState('');
   const [sinceSeconds, setSinceSeconds] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -99,7 +101,7 @@ export function DeadLetters({ role }: { role: Role }) {
             ))}
           </select>
         </label>
-        <button type="button" disabled={busy || rows.length === 0} onClick={replayAll}>
+        <button type="button" hidden={!canWrite} disabled={busy || rows.length === 0} onClick={replayAll}>
           Replay all matching
         </button>
       </form>
