@@ -222,8 +222,8 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       await page.getByLabel('Destination').selectOption({ label: 'billing — acme' });
       await page.getByLabel('Died in').selectOption({ label: 'the last hour' });
       for (const id of moreIds) await page.locator(`tr[data-delivery="${id}"]`).waitFor();
-      page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: 'Replay all matching' }).click();
+      await page.getByRole('button', { name: 'Replay them' }).click();
       await page.getByText('2 dead deliveries replayed.').waitFor();
       await page.getByText('None.').waitFor();
       await rcv.waitFor(

@@ -71,7 +71,7 @@ export class ApiError extends Error {
  * The portal (`/portal/`, a link's token from the URL's fragment) keeps its token under its
  * own key, so a portal tab and an operator's tab of the same origin never share one.
  */
-const isPortal = (): boolean => location.pathname.startsWith('/portal');
+export const isPortal = (): boolean => location.pathname.startsWith('/portal');
 const TOKEN_KEY = isPortal() ? 'sluice.portal.token' : 'sluice.token';
 
 /**
@@ -120,7 +120,7 @@ export function watchOutage(listener: (outage: Outage) => void): () => void {
 
 /** Told of every `401 unauthorized`: the portal shows its "link expired or revoked" page. */
 const unauthorizedListeners = new Set<() => void>();
-function onUnauthorized(listener: () => void): () => void {
+export function onUnauthorized(listener: () => void): () => void {
   unauthorizedListeners.add(listener);
   return () => unauthorizedListeners.delete(listener);
 }
@@ -166,7 +166,7 @@ async function call<T>(
 }
 
 /** A portal link's rights and branding (`GET /v1/whoami`). */
-interface PortalGrant {
+export interface PortalGrant {
   id: string;
   access: 'read' | 'manage';
   /** Null: every destination of the tenant. */

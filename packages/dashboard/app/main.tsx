@@ -14,13 +14,14 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, forgetToken, type Identity, type Role, savedToken, whoAmI } from './api.ts';
+import { ApiError, forgetToken, type Identity, isPortal, type Role, savedToken, whoAmI } from './api.ts';
 import { OutageBanner, useHash } from './shell.tsx';
 import { DeadLetters } from './views/dead-letters.tsx';
 import { DestinationDetail } from './views/destination.tsx';
 import { Destinations } from './views/destinations.tsx';
 import { EventLog } from './views/event-log.tsx';
 import { EventLookup } from './views/events.tsx';
+import { PortalApp } from './views/portal.tsx';
 import { SignIn } from './views/sign-in.tsx';
 
 function Route({ path, role }: { path: string; role: Role }) {
@@ -123,4 +124,5 @@ function App() {
 }
 
 const root = document.getElementById('app');
-if (root) render(<App />, root);
+// Under /portal/ the same bundle is a tenant's customer portal (views/portal.tsx).
+if (root) render(isPortal() ? <PortalApp /> : <App />, root);

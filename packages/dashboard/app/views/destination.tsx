@@ -12,6 +12,7 @@ import { api, type Destination, type RateLimit, type Stats } from '../api.ts';
 import { formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { type ChartData, RateChart } from './chart.tsx';
+import { ConfirmButton } from './confirm-button.tsx';
 import { Deliveries } from './deliveries.tsx';
 import { DeleteDestination, EditDestination } from './destination-edit.tsx';
 import { HealthWithNote, TestEvent } from './destination-extras.tsx';
@@ -220,23 +221,21 @@ export function DestinationDetail({ id }: { id: string }) {
                 Resume
               </button>
             )}
-            <button
-              type="button"
-              onClick={() => {
-                if (!confirm('Rotate the signing secret? The old one keeps signing beside it for 24 h.'))
-                  return;
-                void act('Secret rotated.', async () => {
+            <ConfirmButton
+              label="Rotate secret"
+              question="Rotate the signing secret? The old one keeps signing beside it for 24 h."
+              yes="Rotate now"
+              onConfirm={() =>
+                act('Secret rotated.', async () => {
                   const rotated = await api.rotateSecret(id);
                   setSecret({
                     label: 'New signing secret (the old one signs for 24 h more)',
                     value: rotated.secret,
                   });
                   return undefined;
-                });
-              }}
-            >
-              Rotate secret
-            </button>
+                })
+              }
+            />
             <button
               type="button"
               onClick={() =>
