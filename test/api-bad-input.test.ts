@@ -28,6 +28,8 @@ interface World {
   dst: string;
   evt: string;
   dlv: string;
+  /** A portal link of the tenant. */
+  prt: string;
 }
 
 let world: World | undefined;
@@ -385,6 +387,89 @@ const ENDPOINTS: Endpoint[] = [
     base: () => ({ query: {} }),
     fields: [tenantQuery],
   },
+  {
+    method: 'POST',
+    route: '/v1/destinations/{id}/test',
+    token: 'tenant',
+    base: () => ({
+      body: { type: 'order.paid', payload: { total: 42 } },
+      query: { tenantId: w().tenantId },
+      id: w().dst,
+    }),
+    fields: [
+      idParam('dst', 'evt'),
+      tenantQuery,
+      {
+        path: 'type',
+        wrongType: [42, null, ['order.paid']],
+        outOfRange: ['', 't'.repeat(201), 'order paid', 'order.*', '*', 'sluice.nope'],
+      },
+    ],
+    objects: [''],
+  },
+  {
+    method: 'POST',
+    route: '/v1/portal-links',
+    token: 'tenant',
+    base: () => ({
+      body: {
+        access: 'read',
+        expiresInSeconds: 60,
+        destinationIds: [w().dst],
+        branding: { title: 'Acme', accentColor: '#0a7cff', logoUrl: 'https://cdn.example.com/l.png' },
+      },
+      query: {},
+    }),
+    fields: [
+      { path: 'tenantId', outOfRange: ['ten_nope', ID('dst'), ''] },
+      { path: 'access', wrongType: [1, null, true], outOfRange: ['write', 'READ', ''] },
+      { path: 'expiresInSeconds', wrongType: ['60', null], outOfRange: [9, 86_401, 1.5, -1] },
+      {
+        path: 'destinationIds',
+        wrongType: [ID('dst'), 7, null],
+        outOfRange: [
+          [],
+          hundredOne(() => ID('dst')),
+          at('destinationIds.0', ['nope']),
+          at('destinationIds.0', [ID('evt')]),
+        ],
+      },
+      { path: 'branding', wrongType: ['Acme', null, []] },
+      { path: 'branding.title', wrongType: [5, null], outOfRange: ['', 't'.repeat(101), 'a\u0001b'] },
+      {
+        path: 'branding.accentColor',
+        wrongType: [0x0a7cff],
+        outOfRange: ['red', '#fff', '#0a7cffff', '0a7cff'],
+      },
+      {
+        path: 'branding.logoUrl',
+        wrongType: [5],
+        outOfRange: [
+          'http://example.com/l.png',
+          'javascript:alert(1)',
+          'data:text/html,<b>x</b>',
+          'ftp://cdn.example.com/l.png',
+          'https://user:pw@cdn.example.com/l.png',
+          '',
+        ],
+      },
+    ],
+    objects: ['', 'branding'],
+  },
+  {
+    method: 'GET',
+    route: '/v1/portal-links',
+    token: 'tenant',
+    base: () => ({ query: { limit: '10' } }),
+    fields: [...listQuery, tenantQuery],
+  },
+  {
+    method: 'DELETE',
+    route: '/v1/portal-links/{id}',
+    token: 'tenant',
+    base: () => ({ query: {}, id: w().prt }),
+    fields: [idParam('prt', 'dst'), tenantQuery],
+  },
 ];
 
 // ---------------------------------------------------------------- the cases
@@ -521,7 +606,8 @@ describe('bad input', () => {
   it('the world: a tenant, a paused destination with a dead delivery', { timeout: 30_000 }, async () => {
     const { tenant, api } = await get().tenant('bad-input');
     const { dst, evt, dlv } = await quietDestinationWithDeadDelivery(get(), api, 'dies');
-    world = { tenant: api, tenantId: tenant.id, dst, evt, dlv };
+    const prt = (await api.portalLinks.create()).id;
+    world = { tenant: api, tenantId: tenant.id, dst, evt, dlv, prt };
   });
 
   for (const e of ENDPOINTS) {

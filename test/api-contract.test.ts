@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { catalogContract, contract, lifecycleContract } from '@sluice/api';
+import { catalogContract, contract, lifecycleContract, portalContract } from '@sluice/api';
 import type {
   CreateDestinationInput,
   DeliveryWithAttempts,
@@ -736,6 +736,58 @@ describe("tenants' keys, their deletion and the event log", () => {
       all.map((e) => e.id),
       [...sent].reverse(),
     );
+  });
+});
+
+describe('who am I', () => {
+  it('GET /v1/whoami → 200: the role and the tenant of the token', async () => {
+    const admin = await get().admin.whoami();
+    assertStatus(200, 'whoami');
+    assertShape(portalContract.Whoami, admin, 'whoami');
+    assert.deepEqual(admin, { role: 'admin', tenant: null, portal: null });
+    const { api, tenant } = await get().tenant('whoami');
+    assert.deepEqual(await api.whoami(), {
+      role: 'tenant',
+      tenant: { id: tenant.id, name: tenant.name },
+      portal: null,
+    });
+  });
+});
+
+describe('the portal', () => {
+  it('POST /v1/destinations/:id/test → 202: a sluice.test event to that destination only', async () => {
+    const { api } = await get().tenant('test-event');
+    const destination = await api.destinations.create({ url: get().rcv.url('test-event'), rateLimit: RATE });
+    await api.destinations.pause(destination.id);
+    const accepted = await api.destinations.test(destination.id);
+    assertStatus(202, 'test event');
+    assertShape(contract.AcceptedEvent, accepted, 'test event');
+    assert.deepEqual(
+      accepted.deliveries.map((d) => d.destinationId),
+      [destination.id],
+    );
+    assert.equal((await api.events.get(accepted.id)).type, 'sluice.test');
+  });
+
+  it('POST, GET and DELETE /v1/portal-links: 201 with the token once, 200 without it, 204; the token then 401', async () => {
+    const { api, tenant } = await get().tenant('portal');
+    const created = await api.portalLinks.create({ access: 'read', branding: { title: 'Acme' } });
+    assertStatus(201, 'create link');
+    assertShape(portalContract.CreatedPortalLink, created, 'created link');
+    assert.match(created.id, id('prt'));
+    assert.equal(created.url, `${get().url}/portal/#token=${created.token}`);
+    const page = await api.portalLinks.list();
+    assertStatus(200, 'list links');
+    assertShape(contract.listOf(portalContract.PortalLink), page, 'links');
+    assert.deepEqual(
+      page.data.map((l) => [l.id, l.tenantId, l.access, l.expired]),
+      [[created.id, tenant.id, 'read', false]],
+    );
+    const portal = get().client(created.token);
+    assert.equal((await portal.whoami()).role, 'portal');
+    await api.portalLinks.revoke(created.id);
+    assertStatus(204, 'revoke link');
+    await rejectsWith(portal.whoami(), 401, 'unauthorized', 'a revoked link');
   });
 });
 

@@ -100,6 +100,21 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
     const quotas = outputs.get('Tenant quotas') ?? '';
     assert.ok(quotas.includes('"code":"rate_limited"') && quotas.includes('retry-after 1'), quotas);
     assert.ok(quotas.includes('{"eventsPerSecond":null,"pendingEvents":null}'), quotas);
+    const whoami = outputs.get('Who am I') ?? '';
+    assert.ok(whoami.includes('{"role":"tenant","tenant":"acme"}'), whoami);
+    assert.ok(whoami.includes('{"role":"admin","tenant":null,"portal":null}'), whoami);
+    const tested = outputs.get('Test event') ?? '';
+    assert.ok(tested.includes('{"type":"sluice.test","toThisOnly":true}'), tested);
+    const portal = outputs.get('Portal links') ?? '';
+    for (const line of [
+      `${box.url}/portal/#token=…`,
+      '["portal","read"]',
+      '1',
+      'forbidden',
+      '204',
+      'unauthorized',
+    ])
+      assert.ok(portal.split('\n').includes(line), `the portal links block prints ${line}:\n${portal}`);
     const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
     assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });

@@ -40,6 +40,8 @@ const VALID_BODY: Record<string, unknown> = {
   'POST /v1/events/batch': { events: [{ type: 'probe', payload: {} }] },
   'POST /v1/event-types': { name: 'probe.type', description: 'probe' },
   'PATCH /v1/event-types/{name}': { description: 'probe' },
+  'POST /v1/destinations/{id}/test': {},
+  'POST /v1/portal-links': {},
 };
 
 let doc: Doc;
@@ -94,6 +96,7 @@ describe('OpenAPI', () => {
       destinations: `dst_${'0'.repeat(26)}`,
       events: `evt_${'0'.repeat(26)}`,
       deliveries: `dlv_${'0'.repeat(26)}`,
+      'portal-links': `prt_${'0'.repeat(26)}`,
     };
     const listed = [...operations().keys()].map((route) => {
       const [method, template] = route.split(' ') as [string, string];
@@ -150,12 +153,14 @@ describe('OpenAPI', () => {
       destinations: dst,
       events: evt,
       deliveries: dlv,
+      'portal-links': (await api.portalLinks.create()).id,
     };
     const unknown: Record<string, string> = {
       tenants: `ten_${'0'.repeat(26)}`,
       destinations: `dst_${'0'.repeat(26)}`,
       events: `evt_${'0'.repeat(26)}`,
       deliveries: `dlv_${'0'.repeat(26)}`,
+      'portal-links': `prt_${'0'.repeat(26)}`,
     };
     // A delivered delivery, for the 409 of a retry.
     await get().rcv.setDefault(get().rcv.path('openapi'), 200);

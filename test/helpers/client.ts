@@ -168,7 +168,7 @@ export async function rejectsWith(
   }
 }
 
-const TABLES = ['tenants', 'destinations', 'events', 'deliveries', 'attempts'] as const;
+const TABLES = ['tenants', 'destinations', 'events', 'deliveries', 'attempts', 'portal_links'] as const;
 
 /** Every row of every table: equal snapshots mean nothing changed. */
 export async function snapshot(b: { query: ShapeBox['query'] }): Promise<Record<string, unknown[]>> {
@@ -233,12 +233,17 @@ export const ROUTES = [
   'GET /v1/event-types/{name}',
   'PATCH /v1/event-types/{name}',
   'DELETE /v1/event-types/{name}',
+  'GET /v1/whoami',
+  'POST /v1/destinations/{id}/test',
+  'POST /v1/portal-links',
+  'GET /v1/portal-links',
+  'DELETE /v1/portal-links/{id}',
 ] as const;
 
 /** A path as OpenAPI writes it: ids replaced by `{id}`, a key's by `{keyId}`, an event type's name by `{name}`. */
 export const template = (path: string): string =>
   path
-    .replace(/\/(ten|dst|evt|dlv)_[0-9a-z]{26}/g, '/{id}')
+    .replace(/\/(ten|dst|evt|dlv|prt)_[0-9a-z]{26}/g, '/{id}')
     .replace(/\/key_[0-9a-z]{26}/g, '/{keyId}')
     .replace(/^\/v1\/event-types\/[^/?]+/, '/v1/event-types/{name}');
 

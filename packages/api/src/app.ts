@@ -32,8 +32,11 @@ import { eventTypeRoutes } from './routes/event-types.ts';
 import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
+import { portalLinkRoutes } from './routes/portal-links.ts';
 import { tenantKeyRoutes } from './routes/tenant-keys.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { testEventRoutes } from './routes/test-event.ts';
+import { whoamiRoutes } from './routes/whoami.ts';
 import { operationalWebhooks } from './webhooks.ts';
 
 export async function buildApi(options: ApiOptions): Promise<App> {
@@ -110,7 +113,10 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   eventLogRoutes(app, ctx);
   deliveryRoutes(app, ctx);
   alertRoutes(app, ctx);
-  await dashboardRoutes(app);
+  whoamiRoutes(app, ctx);
+  portalLinkRoutes(app, ctx);
+  testEventRoutes(app, ctx);
+  await dashboardRoutes(app, options.config.portalFrameAncestors);
   return app;
 }
 

@@ -14,6 +14,7 @@ import type { z } from 'zod';
 import type * as contract from './contract.ts';
 import type * as catalog from './contract-event-types.ts';
 import type * as lifecycle from './contract-lifecycle.ts';
+import type * as portal from './contract-portal.ts';
 
 type In<S extends z.ZodType> = z.input<S>;
 type Out<S extends z.ZodType> = z.output<S>;
@@ -110,6 +111,17 @@ it("the client's types are the contract's", () => {
     UpdateEventTypeInput: true satisfies Same<
       Omit<T.UpdateEventTypeInput, 'example'>,
       Omit<In<typeof catalog.PatchEventType>, 'example'>
+    >,
+    Whoami: true satisfies Same<T.Whoami, Out<typeof portal.Whoami>>,
+    Branding: true satisfies Same<T.Branding, Out<typeof portal.Branding>>,
+    PortalAccess: true satisfies Same<T.PortalAccess, Out<typeof portal.PortalAccess>>,
+    PortalLink: true satisfies Same<T.PortalLink, Out<typeof portal.PortalLink>>,
+    CreatedPortalLink: true satisfies Same<T.CreatedPortalLink, Out<typeof portal.CreatedPortalLink>>,
+    CreatePortalLinkInput: true satisfies Same<T.CreatePortalLinkInput, In<typeof portal.CreatePortalLink>>,
+    // The body may be left out (or null); its payload is any JSON.
+    TestEventInput: true satisfies Same<
+      Omit<T.TestEventInput, 'payload'>,
+      Omit<NonNullable<In<typeof portal.TestEvent>>, 'payload'>
     >,
   };
   assert.ok(Object.values(checks).every((check) => check));

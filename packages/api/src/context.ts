@@ -27,6 +27,10 @@ export interface ApiConfig {
   maxRequestBytes: number;
   /** Events of a type not in the catalog refused (`SLUICE_EVENT_TYPES_STRICT`); default false. */
   eventTypesStrict?: boolean;
+  /** `SLUICE_PUBLIC_URL`: where users reach the API (portal links' `url`); unset: as each request saw it. */
+  publicUrl?: string | undefined;
+  /** `SLUICE_PORTAL_FRAME_ANCESTORS`: the portal's CSP `frame-ancestors` sources; default `'self'`. */
+  portalFrameAncestors?: string | undefined;
 }
 
 /** What `buildApi` is built from (the routes that need more than the context read it too). */

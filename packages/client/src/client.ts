@@ -7,6 +7,7 @@
 
 import { EventTypes } from './event-types.ts';
 import { type CallOptions, type FetchLike, type HttpConfig, type RequestSpec, send } from './http.ts';
+import { PortalLinks, type Whoami } from './portal.ts';
 import { Alerts, Deliveries, Destinations, Events, type TenantCallOptions, Tenants } from './resources.ts';
 
 export interface SluiceOptions {
@@ -38,6 +39,8 @@ export class Sluice {
   readonly alerts: Alerts;
   /** The event-type catalog: any token reads it, the admin token changes it. */
   readonly eventTypes: EventTypes;
+  /** Portal links: a tenant's key (or the admin token for a tenant) makes, lists and revokes them. */
+  readonly portalLinks: PortalLinks;
   readonly #options: SluiceOptions;
   readonly #http: HttpConfig;
 
@@ -63,6 +66,7 @@ export class Sluice {
     this.deliveries = new Deliveries(transport);
     this.alerts = new Alerts(transport);
     this.eventTypes = new EventTypes(transport);
+    this.portalLinks = new PortalLinks(transport);
   }
 
   /** The tenant this client acts for with the admin token, if any. */
@@ -78,6 +82,11 @@ export class Sluice {
   /** A client with the same options and another token. */
   withToken(token: string): Sluice {
     return new Sluice({ ...this.#options, token });
+  }
+
+  /** Who this client's token is: the operator, a tenant's key or a portal link's token (`GET /v1/whoami`). */
+  whoami(options?: CallOptions): Promise<Whoami> {
+    return this.request('GET', '/v1/whoami', options);
   }
 
   /** The server's OpenAPI 3.1 document (`GET /openapi.json`). */

@@ -20,5 +20,14 @@ export type {
   UpdateEventTypeInput,
 } from './event-types.ts';
 export type { CallOptions, FetchLike, FetchResponse, Query, RequestSpec } from './http.ts';
+export type {
+  Branding,
+  CreatedPortalLink,
+  CreatePortalLinkInput,
+  PortalAccess,
+  PortalLink,
+  PortalLinks,
+  Whoami,
+} from './portal.ts';
 export type { Alerts, Deliveries, Destinations, Events, TenantCallOptions, Tenants } from './resources.ts';
 export type * from './types.ts';

@@ -38,6 +38,7 @@ import type {
   Tenant,
   TenantKey,
   TenantWithKey,
+  TestEventInput,
   UpdateDestinationInput,
   UpdateTenantInput,
 } from './types.ts';
@@ -201,6 +202,15 @@ export class Destinations {
    */
   secret(id: string, options?: CallOptions): Promise<DestinationSecrets> {
     return this.#t.call('GET', `/v1/destinations/${seg(id)}/secret`, pick(options));
+  }
+
+  /**
+   * Sends a test event to this destination only, through its limiter like any event: type
+   * `sluice.test` unless given; without a payload, the type's catalog example (a built-in
+   * type's with this destination's ids), else `{ test: true }`.
+   */
+  test(id: string, input: TestEventInput = {}, options?: CallOptions): Promise<AcceptedEvent> {
+    return this.#t.call('POST', `/v1/destinations/${seg(id)}/test`, { ...pick(options), body: input });
   }
 
   /** A new signing secret; the previous one keeps signing beside it for 24 h. */

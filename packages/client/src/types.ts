@@ -380,3 +380,9 @@ export interface Alert {
   value: number;
   raisedAt: string;
 }
+
+/** `POST /v1/destinations/:id/test`: both optional (type `sluice.test`; the payload from the catalog). */
+export interface TestEventInput {
+  type?: string | undefined;
+  payload?: JsonValue | undefined;
+}

@@ -232,4 +232,29 @@ describe('ingest', () => {
       /SLUICE_EVENT_TYPES_STRICT/,
     );
   });
+
+  it('SLUICE_PUBLIC_URL: an http(s) URL, its trailing slashes dropped; unset by default', () => {
+    assert.equal(apiConfig(parseEnv(api, {})).publicUrl, undefined);
+    assert.equal(
+      apiConfig(parseEnv(api, { SLUICE_PUBLIC_URL: 'https://hooks.example.com/sluice/' })).publicUrl,
+      'https://hooks.example.com/sluice',
+    );
+    assert.throws(() => parseEnv(api, { SLUICE_PUBLIC_URL: 'ftp://x' }), /SLUICE_PUBLIC_URL/);
+    assert.throws(() => parseEnv(api, { SLUICE_PUBLIC_URL: 'hooks.example.com' }), /SLUICE_PUBLIC_URL/);
+  });
+
+  it("SLUICE_PORTAL_FRAME_ANCESTORS: CSP sources, default 'self'; a ; or a , is refused", () => {
+    assert.equal(apiConfig(parseEnv(api, {})).portalFrameAncestors, "'self'");
+    const sources = "'self' https://app.example.com https://*.example.org:8443 http://127.0.0.1:5173";
+    assert.equal(
+      apiConfig(parseEnv(api, { SLUICE_PORTAL_FRAME_ANCESTORS: sources })).portalFrameAncestors,
+      sources,
+    );
+    for (const bad of ["'self'; script-src *", 'https://a.example, https://b.example', '', "'unsafe-inline'"])
+      assert.throws(
+        () => parseEnv(api, { SLUICE_PORTAL_FRAME_ANCESTORS: bad }),
+        /SLUICE_PORTAL_FRAME_ANCESTORS/,
+        bad,
+      );
+  });
 });

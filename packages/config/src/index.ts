@@ -140,7 +140,28 @@ export const ingest = {
   SLUICE_TENANT_PENDING_EVENTS: int(1, 1_000_000_000).optional(),
   /** Events of a type not in the event-type catalog refused (`400 unknown_event_type`). */
   SLUICE_EVENT_TYPES_STRICT: bool.default(false),
+  /**
+   * Where users reach the API (the portal links' `url` starts with it); unset: the address
+   * each request came to, as the request saw it.
+   */
+  SLUICE_PUBLIC_URL: url(['http:', 'https:'], 'https://hooks.example.com')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  /** Who may frame the portal (`/portal/`): CSP `frame-ancestors` sources. */
+  SLUICE_PORTAL_FRAME_ANCESTORS: z
+    .string()
+    .trim()
+    .min(1)
+    .refine(
+      (v) => v.split(/\s+/).every((source) => CSP_SOURCE.test(source)),
+      "space-separated CSP sources such as 'self' https://app.example.com (no ; nor ,)",
+    )
+    .default("'self'"),
 };
+
+/** One source of a CSP `frame-ancestors` list: a keyword, a scheme, or a host with an optional scheme, port and path. */
+const CSP_SOURCE =
+  /^(?:'self'|'none'|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9.-]+(?::(?:\d{1,5}|\*))?(?:\/[^\s;,']*)?|\*)$/i;
 
 /** The operator-wide tenant quotas as @sluice/core's `TenantQuota` (null: none). */
 export function quotaDefaults(c: {
@@ -153,15 +174,19 @@ export function quotaDefaults(c: {
   };
 }
 
-/** The settings of `ingest` and `network` as @sluice/api's `ApiConfig`. */
+/** The settings of `ingest` and `network` as @sluice/api's `ApiConfig` (the portal's too). */
 export function apiConfig(c: {
   SLUICE_ALLOW_PRIVATE_NETWORKS: boolean;
   SLUICE_MAX_PAYLOAD_BYTES: number;
   SLUICE_MAX_PAYLOAD_DEPTH: number;
   SLUICE_MAX_REQUEST_BYTES: number;
   SLUICE_EVENT_TYPES_STRICT: boolean;
+  SLUICE_PUBLIC_URL?: string | undefined;
+  SLUICE_PORTAL_FRAME_ANCESTORS?: string | undefined;
 }) {
   return {
+    publicUrl: c.SLUICE_PUBLIC_URL,
+    portalFrameAncestors: c.SLUICE_PORTAL_FRAME_ANCESTORS,
     allowPrivateNetworks: c.SLUICE_ALLOW_PRIVATE_NETWORKS,
     maxPayloadBytes: c.SLUICE_MAX_PAYLOAD_BYTES,
     maxPayloadDepth: c.SLUICE_MAX_PAYLOAD_DEPTH,

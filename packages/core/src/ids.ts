@@ -6,7 +6,7 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-export type IdPrefix = 'ten' | 'key' | 'dst' | 'evt' | 'dlv' | 'att';
+export type IdPrefix = 'ten' | 'key' | 'dst' | 'evt' | 'dlv' | 'att' | 'prt';
 
 /**
  * ulid's own source asks the system for one byte per character (16 calls per id); this one

@@ -135,7 +135,7 @@ function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path;
 }
 
-async function call<T>(
+export async function call<T>(
   method: string,
   path: string,
   options: { query?: Query; body?: unknown; token?: string } = {},

@@ -23,6 +23,7 @@ import { EventLog } from './views/event-log.tsx';
 import { EventLookup } from './views/events.tsx';
 import { PortalApp } from './views/portal.tsx';
 import { SignIn } from './views/sign-in.tsx';
+import { TenantsRoute } from './views/tenants.tsx';
 
 function Route({ path, role }: { path: string; role: Role }) {
   const detail = /^\/destinations\/(dst_[0-9a-z]+)$/.exec(path);
@@ -31,6 +32,7 @@ function Route({ path, role }: { path: string; role: Role }) {
   if (path === '/log' || path.startsWith('/log?')) return <EventLog role={role} />;
   const event = /^\/events(?:\/(evt_[0-9a-z]+))?$/.exec(path);
   if (event) return <EventLookup id={event[1]} />;
+  if (role === 'admin' && /^\/tenants(\/|$)/.test(path)) return <TenantsRoute path={path} />;
   return <Destinations role={role} />;
 }
 
@@ -80,6 +82,9 @@ function App() {
     { href: '#/dead', label: 'Dead letters', active: path.startsWith('/dead') },
     { href: '#/log', label: 'Event log', active: path.startsWith('/log') },
     { href: '#/events', label: 'Event lookup', active: path.startsWith('/events') },
+    ...(role === 'admin'
+      ? [{ href: '#/tenants', label: 'Tenants', active: path.startsWith('/tenants') }]
+      : []),
   ];
   return (
     <>

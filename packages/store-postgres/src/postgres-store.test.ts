@@ -131,6 +131,7 @@ await withPostgres('PostgresStore', () => {
           'destinations',
           'event_types',
           'events',
+          'portal_links',
           'rate_limit_changes',
           'schema_migrations',
           'tenant_keys',

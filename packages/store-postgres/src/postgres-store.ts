@@ -43,11 +43,14 @@ import type {
   KeyMatch,
   NewDestination,
   NewEvent,
+  NewPortalLink,
   NewTenant,
   NewTenantKey,
   Page,
   PageRequest,
   PerTurn,
+  PortalLink,
+  PortalLinkMatch,
   ProbeClaim,
   RateLimitChange,
   RetentionResult,
@@ -84,6 +87,7 @@ import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
+import * as portalLinks from './portal-links.ts';
 import { destinationFromRow, mark } from './rows.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
@@ -420,6 +424,28 @@ export class PostgresStore implements Store {
 
   async listEventTypes(page: EventTypePageRequest): Promise<Page<EventType>> {
     return eventTypes.listEventTypes(this.db, page);
+  }
+
+  // ---- portal links: portal-links.ts
+
+  async createPortalLink(link: NewPortalLink): Promise<PortalLink | undefined> {
+    return portalLinks.createPortalLink(this.db, link);
+  }
+
+  async portalLinkByHash(hash: string): Promise<PortalLinkMatch | undefined> {
+    return portalLinks.portalLinkByHash(this.db, hash);
+  }
+
+  async getPortalLink(id: string): Promise<PortalLink | undefined> {
+    return portalLinks.getPortalLink(this.db, id);
+  }
+
+  async listPortalLinks(tenantId: string | undefined, page: PageRequest): Promise<Page<PortalLink>> {
+    return portalLinks.listPortalLinks(this.db, tenantId, page);
+  }
+
+  async deletePortalLink(id: string): Promise<boolean> {
+    return portalLinks.deletePortalLink(this.db, id);
   }
 
   async ping(): Promise<void> {

@@ -35,6 +35,7 @@ import {
   updateTenantStatement,
 } from '@sluice/store';
 import type { Db, Queryable } from './db.ts';
+import { PORTAL_LINK_SQL } from './portal-links.ts';
 import { eventFromRow, mark } from './rows.ts';
 
 const INSERT_TENANT = insertTenantSql(mark);
@@ -152,6 +153,7 @@ export async function deleteTenant(db: Db, id: string, now: number): Promise<str
     );
     if (gone.length === 0) return undefined;
     await q.query('DELETE FROM tenant_keys WHERE tenant_id = $1', [id]);
+    await q.query(PORTAL_LINK_SQL.deleteOfTenant, [id]);
     // As deleteDestination, for all the tenant's destinations at once.
     const rows = await q.query(DELETE_TENANT_DESTINATIONS, [id, now]);
     return rows.map((r) => String(r.id));

@@ -40,10 +40,13 @@ import type {
   KeyMatch,
   NewDestination,
   NewEvent,
+  NewPortalLink,
   NewTenant,
   NewTenantKey,
   Page,
   PageRequest,
+  PortalLink,
+  PortalLinkMatch,
   ProbeClaim,
   RateLimitChange,
   RetentionResult,
@@ -66,6 +69,7 @@ import * as health from './health.ts';
 import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
+import * as portalLinks from './portal-links.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
 import { TurnBatch } from './turn-batch.ts';
@@ -431,6 +435,28 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
 
   async listEventTypes(page: EventTypePageRequest): Promise<Page<EventType>> {
     return eventTypes.listEventTypes(this, page);
+  }
+
+  // ---- portal links: portal-links.ts
+
+  async createPortalLink(link: NewPortalLink): Promise<PortalLink | undefined> {
+    return portalLinks.createPortalLink(this, link);
+  }
+
+  async portalLinkByHash(hash: string): Promise<PortalLinkMatch | undefined> {
+    return portalLinks.portalLinkByHash(this, hash);
+  }
+
+  async getPortalLink(id: string): Promise<PortalLink | undefined> {
+    return portalLinks.getPortalLink(this, id);
+  }
+
+  async listPortalLinks(tenantId: string | undefined, page: PageRequest): Promise<Page<PortalLink>> {
+    return portalLinks.listPortalLinks(this, tenantId, page);
+  }
+
+  async deletePortalLink(id: string): Promise<boolean> {
+    return portalLinks.deletePortalLink(this, id);
   }
 
   async ping(): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * The SQLite store's tenants: created, read, patched and deleted by the operator, their keys,
- * their pending-events count and their event log. A deleted tenant is kept (its events and
+ * The SQLite store's tenants: created, read, patched and deleted by the operator (their keys
+ * and portal links go with them), their keys, their pending-events count and their event log. A deleted tenant is kept (its events and
  * deliveries point at it) with `deleted_at` set, and is found by no read here.
  */
 
@@ -34,6 +34,7 @@ import {
 } from '@sluice/store';
 import { deleteDestinationIn } from './destinations.ts';
 import type { Sql } from './lists.ts';
+import { deleteTenantLinks } from './portal-links.ts';
 import { mark } from './rows.ts';
 
 const PENDING_EVENTS = pendingEventsSql(mark);
@@ -112,6 +113,7 @@ export function deleteTenant(db: Sql, id: string, now: number): string[] | undef
       .run(now, id);
     if (changes === 0) return undefined;
     db.sql('DELETE FROM tenant_keys WHERE tenant_id = ?').run(id);
+    deleteTenantLinks(db, id);
     const ids = db
       .sql('SELECT id FROM destinations WHERE tenant_id = ? AND deleted_at IS NULL ORDER BY id')
       .all(id)

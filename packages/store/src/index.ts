@@ -51,6 +51,19 @@ export {
 } from './page.ts';
 export { type PerTurn, perTurn } from './per-turn.ts';
 export {
+  EXPIRED_LINKS_KEPT_MS,
+  type NewPortalLink,
+  type PortalAccess,
+  type PortalBranding,
+  type PortalLink,
+  type PortalLinkMatch,
+  portalLinkFromRow,
+  portalLinkMatchFromRow,
+  portalLinkSql,
+  portalLinksStatement,
+  portalLinkValues,
+} from './portal-links.ts';
+export {
   insertRateLimitChangeSql,
   type RateLimitChange,
   rateLimitChangeFromRow,

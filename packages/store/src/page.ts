@@ -22,6 +22,8 @@ export interface PageRequest {
 export interface DeliveryFilter {
   tenantId?: string | undefined;
   destinationId?: string | undefined;
+  /** Only deliveries to one of these (a portal link narrowed to them); never empty. */
+  destinationIds?: readonly string[] | undefined;
   eventId?: string | undefined;
   status?: DeliveryStatus | undefined;
   /** Only deliveries last changed at or after this time (for dead ones: when they died). */
@@ -40,11 +42,12 @@ export function pageOf<T>(rows: Row[], limit: number, map: (r: Row) => T): Page<
 
 /**
  * A condition on one column: `column = value`, or with the operator given; `IN deliveries`:
- * the column (an event id) has a delivery to the destination `value`.
+ * the column (an event id) has a delivery to the destination `value`. A list of values (never
+ * empty) means any of them: `column IN (…)`, or a delivery to any of those destinations.
  */
 export type Condition = [
   column: string,
-  value: string | number,
+  value: string | number | readonly string[],
   operator?: '=' | '>=' | '<=' | 'IN deliveries',
 ];
 
@@ -53,6 +56,7 @@ export function deliveryConditions(filter: DeliveryFilter): Condition[] {
   const conditions: Condition[] = [];
   if (filter.tenantId !== undefined) conditions.push(['tenant_id', filter.tenantId]);
   if (filter.destinationId !== undefined) conditions.push(['destination_id', filter.destinationId]);
+  if (filter.destinationIds !== undefined) conditions.push(['destination_id', filter.destinationIds]);
   if (filter.eventId !== undefined) conditions.push(['event_id', filter.eventId]);
   if (filter.status !== undefined) conditions.push(['status', filter.status]);
   if (filter.changedSince !== undefined) conditions.push(['updated_at', filter.changedSince, '>=']);
@@ -76,11 +80,21 @@ export function pageStatement(
   const values: (string | number)[] = [];
   const where = [...fixed];
   for (const [column, value, operator = '='] of conditions) {
-    values.push(value);
+    let target: string;
+    if (typeof value === 'object') {
+      const marks = value.map((v) => {
+        values.push(v);
+        return mark(values.length);
+      });
+      target = `IN (${marks.join(', ')})`;
+    } else {
+      values.push(value);
+      target = `${operator === 'IN deliveries' ? '=' : operator} ${mark(values.length)}`;
+    }
     where.push(
       operator === 'IN deliveries'
-        ? `${column} IN (SELECT event_id FROM deliveries WHERE destination_id = ${mark(values.length)})`
-        : `${column} ${operator} ${mark(values.length)}`,
+        ? `${column} IN (SELECT event_id FROM deliveries WHERE destination_id ${target})`
+        : `${column} ${target}`,
     );
   }
   if (req.after !== undefined) {

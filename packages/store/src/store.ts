@@ -37,6 +37,7 @@ import type {
 import type { EventType, EventTypeFields, EventTypePageRequest } from './event-types.ts';
 import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
+import type { NewPortalLink, PortalLink, PortalLinkMatch } from './portal-links.ts';
 import type { RateLimitChange } from './rate-limit-changes.ts';
 import type { EventFilter, KeyDeletion, KeyMatch, NewTenantKey, TenantKey } from './tenant-keys.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
@@ -71,7 +72,7 @@ export interface Store {
   /** Records a key's use (`lastUsedAt`); nothing when the key is gone. */
   touchTenantKey(keyId: string, now: number): Promise<void>;
   /**
-   * Deletes the tenant in one transaction: marks it deleted, deletes its keys, and deletes its
+   * Deletes the tenant in one transaction: marks it deleted, deletes its keys and portal links, and deletes its
    * destinations as `deleteDestination` does (undelivered deliveries cancelled). Returns the
    * destinations deleted, or undefined when the tenant is missing or already deleted.
    */
@@ -235,6 +236,20 @@ export interface Store {
   deleteEventType(name: string): Promise<boolean>;
   /** The catalog by name, ascending. */
   listEventTypes(page: EventTypePageRequest): Promise<Page<EventType>>;
+
+  // ---- portal links (portal-links.ts, docs/api.md "Portal links")
+  /**
+   * Creates the link, and deletes the tenant's links expired more than a day before its
+   * `createdAt`; undefined (nothing created) when the tenant is missing or deleted.
+   */
+  createPortalLink(link: NewPortalLink): Promise<PortalLink | undefined>;
+  /** The link whose token has this hash and its tenant, unless the link or the tenant was deleted (expired ones too). */
+  portalLinkByHash(hash: string): Promise<PortalLinkMatch | undefined>;
+  getPortalLink(id: string): Promise<PortalLink | undefined>;
+  /** Links newest first, of one tenant or of all. */
+  listPortalLinks(tenantId: string | undefined, page: PageRequest): Promise<Page<PortalLink>>;
+  /** Deletes (revokes) the link; false when it was not there. */
+  deletePortalLink(id: string): Promise<boolean>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -97,6 +97,8 @@ export interface EventFilter {
   type?: string | undefined;
   /** Only events with a delivery to this destination. */
   destinationId?: string | undefined;
+  /** Only events with a delivery to one of these (a portal link narrowed to them); never empty. */
+  destinationIds?: readonly string[] | undefined;
   /** Accepted at or after this time. */
   since?: number | undefined;
   /** Accepted at or before this time. */
@@ -125,5 +127,6 @@ export function eventsStatement(
   if (filter.destinationId !== undefined) {
     conditions.push(['id', filter.destinationId, 'IN deliveries']);
   }
+  if (filter.destinationIds !== undefined) conditions.push(['id', filter.destinationIds, 'IN deliveries']);
   return pageStatement(mark, 'events', '*', [], conditions, req);
 }

@@ -24,7 +24,9 @@ export function alertRoutes(app: App, ctx: ApiContext): void {
     },
     async (request) => {
       const scope = await auth.scope(request, request.query.tenantId);
-      const alerts = await store.listAlerts(scope);
+      const alerts = (await store.listAlerts(scope)).filter((a) =>
+        auth.seesDestination(request, a.destinationId),
+      );
       return { data: alerts.map((a) => ({ ...a, raisedAt: new Date(a.raisedAt).toISOString() })) };
     },
   );

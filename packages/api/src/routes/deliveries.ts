@@ -1,4 +1,6 @@
 import type { DeliveryStatus } from '@sluice/core';
+import type { FastifyRequest } from 'fastify';
+import { narrowedTo } from '../auth.ts';
 import {
   type ApiContext,
   ApiError,
@@ -15,6 +17,10 @@ const tags = ['deliveries'];
 
 export function deliveryRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, clock } = ctx;
+  /** Whether the request may see the delivery: its tenant's, and a narrowed portal link's destinations'. */
+  const visible = async (request: FastifyRequest, delivery: { tenantId: string; destinationId: string }) =>
+    (await auth.canAccess(request, delivery.tenantId)) &&
+    auth.seesDestination(request, delivery.destinationId);
 
   app.get(
     '/v1/deliveries',
@@ -34,6 +40,7 @@ export function deliveryRoutes(app: App, ctx: ApiContext): void {
         {
           tenantId: scope,
           destinationId,
+          destinationIds: narrowedTo(request),
           eventId,
           status: status as DeliveryStatus | undefined,
           changedSince: since === undefined ? undefined : Date.parse(since),
@@ -58,8 +65,7 @@ export function deliveryRoutes(app: App, ctx: ApiContext): void {
     },
     async (request) => {
       const found = await store.getDelivery(request.params.id);
-      if (!found || !(await auth.canAccess(request, found.delivery.tenantId)))
-        throw notFound('delivery', request.params.id);
+      if (!found || !(await visible(request, found.delivery))) throw notFound('delivery', request.params.id);
       return presentDeliveryWithAttempts(found.delivery, found.attempts);
     },
   );
@@ -78,8 +84,7 @@ export function deliveryRoutes(app: App, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const found = await store.getDelivery(request.params.id);
-      if (!found || !(await auth.canAccess(request, found.delivery.tenantId)))
-        throw notFound('delivery', request.params.id);
+      if (!found || !(await visible(request, found.delivery))) throw notFound('delivery', request.params.id);
       const result = await store.retryDelivery(found.delivery.id, clock());
       if (!result.ok && result.reason === 'not_found') throw notFound('delivery', found.delivery.id);
       if (!result.ok) {

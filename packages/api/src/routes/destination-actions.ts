@@ -74,7 +74,8 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
   app.get(
     '/v1/destinations/:id/secret',
     {
-      config: { auth: 'tenant' },
+      // A `read` portal link sees no signing secret.
+      config: { auth: 'tenant', portal: 'manage' },
       schema: {
         tags,
         summary: 'The signing secrets: the current one and the rotated-out ones still signing',

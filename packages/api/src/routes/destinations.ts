@@ -22,6 +22,7 @@ import {
   TenantQuery,
 } from '../contract.ts';
 import { notFound } from '../errors.ts';
+import { destinationPage } from '../narrowed.ts';
 import { presentDestination, presentDestinationWithSecret } from '../present.ts';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -31,7 +32,11 @@ export const tags = ['destinations'];
 export async function ownedDestination(ctx: ApiContext, request: FastifyRequest): Promise<Destination> {
   const { id } = request.params as { id: string };
   const destination = await ctx.store.getDestination(id);
-  if (!destination || !(await ctx.auth.canAccess(request, destination.tenantId)))
+  if (
+    !destination ||
+    !(await ctx.auth.canAccess(request, destination.tenantId)) ||
+    !ctx.auth.seesDestination(request, destination.id)
+  )
     throw notFound('destination', id);
   return destination;
 }
@@ -47,7 +52,8 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
   app.post(
     '/v1/destinations',
     {
-      config: { auth: 'tenant' },
+      // A portal link narrowed to some destinations cannot add one (it could not see it).
+      config: { auth: 'tenant', portal: 'whole' },
       schema: {
         tags,
         summary: 'Create a destination; a signing secret is generated unless given',
@@ -96,7 +102,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
     async (request) => {
       const { limit, cursor, tenantId } = request.query;
       const scope = await auth.scope(request, tenantId);
-      const page = await store.pageDestinations(scope, { limit, after: decodeCursor(cursor, 'dst') });
+      const page = await destinationPage(ctx, request, scope, { limit, after: decodeCursor(cursor, 'dst') });
       return { data: page.items.map((d) => presentDestination(d)), nextCursor: encodeCursor(page.next) };
     },
   );

@@ -4,6 +4,7 @@
  * `events_tenant` (migration 0009).
  */
 
+import { narrowedTo } from '../auth.ts';
 import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
 import { listOf } from '../contract.ts';
 import { EventLogQuery, LoggedEvent } from '../contract-lifecycle.ts';
@@ -30,6 +31,7 @@ export function eventLogRoutes(app: App, { store, auth }: ApiContext): void {
           tenantId: scope,
           type: type === '*' ? undefined : type,
           destinationId,
+          destinationIds: narrowedTo(request),
           since: since === undefined ? undefined : Date.parse(since),
           until: until === undefined ? undefined : Date.parse(until),
         },

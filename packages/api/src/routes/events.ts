@@ -2,6 +2,7 @@ import { matchesEventType } from '@sluice/core';
 import type { Destination, NewEvent } from '@sluice/store';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
+import { narrowedTo } from '../auth.ts';
 import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
 import {
   AcceptedEvent,
@@ -14,12 +15,40 @@ import {
 } from '../contract.ts';
 import { payloadDepthLimit } from '../depth.ts';
 import { notFound } from '../errors.ts';
+import { visibleDeliveries } from '../narrowed.ts';
 import { presentEvent } from '../present.ts';
 
 const tags = ['events'];
 
+/**
+ * Within the tenant's quotas (quota.ts: a request past them is refused whole), one
+ * transaction for all the events; after commit, wake their destinations (docs/design.md,
+ * flow 1). The test event (test-event.ts) goes the same way.
+ */
+export async function acceptEvents(
+  { quotas, store, clock, dispatcher }: ApiContext,
+  tenantId: string,
+  events: NewEvent[],
+  reply: FastifyReply,
+) {
+  const withDeliveries = events.filter((e) => e.destinationIds.length > 0).length;
+  const admitted = await quotas.admit(tenantId, events.length, withDeliveries, reply);
+  let results: Awaited<ReturnType<typeof store.acceptEvents>>;
+  try {
+    results = await store.acceptEvents(tenantId, events, clock());
+  } catch (err) {
+    admitted(false);
+    throw err;
+  }
+  admitted(true);
+  const woken = new Set<string>();
+  for (const { event } of results) for (const { destinationId } of event.deliveries) woken.add(destinationId);
+  for (const destinationId of woken) dispatcher.wake(destinationId);
+  return results.map((r) => r.event);
+}
+
 export function eventRoutes(app: App, ctx: ApiContext): void {
-  const { store, dispatcher, auth, config, clock, quotas, catalog } = ctx;
+  const { store, dispatcher, auth, config, catalog } = ctx;
   const preValidation = payloadDepthLimit(config.maxPayloadDepth);
 
   /**
@@ -102,32 +131,14 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     }
   };
 
-  /**
-   * Within the tenant's quotas (quota.ts: a request past them is refused whole), one
-   * transaction for all the events; after commit, wake their destinations (docs/design.md, flow 1).
-   */
-  const accept = async (tenantId: string, events: NewEvent[], reply: FastifyReply) => {
-    const withDeliveries = events.filter((e) => e.destinationIds.length > 0).length;
-    const admitted = await quotas.admit(tenantId, events.length, withDeliveries, reply);
-    let results: Awaited<ReturnType<typeof store.acceptEvents>>;
-    try {
-      results = await store.acceptEvents(tenantId, events, clock());
-    } catch (err) {
-      admitted(false);
-      throw err;
-    }
-    admitted(true);
-    const woken = new Set<string>();
-    for (const { event } of results)
-      for (const { destinationId } of event.deliveries) woken.add(destinationId);
-    for (const destinationId of woken) dispatcher.wake(destinationId);
-    return results.map((r) => r.event);
-  };
+  const accept = (tenantId: string, events: NewEvent[], reply: FastifyReply) =>
+    acceptEvents(ctx, tenantId, events, reply);
 
   app.post(
     '/v1/events',
     {
-      config: { auth: 'tenant' },
+      // A portal link's customer sends test events only (POST /v1/destinations/:id/test).
+      config: { auth: 'tenant', portal: 'never' },
       preValidation,
       schema: {
         tags,
@@ -150,7 +161,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
   app.post(
     '/v1/events/batch',
     {
-      config: { auth: 'tenant' },
+      config: { auth: 'tenant', portal: 'never' },
       preValidation,
       schema: {
         tags,
@@ -198,7 +209,11 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       const found = await store.getEvent(request.params.id);
       if (!found || !(await auth.canAccess(request, found.event.tenantId)))
         throw notFound('event', request.params.id);
-      return presentEvent(found.event, found.deliveries);
+      // A narrowed portal link sees an event that went to one of its destinations, with those deliveries.
+      const deliveries = visibleDeliveries(request, found.deliveries);
+      if (narrowedTo(request) !== undefined && deliveries.length === 0)
+        throw notFound('event', request.params.id);
+      return presentEvent(found.event, deliveries);
     },
   );
 }

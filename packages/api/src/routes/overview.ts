@@ -7,6 +7,7 @@
 
 import { type ApiContext, type App, decodeCursor, encodeCursor, errorResponses } from '../context.ts';
 import { DestinationOverview, listOf, OverviewQuery } from '../contract.ts';
+import { destinationPage } from '../narrowed.ts';
 import { presentDestination } from '../present.ts';
 import { tags } from './destinations.ts';
 
@@ -27,7 +28,7 @@ export function overviewRoutes(app: App, ctx: ApiContext): void {
     async (request) => {
       const { limit, cursor, tenantId, seconds } = request.query;
       const scope = await auth.scope(request, tenantId);
-      const page = await store.pageDestinations(scope, { limit, after: decodeCursor(cursor, 'dst') });
+      const page = await destinationPage(ctx, request, scope, { limit, after: decodeCursor(cursor, 'dst') });
       const now = clock();
       const ids = page.items.map((d) => d.id);
       const [counts, runtime] = await Promise.all([

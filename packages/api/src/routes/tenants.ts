@@ -110,9 +110,9 @@ export function tenantRoutes(app: App, { store, dispatcher, clock, quotas }: Api
       config: { auth: 'admin' },
       schema: {
         tags,
-        summary: 'Delete a tenant: its keys stop working, its destinations are deleted',
+        summary: 'Delete a tenant: its keys and portal links stop working, its destinations are deleted',
         description:
-          'Its keys are refused at once; its destinations are deleted as `DELETE /v1/destinations/:id` does (undelivered deliveries cancelled). Its events stay until retention removes them.',
+          'Its keys and portal links are refused at once; its destinations are deleted as `DELETE /v1/destinations/:id` does (undelivered deliveries cancelled). Its events stay until retention removes them.',
         params: IdParams('ten'),
         querystring: NoQuery,
         response: { 204: z.null().meta({ description: 'Deleted' }), ...errorResponses(403, 404) },
@@ -124,8 +124,8 @@ export function tenantRoutes(app: App, { store, dispatcher, clock, quotas }: Api
       if (destinations === undefined) throw notFound('tenant', request.params.id);
       for (const id of destinations) await dispatcher.destinationChanged(id);
       quotas.forget(request.params.id);
-      // Portal links (docs/api.md "The tenant side") are revoked here once they exist: they are
-      // not built yet, so a deleted tenant has none.
+      // Its portal links went with it (the store's deletion deletes them): their tokens are
+      // refused from the next request on, as its keys are.
       return reply.status(204).send(null);
     },
   );

@@ -22,6 +22,7 @@ import { healthConformance } from './health.ts';
 import { lifecycleCases } from './lifecycle.ts';
 import { listingCases } from './listings.ts';
 import { orderingConformance } from './ordering.ts';
+import { portalLinkCases } from './portal-links.ts';
 import { retentionCases } from './retention.ts';
 import { secretCases } from './secrets.ts';
 import { tenantCases } from './tenants.ts';
@@ -45,5 +46,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     orderingConformance(open);
     tenantCases(open);
     eventTypeCases(open);
+    portalLinkCases(open);
   });
 }
