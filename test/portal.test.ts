@@ -14,7 +14,8 @@
  * the test uses them. Before that lands it stands them in at the browser (the page's requests
  * to `/portal/` answered with the bundle's index.html, `GET /v1/whoami` with the link's
  * grant, a tenant key as the token, revocation as 401 to every call): the page is held to
- * the contract either way. Screenshots go to `test-artifacts/portal/`.
+ * the contract either way. Screenshots go to `test-artifacts/portal/` (git-ignored);
+ * `SLUICE_DOCS_SCREENSHOT=1` also writes the README's `docs/portal.png`.
  */
 
 import assert from 'node:assert/strict';
@@ -30,6 +31,7 @@ import { createTenant, getDelivery, harness, postEvent, type TestBox, waitUntil 
 
 const why = browserMissing('the portal browser test');
 const shot = shooter('portal');
+const DOCS_SHOT = new URL('../docs/portal.png', import.meta.url).pathname;
 const LOGO =
   'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 width=%2228%22 height=%2228%22%3E%3Ccircle cx=%2214%22 cy=%2214%22 r=%2212%22 fill=%22%237b2ff7%22/%3E%3C/svg%3E';
 const BRANDING = { title: 'Acme webhooks', accentColor: '#7b2ff7', logoUrl: LOGO };
@@ -87,16 +89,22 @@ async function portalLink(
   };
 }
 
-/** A host page on another loopback origin that embeds `src` in an iframe. */
-async function hostPage(src: string) {
+/**
+ * A host page on another loopback origin (`localhost` beside the API's `127.0.0.1`) that
+ * embeds `frame.src` in an iframe; started first, so that the box can name its origin.
+ */
+async function hostPage() {
+  const frame = { src: 'about:blank' };
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<!doctype html><meta charset="utf-8"><title>Acme settings</title><h1>Acme — settings</h1>
-      <iframe title="Webhooks" src="${src}" style="width:100%;height:760px;border:0"></iframe>`);
+      <iframe title="Webhooks" src="${frame.src}" style="width:100%;height:760px;border:0"></iframe>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    frame,
+    origin: `http://localhost:${port}`,
     url: `http://localhost:${port}/`,
     close: () =>
       new Promise<void>((resolve) => {
@@ -159,9 +167,14 @@ const frameOf = async (page: Page): Promise<{ frame: Frame; ui: FrameLocator }> 
 
 describe('the customer portal page', { skip: why ?? false }, () => {
   it('embedded at phone width: manage, read, revoked', { timeout: 240_000 }, async (t) => {
-    const { box, rcv } = await harness(t);
+    const host = await hostPage();
+    // The API lets the host's origin frame the portal (a setting that comes with portal links).
+    const frameAncestors = { SLUICE_PORTAL_FRAME_ANCESTORS: host.origin } as Parameters<typeof harness>[1];
+    const { box, rcv } = await harness(t, REAL ? frameAncestors : {}).catch(async (err: unknown) => {
+      await host.close();
+      throw err;
+    });
     const { browser, close } = await launch();
-    let host: Awaited<ReturnType<typeof hostPage>> | undefined;
     t.diagnostic(REAL ? 'portal links from the API' : 'portal links stood in at the browser (no API yet)');
     try {
       const tenant = await createTenant(box, box.adminToken, 'acme');
@@ -177,7 +190,7 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(err.message));
       const manage = await portalLink(box, page, tenant, 'manage');
-      host = await hostPage(manage.url);
+      host.frame.src = manage.url;
       await page.goto(host.url);
       const { frame, ui } = await frameOf(page);
 
@@ -239,6 +252,10 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       const saved = await read();
       assert.deepEqual(saved.rateLimit, { limit: 7, period: 'minute', burst: 10 });
       assert.equal(saved.maxConcurrency, 2);
+      if (process.env.SLUICE_DOCS_SCREENSHOT === '1') {
+        await frame.evaluate('scrollTo(0, 0)');
+        await page.screenshot({ path: DOCS_SHOT });
+      }
       await ui.getByRole('button', { name: 'Pause' }).click();
       await ui.getByRole('button', { name: 'Resume' }).click();
       await ui.getByRole('button', { name: 'Pause' }).waitFor();
@@ -256,7 +273,15 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       await ui.getByText(/^Test event evt_|^Not sent:/).waitFor();
       const sentTest = (await ui.getByText(/^Test event evt_/).count()) === 1;
       t.diagnostic(`test event: ${sentTest ? 'sent' : 'not available on this API'}`);
-      if (REAL) assert.ok(sentTest, 'the test event is sent');
+      if (REAL) {
+        assert.ok(sentTest, 'the test event is sent');
+        await rcv.waitFor(
+          () =>
+            rcv.arrivals(rcv.path('hooks')).some((a) => a.headers['webhook-event-type'] === 'sluice.test'),
+          15_000,
+          'the test event to arrive',
+        );
+      }
       const paid = await postEvent(box, tenant.apiKey, {
         type: 'order.paid',
         destinationId: id,
@@ -347,7 +372,7 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       await context.close();
     } finally {
       await close();
-      await host?.close();
+      await host.close();
     }
   });
 });
