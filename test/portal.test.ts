@@ -49,12 +49,13 @@ async function portalLink(
   page: Page,
   tenant: { id: string; apiKey: string },
   access: 'read' | 'manage',
+  destinationIds: string[] | null = null,
 ): Promise<Link> {
   if (REAL) {
     const res = await box.api<{ id: string; url: string }>(
       'POST',
       '/v1/portal-links',
-      { access, expiresInSeconds: 900, branding: BRANDING },
+      { access, expiresInSeconds: 900, branding: BRANDING, ...(destinationIds ? { destinationIds } : {}) },
       tenant.apiKey,
     );
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -78,7 +79,7 @@ async function portalLink(
     return json(200, {
       role: 'portal',
       tenant: { id: tenant.id, name: 'acme' },
-      portal: { id: 'prt_stand_in', access, destinationIds: null, branding: BRANDING, expiresAt },
+      portal: { id: 'prt_stand_in', access, destinationIds, branding: BRANDING, expiresAt },
     });
   });
   return {
@@ -361,6 +362,15 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       await readPage.getByRole('link', { name: 'hooks', exact: true }).waitFor();
       assert.equal(await readPage.getByRole('button', { name: 'New destination' }).count(), 0);
       await shot(readPage, '4-read');
+
+      // A manage link narrowed to one destination: that one editable, none to add.
+      const narrowPage = await context.newPage();
+      const narrow = await portalLink(box, narrowPage, tenant, 'manage', [id]);
+      await narrowPage.goto(narrow.url);
+      await narrowPage.getByRole('link', { name: 'hooks', exact: true }).waitFor();
+      assert.equal(await narrowPage.getByRole('button', { name: 'New destination' }).count(), 0);
+      await narrowPage.getByRole('link', { name: 'hooks', exact: true }).click();
+      await narrowPage.getByRole('button', { name: 'Apply limit' }).waitFor();
 
       // Revoked: the open page turns into the link's full page at its next call.
       await manage.revoke();

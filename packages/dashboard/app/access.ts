@@ -7,3 +7,9 @@
 import { createContext } from 'preact';
 
 export const CanWrite = createContext(true);
+
+/**
+ * Whether the page may add destinations: not with a `read` link, nor with a link narrowed to
+ * some destinations (the API creates none for it).
+ */
+export const CanCreate = createContext(true);

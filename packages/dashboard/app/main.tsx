@@ -12,6 +12,7 @@
 
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
+import './views.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, forgetToken, type Identity, isPortal, type Role, savedToken, whoAmI } from './api.ts';

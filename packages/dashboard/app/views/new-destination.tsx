@@ -7,13 +7,15 @@
  */
 
 import { useContext, useState } from 'preact/hooks';
-import { CanWrite } from '../access.ts';
+import { CanCreate, CanWrite } from '../access.ts';
 import { api, type DestinationWithSecret, type Role, type Tenant } from '../api.ts';
 import { EventTypesPicker } from './event-types-picker.tsx';
 import { PacingFields, type PacingValues, pacingSettings, pacingValues } from './pacing-fields.tsx';
 
 export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[] }) {
   const canWrite = useContext(CanWrite);
+  const mayCreate = useContext(CanCreate);
+  const canCreate = canWrite && mayCreate;
   const [open, setOpen] = useState(false);
   const [tenantId, setTenantId] = useState('');
   const [name, setName] = useState('');
@@ -42,7 +44,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
     }
   };
 
-  if (!canWrite) return null;
+  if (!canCreate) return null;
   if (!open) {
     return (
       <button type="button" onClick={() => setOpen(true)}>

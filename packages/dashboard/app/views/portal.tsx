@@ -14,7 +14,7 @@
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { CanWrite } from '../access.ts';
+import { CanCreate, CanWrite } from '../access.ts';
 import {
   ApiError,
   forgetToken,
@@ -119,30 +119,32 @@ function PortalShell({ who }: { who: Identity }) {
   ];
   return (
     <CanWrite.Provider value={access === 'manage'}>
-      <button type="button" class="skip" onClick={() => document.getElementById('content')?.focus()}>
-        Skip to content
-      </button>
-      <header class="top portal-top">
-        <a class="brand" href="#/">
-          {branding?.logoUrl && <img class="logo" src={branding.logoUrl} alt="" height={28} />}
-          <span>{title}</span>
-        </a>
-        <nav aria-label="Portal">
-          {nav.map((item) => (
-            <a key={item.href} href={item.href} aria-current={item.active ? 'page' : undefined}>
-              {item.label}
-            </a>
-          ))}
-        </nav>
-        <span class="who" data-testid="who">
-          {who.tenant?.name ?? ''}
-          {access === 'read' && <span class="read-only">Read only</span>}
-        </span>
-      </header>
-      <OutageBanner />
-      <main id="content" tabIndex={-1}>
-        <PortalRoute path={path} />
-      </main>
+      <CanCreate.Provider value={(who.portal?.destinationIds ?? null) === null}>
+        <button type="button" class="skip" onClick={() => document.getElementById('content')?.focus()}>
+          Skip to content
+        </button>
+        <header class="top portal-top">
+          <a class="brand" href="#/">
+            {branding?.logoUrl && <img class="logo" src={branding.logoUrl} alt="" height={28} />}
+            <span>{title}</span>
+          </a>
+          <nav aria-label="Portal">
+            {nav.map((item) => (
+              <a key={item.href} href={item.href} aria-current={item.active ? 'page' : undefined}>
+                {item.label}
+              </a>
+            ))}
+          </nav>
+          <span class="who" data-testid="who">
+            {who.tenant?.name ?? ''}
+            {access === 'read' && <span class="read-only">Read only</span>}
+          </span>
+        </header>
+        <OutageBanner />
+        <main id="content" tabIndex={-1}>
+          <PortalRoute path={path} />
+        </main>
+      </CanCreate.Provider>
     </CanWrite.Provider>
   );
 }
