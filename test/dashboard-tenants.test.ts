@@ -253,7 +253,7 @@ describe('the dashboard: tenants', { skip: why ?? false }, () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Token').fill(globexKey);
       await page.keyboard.press('Enter');
-      await page.getByText('Tenant key').waitFor();
+      await page.getByText('Tenant: globex').waitFor();
       assert.equal(await page.getByRole('link', { name: 'Tenants' }).count(), 0);
       await page.goto(`${box.url}/dashboard/#/tenants`);
       await page.getByRole('heading', { name: 'Destinations' }).waitFor();

@@ -317,6 +317,10 @@ export const Stats = z
       .boolean()
       .meta({ description: 'Adaptive pacing holds the rate below the limit, or waits out a Retry-After.' }),
     perSecond: z.array(z.object({ t: isoTime, sent: z.int() })),
+    limitChanges: z.array(z.object({ at: isoTime, from: RateLimit, to: RateLimit })).meta({
+      description:
+        'The changes of `rateLimit` over the span, oldest first, each with the limit before and after: before the first, its `from` was in force; after the last, `rateLimit`.',
+    }),
   })
   .meta({ id: 'DestinationStats' });
 

@@ -240,6 +240,11 @@ export interface DestinationStats {
   /** Adaptive pacing holds the rate below the limit, or waits out a Retry-After. */
   backingOff: boolean;
   perSecond: { t: string; sent: number }[];
+  /**
+   * The changes of `rateLimit` over the span, oldest first: before the first, its `from` was
+   * in force; after the last, `rateLimit`.
+   */
+  limitChanges: { at: string; from: RateLimit; to: RateLimit }[];
 }
 
 /** A destination's backlog now, and its outcomes over the span. */

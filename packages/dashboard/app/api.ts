@@ -5,7 +5,7 @@
  * Redis down) is also remembered until the next other answer: the page shows a banner.
  */
 
-export type Role = 'admin' | 'tenant';
+export type Role = 'admin' | 'tenant' | 'portal';
 
 // The API's shapes come from the typed client, whose types the typecheck holds to the
 // server's zod contract: type-only, erased from the bundle, and never a second copy to drift.
@@ -20,12 +20,16 @@ import type {
   DestinationStats,
   DestinationWithSecret,
   Event,
+  EventListParams,
+  EventType,
   HealthState,
   HealthWithTransitions,
+  LoggedEvent,
   Page,
   Period,
   RateLimit,
   Tenant,
+  UpdateDestinationInput,
 } from '@sluice/client';
 
 export type Ordering = Destination['ordering'];
@@ -39,6 +43,8 @@ export type {
   DestinationOverview,
   DestinationWithSecret,
   Event,
+  EventListParams,
+  EventType,
   HealthState,
   HealthWithTransitions,
   Page,
@@ -61,11 +67,38 @@ export class ApiError extends Error {
   }
 }
 
-const TOKEN_KEY = 'sluice.token';
+/**
+ * The portal (`/portal/`, a link's token from the URL's fragment) keeps its token under its
+ * own key, so a portal tab and an operator's tab of the same origin never share one.
+ */
+export const isPortal = (): boolean => location.pathname.startsWith('/portal');
+const TOKEN_KEY = isPortal() ? 'sluice.portal.token' : 'sluice.token';
 
-export const savedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY);
-export const saveToken = (token: string): void => sessionStorage.setItem(TOKEN_KEY, token);
-export const forgetToken = (): void => sessionStorage.removeItem(TOKEN_KEY);
+/**
+ * The token: this tab's sessionStorage (never a cookie or localStorage), and the page's memory
+ * where storage is refused (a sandboxed or storage-blocked iframe throws on access).
+ */
+let memoryToken: string | null = null;
+const storage = (): Storage | null => {
+  try {
+    return sessionStorage;
+  } catch {
+    return null;
+  }
+};
+export const savedToken = (): string | null => storage()?.getItem(TOKEN_KEY) ?? memoryToken;
+export function saveToken(token: string): void {
+  memoryToken = token;
+  try {
+    storage()?.setItem(TOKEN_KEY, token);
+  } catch {
+    // full or refused: the page's memory keeps it
+  }
+}
+export function forgetToken(): void {
+  memoryToken = null;
+  storage()?.removeItem(TOKEN_KEY);
+}
 
 /** The `Retry-After` seconds of the last answer when it was `503 unavailable`; null otherwise. */
 type Outage = number | null;
@@ -83,6 +116,13 @@ export function watchOutage(listener: (outage: Outage) => void): () => void {
   outageListeners.add(listener);
   listener(outage);
   return () => outageListeners.delete(listener);
+}
+
+/** Told of every `401 unauthorized`: the portal shows its "link expired or revoked" page. */
+const unauthorizedListeners = new Set<() => void>();
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -118,19 +158,45 @@ export async function call<T>(
   const unavailable = response.status === 503 && body?.error?.code === 'unavailable';
   setOutage(unavailable ? Number(response.headers.get('retry-after')) || 5 : null);
   if (!response.ok) {
+    if (response.status === 401) for (const listener of unauthorizedListeners) listener();
     const error = body?.error ?? { code: 'internal', message: `HTTP ${response.status}` };
     throw new ApiError(response.status, error.code, error.message);
   }
   return body as T;
 }
 
-/** Who the token is: the operator (admin token) or a tenant (its API key). */
-export async function whoAmI(token: string): Promise<Role> {
+/** A portal link's rights and branding (`GET /v1/whoami`). */
+export interface PortalGrant {
+  id: string;
+  access: 'read' | 'manage';
+  /** Null: every destination of the tenant. */
+  destinationIds: string[] | null;
+  branding: { title?: string; accentColor?: string; logoUrl?: string } | null;
+  expiresAt: string;
+}
+
+/** Who the token is (`GET /v1/whoami`): the operator, a tenant (its API key) or a portal link. */
+export interface Identity {
+  role: Role;
+  tenant: { id: string; name: string } | null;
+  portal: PortalGrant | null;
+}
+
+/**
+ * Who the token is. `GET /v1/whoami` says; where the API has none yet (404), the operator is
+ * told from a tenant key by whether `GET /v1/tenants` (admin only) answers, without a name.
+ */
+export async function whoAmI(token: string): Promise<Identity> {
+  try {
+    return await call<Identity>('GET', '/v1/whoami', { token });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
   try {
     await call('GET', '/v1/tenants', { query: { limit: 1 }, token });
-    return 'admin';
+    return { role: 'admin', tenant: null, portal: null };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 403) return 'tenant';
+    if (err instanceof ApiError && err.status === 403) return { role: 'tenant', tenant: null, portal: null };
     throw err;
   }
 }
@@ -150,10 +216,17 @@ export const api = {
     call<Stats>('GET', `/v1/destinations/${id}/stats`, { query: { seconds } }),
   health: (id: string) =>
     call<HealthWithTransitions>('GET', `/v1/destinations/${id}/health`, { query: { limit: 10 } }),
-  update: (
-    id: string,
-    patch: { rateLimit?: RateLimit; maxConcurrency?: number | null; ordering?: Ordering; adaptive?: boolean },
-  ) => call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
+  update: (id: string, patch: UpdateDestinationInput) =>
+    call<Destination>('PATCH', `/v1/destinations/${id}`, { body: patch }),
+  remove: (id: string) => call<undefined>('DELETE', `/v1/destinations/${id}`),
+  /** The catalog: the operator's event types and Sluice's own `sluice.*` ones. */
+  eventTypes: () => call<Page<EventType>>('GET', '/v1/event-types', { query: { limit: 500 } }),
+  /** The event log, newest first (a tenant's: the admin token names it with `tenantId`). */
+  events: (query: EventListParams & { tenantId?: string }) =>
+    call<Page<LoggedEvent>>('GET', '/v1/events', { query: { limit: 25, ...query } }),
+  /** Sends the catalog's example of `type` (or `payload`) to one destination, paced like any event. */
+  test: (id: string, body: { type?: string; payload?: unknown }) =>
+    call<{ id: string; deliveries: { id: string }[] }>('POST', `/v1/destinations/${id}/test`, { body }),
   pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),
   resume: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/resume`),
   /** The one read that returns signing secrets (stored encrypted; never in a destination's read). */

@@ -6,51 +6,31 @@
  *   #/                    destinations, against their limits
  *   #/destinations/<id>   one destination: live chart, limit form, actions, recent deliveries
  *   #/dead                dead letters: filter, replay one or all
+ *   #/log                 the event log: a tenant's events by type, destination and time
  *   #/events/<id>         event lookup
  */
 
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
+import './views.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, forgetToken, type Role, savedToken, watchOutage, whoAmI } from './api.ts';
+import { ApiError, forgetToken, type Identity, isPortal, type Role, savedToken, whoAmI } from './api.ts';
+import { OutageBanner, useHash } from './shell.tsx';
 import { DeadLetters } from './views/dead-letters.tsx';
 import { DestinationDetail } from './views/destination.tsx';
 import { Destinations } from './views/destinations.tsx';
+import { EventLog } from './views/event-log.tsx';
 import { EventLookup } from './views/events.tsx';
+import { PortalApp } from './views/portal.tsx';
 import { SignIn } from './views/sign-in.tsx';
 import { TenantsRoute } from './views/tenants.tsx';
-
-function useHash(): string {
-  const [hash, setHash] = useState(location.hash);
-  useEffect(() => {
-    const onChange = () => setHash(location.hash);
-    addEventListener('hashchange', onChange);
-    return () => removeEventListener('hashchange', onChange);
-  }, []);
-  return hash.replace(/^#/, '') || '/';
-}
-
-/**
- * Shown while the API answers `503 unavailable`: its store (or Redis) is down, so what the
- * page shows may be out of date; the views keep polling and it goes on the next other answer.
- */
-function OutageBanner() {
-  const [retryAfter, setRetryAfter] = useState<number | null>(null);
-  useEffect(() => watchOutage(setRetryAfter), []);
-  if (retryAfter === null) return null;
-  return (
-    <div class="outage" role="alert">
-      Sluice cannot reach its store right now (503 unavailable): what is shown may be out of date. Nothing
-      accepted is lost; retrying every {retryAfter} s.
-    </div>
-  );
-}
 
 function Route({ path, role }: { path: string; role: Role }) {
   const detail = /^\/destinations\/(dst_[0-9a-z]+)$/.exec(path);
   if (detail?.[1]) return <DestinationDetail id={detail[1]} />;
   if (path === '/dead' || path.startsWith('/dead?')) return <DeadLetters role={role} />;
+  if (path === '/log' || path.startsWith('/log?')) return <EventLog role={role} />;
   const event = /^\/events(?:\/(evt_[0-9a-z]+))?$/.exec(path);
   if (event) return <EventLookup id={event[1]} />;
   if (role === 'admin' && /^\/tenants(\/|$)/.test(path)) return <TenantsRoute path={path} />;
@@ -58,16 +38,16 @@ function Route({ path, role }: { path: string; role: Role }) {
 }
 
 function App() {
-  const [role, setRole] = useState<Role | null | 'checking'>(savedToken() ? 'checking' : null);
+  const [who, setWho] = useState<Identity | null | 'checking'>(savedToken() ? 'checking' : null);
   const path = useHash();
 
   useEffect(() => {
     const token = savedToken();
-    if (role !== 'checking' || !token) return;
+    if (who !== 'checking' || !token) return;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const check = () =>
       whoAmI(token)
-        .then(setRole)
+        .then(setWho)
         .catch((err: unknown) => {
           // An outage says nothing about the token: keep it and ask again.
           if (err instanceof ApiError && err.code === 'unavailable') {
@@ -75,30 +55,33 @@ function App() {
             return;
           }
           forgetToken();
-          setRole(null);
+          setWho(null);
         });
     void check();
     return () => clearTimeout(retry);
-  }, [role]);
+  }, [who]);
 
-  if (role === 'checking')
+  if (who === 'checking')
     return (
       <>
         <OutageBanner />
         <p class="loading">Checking your token…</p>
       </>
     );
-  if (role === null)
+  if (who === null)
     return (
       <>
         <OutageBanner />
-        <SignIn onSignedIn={setRole} />
+        <SignIn onSignedIn={setWho} />
       </>
     );
+  // A portal link's token signed in here sees what a tenant key sees (the API narrows it).
+  const role: Role = who.role === 'portal' ? 'tenant' : who.role;
 
   const nav = [
     { href: '#/', label: 'Destinations', active: path === '/' || path.startsWith('/destinations') },
     { href: '#/dead', label: 'Dead letters', active: path.startsWith('/dead') },
+    { href: '#/log', label: 'Event log', active: path.startsWith('/log') },
     { href: '#/events', label: 'Event lookup', active: path.startsWith('/events') },
     ...(role === 'admin'
       ? [{ href: '#/tenants', label: 'Tenants', active: path.startsWith('/tenants') }]
@@ -120,13 +103,19 @@ function App() {
             </a>
           ))}
         </nav>
-        <span class="who">{role === 'admin' ? 'Operator (all tenants)' : 'Tenant key'}</span>
+        <span class="who" data-testid="who">
+          {role === 'admin'
+            ? 'Operator (all tenants)'
+            : who.tenant
+              ? `Tenant: ${who.tenant.name}`
+              : 'Tenant key'}
+        </span>
         <button
           type="button"
           class="quiet"
           onClick={() => {
             forgetToken();
-            setRole(null);
+            setWho(null);
           }}
         >
           Sign out
@@ -141,4 +130,5 @@ function App() {
 }
 
 const root = document.getElementById('app');
-if (root) render(<App />, root);
+// Under /portal/ the same bundle is a tenant's customer portal (views/portal.tsx).
+if (root) render(isPortal() ? <PortalApp /> : <App />, root);

@@ -132,6 +132,7 @@ await withPostgres('PostgresStore', () => {
           'event_types',
           'events',
           'portal_links',
+          'rate_limit_changes',
           'schema_migrations',
           'tenant_keys',
           'tenants',

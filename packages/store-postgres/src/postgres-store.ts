@@ -54,6 +54,7 @@ import type {
   PortalLink,
   PortalLinkMatch,
   ProbeClaim,
+  RateLimitChange,
   RetentionResult,
   RetryResult,
   StaleClaim,
@@ -65,9 +66,14 @@ import type {
 } from '@sluice/store';
 import {
   insertDestinationSql,
+  insertRateLimitChangeSql,
   insertValues,
   newDestinationRecord,
   patchedDestination,
+  rateLimitChangeFromRow,
+  rateLimitChangesSql,
+  rateLimitChangeValues,
+  sameRateLimit,
   updateDestinationSql,
   updateValues,
 } from '@sluice/store';
@@ -105,6 +111,8 @@ const WARM_UP = `SELECT
 
 const INSERT_DESTINATION = insertDestinationSql(mark);
 const UPDATE_DESTINATION = updateDestinationSql(mark);
+const INSERT_RATE_LIMIT_CHANGE = insertRateLimitChangeSql(mark);
+const RATE_LIMIT_CHANGES = rateLimitChangesSql(mark);
 
 export class PostgresStore implements Store {
   readonly db: Db;
@@ -223,9 +231,15 @@ export class PostgresStore implements Store {
         [id],
       );
       if (r === undefined) return undefined;
-      const next = patchedDestination(destinationFromRow(r, this.keyring), patch, now);
+      const before = destinationFromRow(r, this.keyring);
+      const next = patchedDestination(before, patch, now);
       await q.query(UPDATE_DESTINATION, updateValues(next, this.keyring));
       if (notices.length > 0) await emitNotices(q, notices, now);
+      if (!sameRateLimit(before.rateLimit, next.rateLimit))
+        await q.query(
+          INSERT_RATE_LIMIT_CHANGE,
+          rateLimitChangeValues(id, { at: now, from: before.rateLimit, to: next.rateLimit }),
+        );
       return next;
     });
   }
@@ -362,6 +376,11 @@ export class PostgresStore implements Store {
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
     return lifecycle.attemptTimes(this.db, destinationId, from, to);
+  }
+
+  async rateLimitChanges(destinationId: string, from: number, to: number): Promise<RateLimitChange[]> {
+    const rows = await this.db.query(RATE_LIMIT_CHANGES, [destinationId, from, to]);
+    return rows.map(rateLimitChangeFromRow);
   }
 
   // ---- backlog alerts (ADR 0009): alerts.ts

@@ -8,11 +8,17 @@ import {
   type Destination,
   type DestinationPatch,
   insertDestinationSql,
+  insertRateLimitChangeSql,
   insertValues,
   type NewDestination,
   newDestinationRecord,
   type OperationalNotice,
   patchedDestination,
+  type RateLimitChange,
+  rateLimitChangeFromRow,
+  rateLimitChangesSql,
+  rateLimitChangeValues,
+  sameRateLimit,
   updateDestinationSql,
   updateValues,
 } from '@sluice/store';
@@ -23,6 +29,8 @@ import { destinationFromRow, mark } from './rows.ts';
 
 const INSERT_DESTINATION = insertDestinationSql(mark);
 const UPDATE_DESTINATION = updateDestinationSql(mark);
+const INSERT_RATE_LIMIT_CHANGE = insertRateLimitChangeSql(mark);
+const RATE_LIMIT_CHANGES = rateLimitChangesSql(mark);
 const LIVE_DESTINATION = 'SELECT * FROM destinations WHERE id = ? AND deleted_at IS NULL';
 
 export function createDestination(db: Sql, input: NewDestination, now: number): Destination {
@@ -46,11 +54,20 @@ export function updateDestination(
   return db.tx(() => {
     const r = db.sql(LIVE_DESTINATION).get(id);
     if (!r) return undefined;
-    const next = patchedDestination(destinationFromRow(r, db.keyring), patch, now);
+    const before = destinationFromRow(r, db.keyring);
+    const next = patchedDestination(before, patch, now);
     db.sql(UPDATE_DESTINATION).run(...updateValues(next, db.keyring));
     if (notices.length > 0) emitNotices(db, notices, now);
+    if (!sameRateLimit(before.rateLimit, next.rateLimit))
+      db.sql(INSERT_RATE_LIMIT_CHANGE).run(
+        ...rateLimitChangeValues(id, { at: now, from: before.rateLimit, to: next.rateLimit }),
+      );
     return next;
   });
+}
+
+export function rateLimitChanges(db: Sql, id: string, from: number, to: number): RateLimitChange[] {
+  return db.sql(RATE_LIMIT_CHANGES).all(id, from, to).map(rateLimitChangeFromRow);
 }
 
 export function deleteDestination(db: Sql, id: string, now: number): boolean {

@@ -50,6 +50,7 @@ import type {
   PortalLink,
   PortalLinkMatch,
   ProbeClaim,
+  RateLimitChange,
   RetentionResult,
   RetryResult,
   StaleClaim,
@@ -382,6 +383,10 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
 
   async attemptTimes(destinationId: string, from: number, to: number): Promise<number[]> {
     return lifecycle.attemptTimes(this, destinationId, from, to);
+  }
+
+  async rateLimitChanges(destinationId: string, from: number, to: number): Promise<RateLimitChange[]> {
+    return destinations.rateLimitChanges(this, destinationId, from, to);
   }
 
   // ---- backlog alerts (ADR 0009): alerts.ts

@@ -75,6 +75,14 @@ export {
   portalLinkValues,
 } from './portal-links.ts';
 export {
+  insertRateLimitChangeSql,
+  type RateLimitChange,
+  rateLimitChangeFromRow,
+  rateLimitChangesSql,
+  rateLimitChangeValues,
+  sameRateLimit,
+} from './rate-limit-changes.ts';
+export {
   attemptFromRow,
   claimedFromRow,
   deliveryFromRow,

@@ -39,6 +39,7 @@ import type { HealthChange, HealthTransition, ProbeClaim } from './health.ts';
 import type { CompletionChanges, OperationalNotice } from './operational.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
 import type { NewPortalLink, PortalLink, PortalLinkMatch } from './portal-links.ts';
+import type { RateLimitChange } from './rate-limit-changes.ts';
 import type { EventFilter, KeyDeletion, KeyMatch, NewTenantKey, TenantKey } from './tenant-keys.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
 
@@ -213,6 +214,11 @@ export interface Store {
   countsForMany(destinationIds: string[], since: number): Promise<Map<string, DestinationCounts>>;
   /** Start times of attempts in [from, to), sorted. */
   attemptTimes(destinationId: string, from: number, to: number): Promise<number[]>;
+  /**
+   * The changes of a destination's rate limit made in [from, to), oldest first
+   * (`updateDestination` records each one, with the limit before and after).
+   */
+  rateLimitChanges(destinationId: string, from: number, to: number): Promise<RateLimitChange[]>;
 
   // ---- backlog alerts (ADR 0009, alerter.ts)
   /**

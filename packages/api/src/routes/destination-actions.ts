@@ -189,6 +189,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
       const spanStart = now - seconds * 1_000;
       const counts = await store.countsFor(destination.id, spanStart, now);
       const times = await store.attemptTimes(destination.id, spanStart, now + 1);
+      const changes = await store.rateLimitChanges(destination.id, spanStart, now + 1);
       const runtime = await dispatcher.runtimeStats(destination.id);
       const windowMs = Math.min(PERIOD_MS[destination.rateLimit.period], seconds * 1_000);
       const firstSecond = Math.floor(spanStart / 1_000) * 1_000;
@@ -218,6 +219,7 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
           t: new Date(firstSecond + i * 1_000).toISOString(),
           sent,
         })),
+        limitChanges: changes.map((c) => ({ at: new Date(c.at).toISOString(), from: c.from, to: c.to })),
       };
     },
   );

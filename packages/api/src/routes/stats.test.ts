@@ -59,6 +59,7 @@ describe('stats, overview and alerts', () => {
       bucketRefusals: 0,
       effectiveLimit: 10,
       backingOff: false,
+      limitChanges: [],
     });
     assert.ok(rest.oldestPendingAgeMs >= 0 && rest.oldestPendingAgeMs < 60_000);
     assert.ok(perSecond.length >= 60 && perSecond.length <= 62, `${perSecond.length} seconds`);
@@ -72,6 +73,28 @@ describe('stats, overview and alerts', () => {
     ).json<DestinationStats>();
     assert.equal(quiet.bucketRefusals, null, 'no burst: nothing to refuse');
     assert.equal(quiet.perSecond.length >= 300, true, 'the default span is 300 s');
+  });
+
+  it("stats: the span's changes of the rate limit, each with before and after", async () => {
+    const patch = (body: unknown) =>
+      api.inject('PATCH', `/v1/destinations/${idle}`, { token: acme.key, body });
+    const start = Date.now();
+    assert.equal((await patch({ rateLimit: { limit: 5, period: 'second' } })).statusCode, 200);
+    assert.equal((await patch({ name: 'renamed' })).statusCode, 200);
+    assert.equal((await patch({ rateLimit: { limit: 2, period: 'minute' } })).statusCode, 200);
+    const stats = (
+      await api.inject('GET', `/v1/destinations/${idle}/stats?seconds=60`, { token: acme.key })
+    ).json<DestinationStats>();
+    assert.deepEqual(
+      stats.limitChanges.map(({ from, to }) => ({ from, to })),
+      [
+        { from: DESTINATION.rateLimit, to: { limit: 5, period: 'second' } },
+        { from: { limit: 5, period: 'second' }, to: { limit: 2, period: 'minute' } },
+      ],
+    );
+    for (const c of stats.limitChanges)
+      assert.ok(Date.parse(c.at) >= start - 1_000 && Date.parse(c.at) <= Date.now());
+    assert.deepEqual(stats.rateLimit, { limit: 2, period: 'minute' });
   });
 
   it('stats: the span is 1 s to a day; another tenant’s destination is a 404', async () => {

@@ -1,8 +1,9 @@
 /**
  * Requests started per second against the limit line: the compliance audit, drawn with
  * uPlot. The bars are what the stats endpoint counted (attempt start times); the line is the
- * limit in force at each second as this page saw it (a per-minute or per-hour limit drawn as
- * its average per second), so a changed limit shows as a step. With adaptive pacing a second
+ * limit in force at each second, from the limit's recorded changes (a per-minute or per-hour
+ * limit drawn as its average per second), so a changed limit shows as a step, also on a page
+ * opened after the change. With adaptive pacing a second
  * line shows the effective limit the rate limiter planned with (docs/adr/0008): below the
  * limit while the receiver pushes back.
  */
@@ -83,6 +84,7 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
 
   // The newest figures as attributes too: what a test (or a screen reader's user) can read.
   const recent = data.sent.slice(-6);
+  const steps = data.limit.filter((v, i) => v !== null && v !== data.limit[i - 1]);
   return (
     <div
       ref={box}
@@ -91,6 +93,7 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
       aria-label={label}
       data-peak={recent.length > 0 ? Math.max(...recent) : 0}
       data-limit={data.limit.at(-1) ?? ''}
+      data-limit-steps={steps.join(',')}
       data-effective={data.effective.at(-1) ?? ''}
     />
   );

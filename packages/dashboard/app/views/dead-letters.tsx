@@ -5,9 +5,11 @@
  * for each one listed). Replayed deliveries go through the rate limiter like any other.
  */
 
-import { useEffect, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { CanWrite } from '../access.ts';
 import { api, type Role, type Tenant } from '../api.ts';
 import { usePoll } from '../use-poll.ts';
+import { ConfirmButton } from './confirm-button.tsx';
 import { DeliveryTable } from './deliveries.tsx';
 
 const SINCE_CHOICES = [
@@ -19,6 +21,7 @@ const SINCE_CHOICES = [
 ];
 
 export function DeadLetters({ role }: { role: Role }) {
+  const canWrite = useContext(CanWrite);
   const [destinationId, setDestinationId] = useState('');
   const [sinceSeconds, setSinceSeconds] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -48,13 +51,6 @@ export function DeadLetters({ role }: { role: Role }) {
 
   const replayAll = async () => {
     const targets = destinationId ? [destinationId] : list.map((d) => d.id);
-    const where = destinationId ? 'this destination' : `${targets.length} destinations`;
-    if (
-      !confirm(
-        `Replay every dead delivery of ${where}${sinceSeconds ? ' that died in the chosen time' : ''}?`,
-      )
-    )
-      return;
     setBusy(true);
     try {
       const at = since();
@@ -99,9 +95,15 @@ export function DeadLetters({ role }: { role: Role }) {
             ))}
           </select>
         </label>
-        <button type="button" disabled={busy || rows.length === 0} onClick={replayAll}>
-          Replay all matching
-        </button>
+        {canWrite && (
+          <ConfirmButton
+            label="Replay all matching"
+            question={`Replay every dead delivery of ${destinationId ? 'this destination' : `${list.length} destinations`}${sinceSeconds ? ' that died in the chosen time' : ''}?`}
+            yes="Replay them"
+            disabled={busy || rows.length === 0}
+            onConfirm={() => void replayAll()}
+          />
+        )}
       </form>
       {notice && (
         <p class="notice" role="status">

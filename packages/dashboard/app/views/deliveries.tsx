@@ -5,16 +5,57 @@
  */
 
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { CanWrite } from '../access.ts';
 import { type Attempt, api, type Delivery, type DeliveryStatus } from '../api.ts';
 import { formatTime } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 
-function Attempts({ id }: { id: string }) {
+const EXCERPT = 1_024;
+
+/** What each attempt sent: `POST <url>` with the event's payload as its JSON body (an excerpt). */
+function RequestExcerpt({ eventId, url }: { eventId: string; url: string | undefined }) {
+  const [body, setBody] = useState<string | null>(null);
+  useEffect(() => {
+    void api.event(eventId).then(
+      (e) => {
+        const text = JSON.stringify(e.payload, null, 2);
+        setBody(text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text);
+      },
+      (err: Error) => setBody(`(not readable: ${err.message})`),
+    );
+  }, [eventId]);
+  return (
+    <div class="request">
+      <h3>Request</h3>
+      <p class="request-line">
+        <code>POST {url ?? 'the destination URL'}</code> · <code>webhook-id: {eventId}</code>
+      </p>
+      <pre class="payload" data-testid="request-excerpt">
+        {body ?? 'Loading…'}
+      </pre>
+    </div>
+  );
+}
+
+function Attempts({ id, url }: { id: string; url?: string | undefined }) {
   const { data, error } = usePoll(() => api.delivery(id), 3_000, [id]);
   if (error) return <p class="error">{error}</p>;
   if (!data) return <p class="loading">Loading attempts…</p>;
-  if (data.attempts.length === 0) return <p class="muted">No attempt yet.</p>;
+  return (
+    <>
+      <RequestExcerpt eventId={data.eventId} url={url} />
+      <h3>Attempts and responses</h3>
+      {data.attempts.length === 0 ? (
+        <p class="muted">No attempt yet.</p>
+      ) : (
+        <AttemptTable id={id} attempts={data.attempts} />
+      )}
+    </>
+  );
+}
+
+function AttemptTable({ id, attempts }: { id: string; attempts: Attempt[] }) {
   return (
     <table class="grid attempts">
       <caption class="visually-hidden">Attempts of {id}</caption>
@@ -24,11 +65,11 @@ function Attempts({ id }: { id: string }) {
           <th>Started</th>
           <th>Outcome</th>
           <th class="num">Latency</th>
-          <th>Response</th>
+          <th>Response (excerpt)</th>
         </tr>
       </thead>
       <tbody>
-        {data.attempts.map((a: Attempt) => (
+        {attempts.map((a: Attempt) => (
           <tr key={a.id}>
             <td class="num">{a.attempt}</td>
             <td>{formatTime(a.startedAt)}</td>
@@ -47,16 +88,25 @@ function Attempts({ id }: { id: string }) {
   );
 }
 
+const RETRY_TEXT =
+  'Retry now: attempt this pending delivery again at once instead of after its backoff wait, with a fresh attempt budget — still within the rate limit.';
+const REPLAY_TEXT =
+  'Replay: put this dead delivery back to pending with a fresh attempt budget; it is sent within the rate limit like any other.';
+
 function DeliveryRows({
   deliveries,
   showDestination = false,
   onChanged,
+  url,
 }: {
   deliveries: Delivery[];
   showDestination?: boolean;
+  /** The destination's URL, where all the rows are one destination's. */
+  url?: string | undefined;
   /** After a replay, with what to tell the operator. */
   onChanged?: (message: string) => void;
 }) {
+  const canWrite = useContext(CanWrite);
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<Record<string, string>>({});
   const columns = showDestination ? 7 : 6;
@@ -103,12 +153,15 @@ function DeliveryRows({
               {notice[d.id] ? (
                 <span role="status">{notice[d.id]}</span>
               ) : (
+                canWrite &&
                 (d.status === 'dead' || d.status === 'pending') && (
                   <button
                     type="button"
                     class="small"
                     onClick={() => retry(d)}
+                    title={d.status === 'dead' ? REPLAY_TEXT : RETRY_TEXT}
                     aria-label={`${d.status === 'dead' ? 'Replay' : 'Retry now'} ${d.id}`}
+                    aria-describedby="retry-help"
                   >
                     {d.status === 'dead' ? 'Replay' : 'Retry now'}
                   </button>
@@ -120,7 +173,7 @@ function DeliveryRows({
           {open === d.id && (
             <tr class="expanded">
               <td colSpan={columns}>
-                <Attempts id={d.id} />
+                <Attempts id={d.id} url={url} />
               </td>
             </tr>
           )}
@@ -135,13 +188,16 @@ export function DeliveryTable({
   showDestination,
   caption,
   onChanged,
+  url,
 }: {
   deliveries: Delivery[];
   showDestination?: boolean;
+  url?: string | undefined;
   caption: string;
   /** After a replay, with what to tell the operator. */
   onChanged?: (message: string) => void;
 }) {
+  const canWrite = useContext(CanWrite);
   return (
     <div class="table-wrap">
       <table class="grid">
@@ -169,16 +225,23 @@ export function DeliveryTable({
               deliveries={deliveries}
               showDestination={showDestination ?? false}
               onChanged={onChanged}
+              url={url}
             />
           )}
         </tbody>
       </table>
+      {canWrite && deliveries.some((d) => d.status === 'dead' || d.status === 'pending') && (
+        <p id="retry-help" class="hint table-hint">
+          {deliveries.some((d) => d.status === 'pending') && `${RETRY_TEXT} `}
+          {deliveries.some((d) => d.status === 'dead') && REPLAY_TEXT}
+        </p>
+      )}
     </div>
   );
 }
 
 /** A destination's 25 most recent deliveries, refreshed every 2 s. */
-export function Deliveries({ destinationId }: { destinationId: string }) {
+export function Deliveries({ destinationId, url }: { destinationId: string; url?: string }) {
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const { data, refresh } = usePoll(
     () => api.deliveries({ destinationId, status: status || undefined, limit: 25 }),
@@ -201,7 +264,12 @@ export function Deliveries({ destinationId }: { destinationId: string }) {
           </select>
         </label>
       </div>
-      <DeliveryTable deliveries={data?.data ?? []} caption="Recent deliveries" onChanged={refresh} />
+      <DeliveryTable
+        deliveries={data?.data ?? []}
+        caption="Recent deliveries"
+        onChanged={refresh}
+        url={url}
+      />
     </div>
   );
 }

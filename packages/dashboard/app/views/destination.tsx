@@ -1,36 +1,46 @@
 /**
  * One destination: the live compliance chart (polled every second), its backlog, the limit
  * form (in force within one tick: the next poll draws the new line), pause/resume, the secret
- * (rotate, show), its endpoint health (the circuit breaker) with its transitions, and its recent
- * deliveries with their attempts.
+ * (rotate, show), a test event, its endpoint health (the circuit breaker) with its transitions
+ * and the 4xx note, its URL, event types, retries and timeout, its deletion, and its recent
+ * deliveries with their attempts. Without write access (a `read` portal link) it only shows.
  */
 
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Destination, type Stats } from '../api.ts';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { CanWrite } from '../access.ts';
+import { api, type Destination, type RateLimit, type Stats } from '../api.ts';
 import { formatAge, formatRate, isBackingUp, perSecond } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { type ChartData, RateChart } from './chart.tsx';
+import { ConfirmButton } from './confirm-button.tsx';
 import { Deliveries } from './deliveries.tsx';
-import { HealthBadge, HealthPanel } from './health.tsx';
+import { DeleteDestination, EditDestination } from './destination-edit.tsx';
+import { HealthWithNote, TestEvent } from './destination-extras.tsx';
+import { HealthPanel } from './health.tsx';
 import { LimitForm } from './limit-form.tsx';
 
 const SPAN_SECONDS = 180;
 
-/** The limit in force at each moment, as this page saw it: a step per change (`limit`: the
- * most a window of one period may hold, the burst where one is set). */
-type LimitHistory = { at: number; perSecond: number; limit: number }[];
-
 /** The effective limit (adaptive pacing) per second, as this page polled it. */
 type EffectiveHistory = { at: number; perSecond: number }[];
 
-function chartData(stats: Stats, history: LimitHistory, effective: EffectiveHistory): ChartData {
+/**
+ * The limit in force at each second, from the stats' `limitChanges` (the API records each
+ * change): before a change its `from`, after the last the limit now. A limit set during a
+ * second is drawn from that second on, so the line shows a change at once.
+ */
+function limitAt(stats: Pick<Stats, 'rateLimit' | 'limitChanges'>, seconds: number): RateLimit {
+  let value = stats.rateLimit;
+  for (let i = stats.limitChanges.length - 1; i >= 0; i--) {
+    const change = stats.limitChanges[i];
+    if (change === undefined || Date.parse(change.at) < (seconds + 1) * 1_000) break;
+    value = change.from;
+  }
+  return value;
+}
+
+function chartData(stats: Stats, effective: EffectiveHistory): ChartData {
   const t = stats.perSecond.map((p) => Date.parse(p.t) / 1_000);
-  const limitAt = (seconds: number) => {
-    let value = history[0]?.perSecond ?? perSecond(stats.rateLimit);
-    // A limit set during a second is drawn from that second on: the line shows a change at once.
-    for (const step of history) if (step.at < (seconds + 1) * 1_000) value = step.perSecond;
-    return value;
-  };
   const effectiveAt = (seconds: number) => {
     let value: number | null = null;
     for (const step of effective) if (step.at < (seconds + 1) * 1_000) value = step.perSecond;
@@ -39,35 +49,29 @@ function chartData(stats: Stats, history: LimitHistory, effective: EffectiveHist
   return {
     t,
     sent: stats.perSecond.map((p) => p.sent),
-    limit: t.map(limitAt),
+    limit: t.map((seconds) => perSecond(limitAt(stats, seconds))),
     effective: t.map(effectiveAt),
   };
 }
 
 export function DestinationDetail({ id }: { id: string }) {
+  const canWrite = useContext(CanWrite);
   const [destination, setDestination] = useState<Destination | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
-  const history = useRef<LimitHistory>([]);
   const effective = useRef<EffectiveHistory>([]);
-  const { data: stats, error } = usePoll(() => api.stats(id, SPAN_SECONDS), 1_000, [id]);
+  const {
+    data: stats,
+    error,
+    refresh: refreshStats,
+  } = usePoll(() => api.stats(id, SPAN_SECONDS), 1_000, [id]);
 
   useEffect(() => {
-    history.current = [];
     effective.current = [];
     void api.destination(id).then(setDestination, (err: Error) => setNotice(`${err.message}: ${id}`));
   }, [id]);
 
   if (stats) {
-    const value = perSecond(stats.rateLimit);
-    const last = history.current[history.current.length - 1];
-    if (last?.perSecond !== value) {
-      history.current.push({
-        at: Date.now(),
-        perSecond: value,
-        limit: stats.rateLimit.burst ?? stats.rateLimit.limit,
-      });
-    }
     const planned = perSecond({ ...stats.rateLimit, limit: stats.effectiveLimit });
     if (effective.current[effective.current.length - 1]?.perSecond !== planned) {
       effective.current.push({ at: Date.now(), perSecond: planned });
@@ -93,7 +97,8 @@ export function DestinationDetail({ id }: { id: string }) {
   // The audit spans the chart: judge it against the highest cap in force over the span (a
   // window of one period may hold the burst, where one is set).
   const cap = rate.burst ?? rate.limit;
-  const highest = Math.max(cap, ...history.current.map((h) => h.limit));
+  const caps = (stats?.limitChanges ?? []).map((c) => c.from.burst ?? c.from.limit);
+  const highest = Math.max(cap, ...caps);
   const broken = stats !== null && stats.maxSentInAnyWindow > highest;
 
   return (
@@ -104,7 +109,7 @@ export function DestinationDetail({ id }: { id: string }) {
       <div class="title-row">
         <h1 id="destination-title">{destination.name ?? destination.id}</h1>
         <span class={`state state-${state}`}>{state}</span>
-        <HealthBadge state={destination.health.state} />
+        <HealthWithNote id={id} state={destination.health.state} />
         {stats && isBackingUp(stats, rate) && <span class="mark mark-backing-up">Backing up</span>}
       </div>
       <p class="muted">
@@ -122,7 +127,7 @@ export function DestinationDetail({ id }: { id: string }) {
           <h2>Requests started per second, last {SPAN_SECONDS / 60} minutes</h2>
           {stats && (
             <RateChart
-              data={chartData(stats, history.current, effective.current)}
+              data={chartData(stats, effective.current)}
               label={`Requests started per second against the limit of ${formatRate(rate)}`}
             />
           )}
@@ -198,18 +203,15 @@ export function DestinationDetail({ id }: { id: string }) {
           <LimitForm
             key={destination.updatedAt}
             destination={destination}
+            canWrite={canWrite}
             onSaved={(updated) => {
-              history.current.push({
-                at: Date.now(),
-                perSecond: perSecond(updated.rateLimit),
-                limit: updated.rateLimit.burst ?? updated.rateLimit.limit,
-              });
+              refreshStats();
               setDestination(updated);
               setNotice(`Limit set to ${formatRate(updated.rateLimit)}: in force within one tick.`);
             }}
           />
-          <h2>Actions</h2>
-          <div class="actions">
+          {canWrite && <h2>Actions</h2>}
+          <div class="actions" hidden={!canWrite}>
             {state === 'active' ? (
               <button type="button" onClick={() => act('Paused.', () => api.pause(id))}>
                 Pause
@@ -219,23 +221,21 @@ export function DestinationDetail({ id }: { id: string }) {
                 Resume
               </button>
             )}
-            <button
-              type="button"
-              onClick={() => {
-                if (!confirm('Rotate the signing secret? The old one keeps signing beside it for 24 h.'))
-                  return;
-                void act('Secret rotated.', async () => {
+            <ConfirmButton
+              label="Rotate secret"
+              question="Rotate the signing secret? The old one keeps signing beside it for 24 h."
+              yes="Rotate now"
+              onConfirm={() =>
+                act('Secret rotated.', async () => {
                   const rotated = await api.rotateSecret(id);
                   setSecret({
                     label: 'New signing secret (the old one signs for 24 h more)',
                     value: rotated.secret,
                   });
                   return undefined;
-                });
-              }}
-            >
-              Rotate secret
-            </button>
+                })
+              }
+            />
             <button
               type="button"
               onClick={() =>
@@ -249,6 +249,7 @@ export function DestinationDetail({ id }: { id: string }) {
               Show secret
             </button>
           </div>
+          {canWrite && <TestEvent id={id} />}
           {secret && (
             <div class="secret">
               <label for="new-secret">{secret.label}</label>
@@ -270,7 +271,19 @@ export function DestinationDetail({ id }: { id: string }) {
 
       <HealthPanel id={id} />
 
-      <Deliveries destinationId={id} />
+      <div class="panel">
+        <EditDestination destination={destination} canWrite={canWrite} onSaved={setDestination} />
+        {canWrite && (
+          <DeleteDestination
+            destination={destination}
+            onDeleted={() => {
+              location.hash = '#/';
+            }}
+          />
+        )}
+      </div>
+
+      <Deliveries destinationId={id} url={destination.url} />
     </section>
   );
 }

@@ -9,9 +9,11 @@ import { PacingFields, type PacingValues, pacingSettings, pacingValues } from '.
 export function LimitForm({
   destination,
   onSaved,
+  canWrite = true,
 }: {
   destination: Destination;
   onSaved(d: Destination): void;
+  canWrite?: boolean;
 }) {
   const [pacing, setPacing] = useState<PacingValues>(() => pacingValues(destination));
   const [error, setError] = useState<string | null>(null);
@@ -33,15 +35,19 @@ export function LimitForm({
 
   return (
     <form class="limit-form" onSubmit={submit} aria-describedby={error ? 'limit-error' : undefined}>
-      <PacingFields value={pacing} onChange={setPacing} />
+      <fieldset disabled={!canWrite} class="bare">
+        <PacingFields value={pacing} onChange={setPacing} />
+      </fieldset>
       {error && (
         <p id="limit-error" class="error" role="alert">
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy}>
-        {busy ? 'Saving…' : 'Apply limit'}
-      </button>
+      {canWrite && (
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Apply limit'}
+        </button>
+      )}
     </form>
   );
 }

@@ -1,20 +1,27 @@
 /**
- * A new destination: name, URL, rate limit (with an optional burst), concurrency, order and
- * adaptive pacing (the rest takes the API's defaults). With the admin token the tenant must be
+ * A new destination: name, URL, rate limit (with an optional burst), concurrency, order,
+ * adaptive pacing and the event types it gets, from the catalog (the rest takes the API's
+ * defaults). Hidden without write access (a `read` portal link). With the admin token the tenant must be
  * chosen. The signing secret is shown once,
  * then the page opens the destination.
  */
 
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
+import { CanCreate, CanWrite } from '../access.ts';
 import { api, type DestinationWithSecret, type Role, type Tenant } from '../api.ts';
+import { EventTypesPicker } from './event-types-picker.tsx';
 import { PacingFields, type PacingValues, pacingSettings, pacingValues } from './pacing-fields.tsx';
 
 export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[] }) {
+  const canWrite = useContext(CanWrite);
+  const mayCreate = useContext(CanCreate);
+  const canCreate = canWrite && mayCreate;
   const [open, setOpen] = useState(false);
   const [tenantId, setTenantId] = useState('');
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [pacing, setPacing] = useState<PacingValues>(() => pacingValues());
+  const [eventTypes, setEventTypes] = useState<string[]>(['*']);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<DestinationWithSecret | null>(null);
 
@@ -26,6 +33,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
         {
           ...(name.trim() ? { name: name.trim() } : {}),
           url: url.trim(),
+          eventTypes: eventTypes.length === 0 ? ['*'] : eventTypes,
           ...pacingSettings(pacing),
         },
         role === 'admin' ? tenantId : undefined,
@@ -36,6 +44,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
     }
   };
 
+  if (!canCreate) return null;
   if (!open) {
     return (
       <button type="button" onClick={() => setOpen(true)}>
@@ -93,6 +102,7 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
           />
         </label>
         <PacingFields value={pacing} onChange={setPacing} />
+        <EventTypesPicker value={eventTypes} onChange={setEventTypes} idPrefix="new" />
         <button type="submit">Create</button>
         <button type="button" class="secondary" onClick={() => setOpen(false)}>
           Cancel

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiError, type Role, saveToken, whoAmI } from '../api.ts';
+import { ApiError, type Identity, saveToken, whoAmI } from '../api.ts';
 
 /** The token stays in this tab's sessionStorage only, and is sent as a bearer token. */
-export function SignIn({ onSignedIn }: { onSignedIn(role: Role): void }) {
+export function SignIn({ onSignedIn }: { onSignedIn(identity: Identity): void }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -12,9 +12,9 @@ export function SignIn({ onSignedIn }: { onSignedIn(role: Role): void }) {
     setBusy(true);
     setError(null);
     try {
-      const role = await whoAmI(token.trim());
+      const identity = await whoAmI(token.trim());
       saveToken(token.trim());
-      onSignedIn(role);
+      onSignedIn(identity);
     } catch (err) {
       setError(
         err instanceof ApiError && err.status === 401 ? 'That token is not valid.' : `Cannot sign in: ${err}`,

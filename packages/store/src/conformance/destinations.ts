@@ -89,6 +89,31 @@ export function destinationCases(open: OpenStore): void {
       assert.deepEqual(await ctx.store.getDestination(created.id), expected);
     });
 
+    it('rateLimitChanges: each change of the rate limit, with before and after, in [from, to)', async () => {
+      const created = await ctx.destination({ rateLimit: { limit: 20, period: 'second' } });
+      const other = await ctx.destination();
+      await ctx.store.updateDestination(created.id, { rateLimit: { limit: 5, period: 'second' } }, T0 + 10);
+      await ctx.store.updateDestination(created.id, { name: 'renamed', timeoutMs: 900 }, T0 + 20);
+      await ctx.store.updateDestination(created.id, { rateLimit: { limit: 5, period: 'second' } }, T0 + 30);
+      await ctx.store.updateDestination(
+        created.id,
+        { rateLimit: { limit: 5, period: 'second', burst: 9 } },
+        T0 + 40,
+      );
+      await ctx.store.updateDestination(other.id, { rateLimit: { limit: 1, period: 'hour' } }, T0 + 40);
+      // The same limit again, or another field, is no change; a burst is.
+      assert.deepEqual(await ctx.store.rateLimitChanges(created.id, T0, T0 + 41), [
+        { at: T0 + 10, from: { limit: 20, period: 'second' }, to: { limit: 5, period: 'second' } },
+        {
+          at: T0 + 40,
+          from: { limit: 5, period: 'second' },
+          to: { limit: 5, period: 'second', burst: 9 },
+        },
+      ]);
+      assert.equal((await ctx.store.rateLimitChanges(created.id, T0 + 11, T0 + 40)).length, 0);
+      assert.equal((await ctx.store.rateLimitChanges(other.id, T0, T0 + 41)).length, 1);
+    });
+
     it('an update can change every patchable field', async () => {
       const created = await ctx.destination();
       const patch = {
