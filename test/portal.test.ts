@@ -10,21 +10,14 @@
  * document order with a visible focus ring and every input is labelled; a `read` link shows
  * the same with no write control; a revoked link shows its full page.
  *
- * Where the API serves portal links (`POST /v1/portal-links`, `GET /v1/whoami`, `/portal/`),
- * the test uses them. Before that lands it stands them in at the browser (the page's requests
- * to `/portal/` answered with the bundle's index.html, `GET /v1/whoami` with the link's
- * grant, a tenant key as the token, revocation as 401 to every call): the page is held to
- * the contract either way. Screenshots go to `test-artifacts/portal/` (git-ignored);
+ * Screenshots go to `test-artifacts/portal/` (git-ignored);
  * `SLUICE_DOCS_SCREENSHOT=1` also writes the README's `docs/portal.png`.
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { dashboardDir } from '@sluice/dashboard';
-import { configSchema } from '@sluice/single/config';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { browserMissing, launch, shooter } from './helpers/browser.ts';
 import { createTenant, getDelivery, harness, postEvent, type TestBox, waitUntil } from './helpers/sluice.ts';
@@ -35,57 +28,31 @@ const DOCS_SHOT = new URL('../docs/portal.png', import.meta.url).pathname;
 const LOGO =
   'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 width=%2228%22 height=%2228%22%3E%3Ccircle cx=%2214%22 cy=%2214%22 r=%2212%22 fill=%22%237b2ff7%22/%3E%3C/svg%3E';
 const BRANDING = { title: 'Acme webhooks', accentColor: '#7b2ff7', logoUrl: LOGO };
-/** The API has portal links when its settings know the portal's frame ancestors. */
-const REAL = 'SLUICE_PORTAL_FRAME_ANCESTORS' in configSchema.shape;
 
 interface Link {
   url: string;
   revoke(): Promise<void>;
 }
 
-/** A portal link from the API, or (before it has them) one stood in at `page`. */
+/** A portal link from the API. */
 async function portalLink(
   box: TestBox,
-  page: Page,
   tenant: { id: string; apiKey: string },
   access: 'read' | 'manage',
   destinationIds: string[] | null = null,
 ): Promise<Link> {
-  if (REAL) {
-    const res = await box.api<{ id: string; url: string }>(
-      'POST',
-      '/v1/portal-links',
-      { access, expiresInSeconds: 900, branding: BRANDING, ...(destinationIds ? { destinationIds } : {}) },
-      tenant.apiKey,
-    );
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return {
-      url: res.body.url,
-      revoke: async () => {
-        const gone = await box.api('DELETE', `/v1/portal-links/${res.body.id}`, undefined, tenant.apiKey);
-        assert.equal(gone.status, 204);
-      },
-    };
-  }
-  const html = readFileSync(`${dashboardDir}index.html`, 'utf8');
-  let revoked = false;
-  await page.route(`${box.url}/portal/**`, (r) => r.fulfill({ contentType: 'text/html', body: html }));
-  await page.route(`${box.url}/v1/**`, (r) => {
-    const json = (status: number, body: unknown) =>
-      r.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
-    if (revoked) return json(401, { error: { code: 'unauthorized', message: 'revoked' } });
-    if (new URL(r.request().url()).pathname !== '/v1/whoami') return r.continue();
-    const expiresAt = new Date(Date.now() + 900_000).toISOString();
-    return json(200, {
-      role: 'portal',
-      tenant: { id: tenant.id, name: 'acme' },
-      portal: { id: 'prt_stand_in', access, destinationIds, branding: BRANDING, expiresAt },
-    });
-  });
+  const res = await box.api<{ id: string; url: string }>(
+    'POST',
+    '/v1/portal-links',
+    { access, expiresInSeconds: 900, branding: BRANDING, ...(destinationIds ? { destinationIds } : {}) },
+    tenant.apiKey,
+  );
+  assert.equal(res.status, 201, JSON.stringify(res.body));
   return {
-    url: `${box.url}/portal/#token=${tenant.apiKey}`,
+    url: res.body.url,
     revoke: async () => {
-      revoked = true;
+      const gone = await box.api('DELETE', `/v1/portal-links/${res.body.id}`, undefined, tenant.apiKey);
+      assert.equal(gone.status, 204);
     },
   };
 }
@@ -170,13 +137,13 @@ describe('the customer portal page', { skip: why ?? false }, () => {
   it('embedded at phone width: manage, read, revoked', { timeout: 240_000 }, async (t) => {
     const host = await hostPage();
     // The API lets the host's origin frame the portal (a setting that comes with portal links).
-    const frameAncestors = { SLUICE_PORTAL_FRAME_ANCESTORS: host.origin } as Parameters<typeof harness>[1];
-    const { box, rcv } = await harness(t, REAL ? frameAncestors : {}).catch(async (err: unknown) => {
-      await host.close();
-      throw err;
-    });
+    const { box, rcv } = await harness(t, { SLUICE_PORTAL_FRAME_ANCESTORS: host.origin }).catch(
+      async (err: unknown) => {
+        await host.close();
+        throw err;
+      },
+    );
     const { browser, close } = await launch();
-    t.diagnostic(REAL ? 'portal links from the API' : 'portal links stood in at the browser (no API yet)');
     try {
       const tenant = await createTenant(box, box.adminToken, 'acme');
       const type = await box.api(
@@ -190,7 +157,7 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(err.message));
-      const manage = await portalLink(box, page, tenant, 'manage');
+      const manage = await portalLink(box, tenant, 'manage');
       host.frame.src = manage.url;
       await page.goto(host.url);
       const { frame, ui } = await frameOf(page);
@@ -269,20 +236,15 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       await ui.getByRole('button', { name: 'Rotate now' }).click();
       await ui.getByText('Secret rotated.').waitFor();
 
-      // A test event, where the API sends them; then a delivery's request and response.
+      // A test event; then a delivery's request and response.
       await ui.getByRole('button', { name: 'Send test event' }).click();
       await ui.getByText(/^Test event evt_|^Not sent:/).waitFor();
-      const sentTest = (await ui.getByText(/^Test event evt_/).count()) === 1;
-      t.diagnostic(`test event: ${sentTest ? 'sent' : 'not available on this API'}`);
-      if (REAL) {
-        assert.ok(sentTest, 'the test event is sent');
-        await rcv.waitFor(
-          () =>
-            rcv.arrivals(rcv.path('hooks')).some((a) => a.headers['webhook-event-type'] === 'sluice.test'),
-          15_000,
-          'the test event to arrive',
-        );
-      }
+      assert.equal(await ui.getByText(/^Test event evt_/).count(), 1, 'the test event is sent');
+      await rcv.waitFor(
+        () => rcv.arrivals(rcv.path('hooks')).some((a) => a.headers['webhook-event-type'] === 'sluice.test'),
+        15_000,
+        'the test event to arrive',
+      );
       const paid = await postEvent(box, tenant.apiKey, {
         type: 'order.paid',
         destinationId: id,
@@ -337,7 +299,7 @@ describe('the customer portal page', { skip: why ?? false }, () => {
 
       // A read link: the same pages, no write control.
       const readPage = await context.newPage();
-      const readLink = await portalLink(box, readPage, tenant, 'read');
+      const readLink = await portalLink(box, tenant, 'read');
       await readPage.goto(readLink.url);
       await readPage.getByText('Read only').waitFor();
       assert.equal(new URL(readPage.url()).hash, '#/');
@@ -365,7 +327,7 @@ describe('the customer portal page', { skip: why ?? false }, () => {
 
       // A manage link narrowed to one destination: that one editable, none to add.
       const narrowPage = await context.newPage();
-      const narrow = await portalLink(box, narrowPage, tenant, 'manage', [id]);
+      const narrow = await portalLink(box, tenant, 'manage', [id]);
       await narrowPage.goto(narrow.url);
       await narrowPage.getByRole('link', { name: 'hooks', exact: true }).waitFor();
       assert.equal(await narrowPage.getByRole('button', { name: 'New destination' }).count(), 0);
