@@ -288,6 +288,15 @@ describe('the customer portal page', { skip: why ?? false }, () => {
         'the replayed delivery to arrive',
       );
 
+      // The frame reloaded alone (the host page untouched) keeps its link, though the
+      // fragment no longer holds the token and a cross-site frame's storage may be refused.
+      await Promise.all([
+        frame.waitForNavigation(),
+        frame.evaluate('setTimeout(() => location.reload(), 0)'),
+      ]);
+      await ui.getByRole('heading', { name: 'hooks', exact: true }).waitFor();
+      assert.equal(await ui.getByText(/Open this page from your link/).count(), 0);
+
       // Keyboard: every control in order with a visible ring; nothing wider than the phone.
       await tabOrder(page, frame, 40);
       const wide = (await frame.evaluate(`[...document.querySelectorAll('body *')]

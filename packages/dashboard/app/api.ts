@@ -75,10 +75,14 @@ export const isPortal = (): boolean => location.pathname.startsWith('/portal');
 const TOKEN_KEY = isPortal() ? 'sluice.portal.token' : 'sluice.token';
 
 /**
- * The token: this tab's sessionStorage (never a cookie or localStorage), and the page's memory
- * where storage is refused (a sandboxed or storage-blocked iframe throws on access).
+ * The token: this tab's sessionStorage (never a cookie or localStorage). Where storage is
+ * refused (a storage-blocked cross-site iframe throws on access, as headless Chromium's
+ * does), the page's memory, and for the portal also its frame's `window.name`: it survives a
+ * reload of the frame, is never sent to a server, and a page of another origin (the host
+ * page) cannot read it.
  */
 let memoryToken: string | null = null;
+const NAME_PREFIX = 'sluice.portal.token:';
 const storage = (): Storage | null => {
   try {
     return sessionStorage;
@@ -86,18 +90,24 @@ const storage = (): Storage | null => {
     return null;
   }
 };
-export const savedToken = (): string | null => storage()?.getItem(TOKEN_KEY) ?? memoryToken;
+const namedToken = (): string | null =>
+  isPortal() && window.name.startsWith(NAME_PREFIX) ? window.name.slice(NAME_PREFIX.length) : null;
+export const savedToken = (): string | null => storage()?.getItem(TOKEN_KEY) ?? memoryToken ?? namedToken();
 export function saveToken(token: string): void {
   memoryToken = token;
   try {
-    storage()?.setItem(TOKEN_KEY, token);
+    const kept = storage();
+    if (kept === null) throw new Error('no storage');
+    kept.setItem(TOKEN_KEY, token);
   } catch {
-    // full or refused: the page's memory keeps it
+    // full or refused: the page's memory keeps it, and the portal's frame its name
+    if (isPortal()) window.name = NAME_PREFIX + token;
   }
 }
 export function forgetToken(): void {
   memoryToken = null;
   storage()?.removeItem(TOKEN_KEY);
+  if (namedToken() !== null) window.name = '';
 }
 
 /** The `Retry-After` seconds of the last answer when it was `503 unavailable`; null otherwise. */
