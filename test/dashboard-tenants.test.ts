@@ -11,63 +11,16 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { dashboardBuilt } from '@sluice/dashboard';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { browserMissing, launch, shooter } from './helpers/browser.ts';
 import { createDestination, harness, waitUntil } from './helpers/sluice.ts';
 
-const CHROMIUM = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = new URL('../test-artifacts/dashboard/', import.meta.url).pathname;
 const SYSTEM_TENANT_ID = 'ten_00000000000000000000000000';
 const ALERT_SECRET = `whsec_${Buffer.from('operator-alert-secret-0123456789').toString('base64')}`;
 
-/** Why the test cannot run here, or null. */
-function missing(): string | null {
-  if (!existsSync(CHROMIUM)) return `no browser at ${CHROMIUM} (apt-get install chromium)`;
-  if (!dashboardBuilt()) return 'the dashboard is not built (npm run build -w @sluice/dashboard)';
-  return null;
-}
-
-const why = missing();
-if (why !== null && process.env.CI === 'true') throw new Error(`CI: the dashboard test cannot run: ${why}`);
-if (why !== null) process.stderr.write(`\n*** SKIPPING the dashboard tenants browser test: ${why} ***\n\n`);
-
-async function launch(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  // A fresh profile for this run; no outside connection (the machine has no network).
-  const profile = await mkdtemp(join(tmpdir(), 'sluice-chromium-'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--disk-cache-dir=${profile}`,
-    ],
-  });
-  return {
-    browser,
-    close: async () => {
-      await browser.close();
-      await rm(profile, { recursive: true, force: true });
-    },
-  };
-}
-
-const shot = async (page: Page, name: string) => {
-  await page.screenshot({
-    path: join(ARTIFACTS, `${process.env.SLUICE_TEST_SHAPE ?? 'single'}-tenants-${name}.png`),
-    fullPage: true,
-  });
-};
+const why = browserMissing('the dashboard tenants browser test');
+const shot = shooter('dashboard', { prefix: 'tenants-', fullPage: true });
 
 /** Nothing in the page's main content reaches past the window (no cut table, no sideways scroll). */
 async function fitsWidth(page: Page): Promise<void> {
@@ -95,7 +48,6 @@ describe('the dashboard: tenants', { skip: why ?? false }, () => {
   it('create a tenant (key shown once), rename it, rotate its keys, delete it; the system tenant stays', {
     timeout: 120_000,
   }, async (t) => {
-    await mkdir(ARTIFACTS, { recursive: true });
     // With an alert URL, Sluice's own tenant exists (ADR 0009); no alert fires here.
     const { box } = await harness(t, (rcv) => ({
       SLUICE_ALERT_URL: rcv.url('ops'),

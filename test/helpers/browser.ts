@@ -49,13 +49,17 @@ export async function launch(): Promise<{ browser: Browser; close(): Promise<voi
   };
 }
 
-/** A screenshot in `test-artifacts/<dir>/`, named after the shape under test. */
-export function shooter(dir: string): (page: Page, name: string) => Promise<string> {
+/** A screenshot in `test-artifacts/<dir>/`, named after the shape under test (and `prefix`). */
+export function shooter(
+  dir: string,
+  opts: { prefix?: string; fullPage?: boolean } = {},
+): (page: Page, name: string) => Promise<string> {
   const artifacts = new URL(`../../test-artifacts/${dir}/`, import.meta.url).pathname;
   return async (page, name) => {
     await mkdir(artifacts, { recursive: true });
-    const path = join(artifacts, `${process.env.SLUICE_TEST_SHAPE ?? 'single'}-${name}.png`);
-    await page.screenshot({ path });
+    const shape = process.env.SLUICE_TEST_SHAPE ?? 'single';
+    const path = join(artifacts, `${shape}-${opts.prefix ?? ''}${name}.png`);
+    await page.screenshot({ path, fullPage: opts.fullPage ?? false });
     return path;
   };
 }
