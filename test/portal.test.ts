@@ -349,6 +349,12 @@ describe('the customer portal page', { skip: why ?? false }, () => {
       assert.equal(await ui.getByTestId('expired').textContent(), 'Ask Acme webhooks for a new one.');
       assert.equal((await stored(frame)).token, null, 'the token is forgotten');
       await shot(page, '5-revoked');
+
+      // A tenant's API key is not a link: the page refuses it and forgets it.
+      const keyPage = await context.newPage();
+      await keyPage.goto(`${box.url}/portal/#token=${tenant.apiKey}`);
+      await keyPage.getByText(/opens with a portal link only/).waitFor();
+      assert.equal(await keyPage.evaluate("sessionStorage.getItem('sluice.portal.token')"), null);
       assert.deepEqual(errors, [], 'no error in the page');
       await context.close();
     } finally {

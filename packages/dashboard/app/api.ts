@@ -77,12 +77,12 @@ const TOKEN_KEY = isPortal() ? 'sluice.portal.token' : 'sluice.token';
 /**
  * The token: this tab's sessionStorage (never a cookie or localStorage). Where storage is
  * refused (a storage-blocked cross-site iframe throws on access, as headless Chromium's
- * does), the page's memory, and for the portal also its frame's `window.name`: it survives a
- * reload of the frame, is never sent to a server, and a page of another origin (the host
- * page) cannot read it.
+ * does), the page's memory, and for the portal also the frame's history entry
+ * (`history.state`): a reload of the frame restores it, it is never sent to a server, a page
+ * of another origin cannot read it, and it goes with the entry when the frame navigates away.
  */
 let memoryToken: string | null = null;
-const NAME_PREFIX = 'sluice.portal.token:';
+const STATE_KEY = 'sluicePortalToken';
 const storage = (): Storage | null => {
   try {
     return sessionStorage;
@@ -90,9 +90,18 @@ const storage = (): Storage | null => {
     return null;
   }
 };
-const namedToken = (): string | null =>
-  isPortal() && window.name.startsWith(NAME_PREFIX) ? window.name.slice(NAME_PREFIX.length) : null;
-export const savedToken = (): string | null => storage()?.getItem(TOKEN_KEY) ?? memoryToken ?? namedToken();
+const stateToken = (): string | null => {
+  const state: unknown = history.state;
+  const token =
+    isPortal() && typeof state === 'object' && state !== null
+      ? (state as Record<string, unknown>)[STATE_KEY]
+      : null;
+  return typeof token === 'string' ? token : null;
+};
+/** Keeps the token in the current history entry (each hash route is a new one). */
+const stateKeep = (token: string | null) =>
+  history.replaceState(token === null ? null : { [STATE_KEY]: token }, '');
+export const savedToken = (): string | null => storage()?.getItem(TOKEN_KEY) ?? memoryToken ?? stateToken();
 export function saveToken(token: string): void {
   memoryToken = token;
   try {
@@ -100,14 +109,18 @@ export function saveToken(token: string): void {
     if (kept === null) throw new Error('no storage');
     kept.setItem(TOKEN_KEY, token);
   } catch {
-    // full or refused: the page's memory keeps it, and the portal's frame its name
-    if (isPortal()) window.name = NAME_PREFIX + token;
+    // full or refused: the page's memory keeps it, and the portal's history entries
+    if (!isPortal()) return;
+    stateKeep(token);
+    addEventListener('hashchange', () => {
+      if (memoryToken !== null) stateKeep(memoryToken);
+    });
   }
 }
 export function forgetToken(): void {
   memoryToken = null;
   storage()?.removeItem(TOKEN_KEY);
-  if (namedToken() !== null) window.name = '';
+  if (stateToken() !== null) stateKeep(null);
 }
 
 /** The `Retry-After` seconds of the last answer when it was `503 unavailable`; null otherwise. */

@@ -5,7 +5,8 @@
  * deliveries are cancelled, never sent).
  */
 
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
+import { CanCreate } from '../access.ts';
 import { api, type Destination } from '../api.ts';
 import { EventTypesPicker } from './event-types-picker.tsx';
 
@@ -38,6 +39,9 @@ export function EditDestination({
   onSaved(d: Destination): void;
   canWrite?: boolean;
 }) {
+  // A portal link narrowed to some destinations may not choose event types (the API refuses:
+  // `*` or `sluice.*` would bring it the others' events); it is the one that may not create.
+  const chooseTypes = useContext(CanCreate);
   const [v, setV] = useState<Values>(() => valuesOf(destination));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -53,7 +57,7 @@ export function EditDestination({
       const updated = await api.update(destination.id, {
         name: v.name.trim() === '' ? null : v.name.trim(),
         url: v.url.trim(),
-        eventTypes: v.eventTypes.length === 0 ? ['*'] : v.eventTypes,
+        ...(chooseTypes ? { eventTypes: v.eventTypes.length === 0 ? ['*'] : v.eventTypes } : {}),
         retry: {
           maxAttempts: Number(v.maxAttempts),
           initialDelayMs: Number(v.initialDelayMs),
@@ -125,7 +129,7 @@ export function EditDestination({
         <EventTypesPicker
           value={v.eventTypes}
           onChange={(types) => set('eventTypes', types)}
-          disabled={!canWrite}
+          disabled={!canWrite || !chooseTypes}
           idPrefix={`edit-${destination.id}`}
         />
       </div>

@@ -43,8 +43,9 @@ const BRANDING_KEY = 'sluice.portal.branding';
 function takeToken(): string | null {
   const match = /(?:^#|[#&?/])token=([^&]+)/.exec(location.hash);
   if (match?.[1]) {
-    saveToken(decodeURIComponent(match[1]));
+    // The address first: saving may keep the token in this history entry's state.
     history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+    saveToken(decodeURIComponent(match[1]));
   }
   return savedToken();
 }
@@ -167,10 +168,13 @@ export function PortalApp() {
     const check = () =>
       whoAmI(token).then(
         (who) => {
-          if (who.role === 'admin') {
+          // Only a link's token: an admin token or a tenant's key would give a page others
+          // may frame more than any link does, so it is forgotten at once.
+          if (who.role !== 'portal') {
+            forgetToken();
             setState({
               kind: 'broken',
-              message: 'The portal opens with a portal link, not the admin token.',
+              message: 'The portal opens with a portal link only, never with an API key or the admin token.',
             });
             return;
           }
