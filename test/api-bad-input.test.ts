@@ -168,7 +168,11 @@ const eventFields = (prefix: string): Field[] => [
       at(`${prefix}destinationIds.1`, [ID('dst'), ID('evt')]),
     ],
   },
-  { path: `${prefix}idempotencyKey`, wrongType: [5, null], outOfRange: ['', 'k'.repeat(256)] },
+  {
+    path: `${prefix}idempotencyKey`,
+    wrongType: [5, null],
+    outOfRange: ['', 'k'.repeat(256), 'sluice:dead:dlv_x:1'],
+  },
 ];
 
 const validEvent = () => ({ type: 'order.paid', payload: { total: 42 }, idempotencyKey: 'k-1' });

@@ -144,6 +144,14 @@ describe('portal tokens', () => {
       403,
       'a narrowed link adds no destination',
     );
+    for (const eventTypes of [['*'], ['sluice.*']]) {
+      const res = await box.api('PATCH', `/v1/destinations/${w.mine.id}`, { eventTypes }, narrowed);
+      assert.equal(res.status, 403, `a narrowed link may not widen what it receives: ${eventTypes}`);
+    }
+    assert.equal(
+      await status(box, 'PATCH', `/v1/destinations/${w.mine.id}`, narrowed, { name: 'mine' }),
+      200,
+    );
     assert.equal(
       await status(box, 'POST', '/v1/destinations', whole, { url: rcv.url('new'), rateLimit: RATE }),
       201,

@@ -138,7 +138,7 @@ describe("tenants' lifecycle", () => {
     assert.equal(await status(b, '/v1/destinations', other), 401, "the deleted tenant's key, in b at once");
   });
 
-  it("Sluice's own tenant (the backlog alerts') is never renamed, deleted or given a key: 409", {
+  it("Sluice's own tenant (the backlog alerts') is never renamed, deleted, given a key or a portal link: 409", {
     timeout: 30_000,
   }, async (t) => {
     const { box } = await harness(t, {
@@ -150,6 +150,7 @@ describe("tenants' lifecycle", () => {
       ['PATCH', `/v1/tenants/${id}`, { name: 'mine now' }],
       ['DELETE', `/v1/tenants/${id}`, undefined],
       ['POST', `/v1/tenants/${id}/keys`, {}],
+      ['POST', '/v1/portal-links', { tenantId: id }],
     ];
     for (const [method, path, body] of calls) {
       const res = await box.api<{ error: { code: string; details: unknown } }>(

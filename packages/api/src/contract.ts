@@ -366,7 +366,11 @@ export const NewEvent = z
     payload: jsonValue,
     destinationId: idOf('dst').optional(),
     destinationIds: z.array(idOf('dst')).min(1).max(100).optional(),
-    idempotencyKey: text(255).optional(),
+    // `sluice:` keys are Sluice's own (its operational events'): one taken by a tenant
+    // would silently swallow the event it names.
+    idempotencyKey: text(255)
+      .refine((k) => !k.startsWith('sluice:'), 'keys beginning with sluice: are reserved for Sluice')
+      .optional(),
   })
   .refine((e) => !(e.destinationId && e.destinationIds), {
     path: ['destinationIds'],

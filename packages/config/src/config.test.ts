@@ -241,6 +241,8 @@ describe('ingest', () => {
     );
     assert.throws(() => parseEnv(api, { SLUICE_PUBLIC_URL: 'ftp://x' }), /SLUICE_PUBLIC_URL/);
     assert.throws(() => parseEnv(api, { SLUICE_PUBLIC_URL: 'hooks.example.com' }), /SLUICE_PUBLIC_URL/);
+    for (const bad of ['https://h.example/?x=1', 'https://h.example/#top', 'https://u:p@h.example'])
+      assert.throws(() => parseEnv(api, { SLUICE_PUBLIC_URL: bad }), /SLUICE_PUBLIC_URL/, bad);
   });
 
   it("SLUICE_PORTAL_FRAME_ANCESTORS: CSP sources, default 'self'; a ; or a , is refused", () => {
@@ -250,7 +252,16 @@ describe('ingest', () => {
       apiConfig(parseEnv(api, { SLUICE_PORTAL_FRAME_ANCESTORS: sources })).portalFrameAncestors,
       sources,
     );
-    for (const bad of ["'self'; script-src *", 'https://a.example, https://b.example', '', "'unsafe-inline'"])
+    // Sources on several lines (as YAML may write them) make one header line.
+    assert.equal(
+      apiConfig(parseEnv(api, { SLUICE_PORTAL_FRAME_ANCESTORS: "'self'\n  https://app.example.com\t" }))
+        .portalFrameAncestors,
+      "'self' https://app.example.com",
+    );
+    const refused = ["'self'; script-src *", 'https://a.example, https://b.example', '', "'unsafe-inline'"];
+    // Characters a header may not carry, in a path.
+    refused.push('https://a.example/\u20ac', 'https://a.example/\u0001');
+    for (const bad of refused)
       assert.throws(
         () => parseEnv(api, { SLUICE_PORTAL_FRAME_ANCESTORS: bad }),
         /SLUICE_PORTAL_FRAME_ANCESTORS/,

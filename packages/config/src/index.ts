@@ -145,6 +145,10 @@ export const ingest = {
    * each request came to, as the request saw it.
    */
   SLUICE_PUBLIC_URL: url(['http:', 'https:'], 'https://hooks.example.com')
+    .refine((v) => {
+      const u = URL.parse(v);
+      return u === null || (u.search === '' && u.hash === '' && u.username === '' && u.password === '');
+    }, 'an address without a query, a fragment or credentials (links append /portal/#token=…)')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
   /** Who may frame the portal (`/portal/`): CSP `frame-ancestors` sources. */
@@ -156,12 +160,14 @@ export const ingest = {
       (v) => v.split(/\s+/).every((source) => CSP_SOURCE.test(source)),
       "space-separated CSP sources such as 'self' https://app.example.com (no ; nor ,)",
     )
+    // One header line: the sources joined by single spaces, whatever separated them.
+    .transform((v) => v.split(/\s+/).join(' '))
     .default("'self'"),
 };
 
 /** One source of a CSP `frame-ancestors` list: a keyword, a scheme, or a host with an optional scheme, port and path. */
 const CSP_SOURCE =
-  /^(?:'self'|'none'|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9.-]+(?::(?:\d{1,5}|\*))?(?:\/[^\s;,']*)?|\*)$/i;
+  /^(?:'self'|'none'|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9.-]+(?::(?:\d{1,5}|\*))?(?:\/[A-Za-z0-9\-._~%!$&()*+=:@/]*)?|\*)$/i;
 
 /** The operator-wide tenant quotas as @sluice/core's `TenantQuota` (null: none). */
 export function quotaDefaults(c: {

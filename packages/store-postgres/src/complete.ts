@@ -208,8 +208,12 @@ export async function completeAttempts(
     const changes = changesOf(rows);
     // A success closes a circuit without a probe only when its request was in flight as the
     // circuit opened (rare): its `recovered` follows the commit, keyed so a repeat adds none.
+    // The batch is committed: a failure here must not make the writer run it again (it would
+    // count its outcomes twice), so the `recovered` is then lost, the one such window (design.md).
     if (rows.some(recovered)) {
-      const notified = await db.tx((q) => notify(q, completed, rows, new Set(), now));
+      const notified = await db
+        .tx((q) => notify(q, completed, rows, new Set(), now))
+        .catch((): string[] => []);
       if (notified.length > 0) changes.notified = notified;
     }
     return changes;

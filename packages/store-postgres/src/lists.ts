@@ -176,11 +176,21 @@ export async function deleteExpired(db: Db, before: number, batch: number): Prom
        SELECT count(*) AS n FROM gone`,
       [before, batch],
     );
+    const [limitChanges] = await q.query(
+      `WITH gone AS (
+         DELETE FROM rate_limit_changes WHERE id IN (
+           SELECT id FROM rate_limit_changes WHERE at < $1 ORDER BY id LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+         RETURNING 1
+       )
+       SELECT count(*) AS n FROM gone`,
+      [before, batch],
+    );
     return {
       deliveries: (counts?.deliveries as number) ?? 0,
       attempts: (counts?.attempts as number) ?? 0,
       events: (events?.n as number) ?? 0,
-      transitions: (transitions?.n as number) ?? 0,
+      transitions: Number(transitions?.n ?? 0) + Number(limitChanges?.n ?? 0),
     };
   });
 }

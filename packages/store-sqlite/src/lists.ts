@@ -145,11 +145,17 @@ export function deleteExpired(db: Sql, before: number, batch: number): Retention
            SELECT id FROM destination_health_transitions WHERE at < ? ORDER BY id LIMIT ?)`,
       )
       .run(before, batch);
+    const limitChanges = db
+      .sql(
+        `DELETE FROM rate_limit_changes WHERE id IN (
+           SELECT id FROM rate_limit_changes WHERE at < ? ORDER BY id LIMIT ?)`,
+      )
+      .run(before, batch);
     return {
       deliveries: Number(deliveries.changes),
       attempts: Number(attempts.changes),
       events: Number(events.changes),
-      transitions: Number(transitions.changes),
+      transitions: Number(transitions.changes) + Number(limitChanges.changes),
     };
   });
 }

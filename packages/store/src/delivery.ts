@@ -70,6 +70,9 @@ export interface RetentionResult {
   deliveries: number;
   attempts: number;
   events: number;
-  /** Endpoint-health transitions (the history `GET …/health` shows) older than the cutoff. */
+  /**
+   * Endpoint-health transitions (the history `GET …/health` shows) and rate-limit changes
+   * (the limit line `GET …/stats` draws) older than the cutoff.
+   */
   transitions: number;
 }

@@ -117,7 +117,8 @@ export interface Store {
   /**
    * Deletes, in batches of at most `batch`, delivered and cancelled deliveries last
    * changed before `before`, their attempts, events older than `before` that have no
-   * deliveries left, and endpoint-health transitions older than `before`. Dead deliveries
+   * deliveries left, and endpoint-health transitions and rate-limit changes older than
+   * `before` (counted together as `transitions`). Dead deliveries
    * stay until replayed or deleted.
    */
   deleteExpired(before: number, batch: number): Promise<RetentionResult>;

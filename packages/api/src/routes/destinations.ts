@@ -9,6 +9,7 @@ import { checkUrlHost } from '@sluice/engine';
 import type { Destination, DestinationPatch } from '@sluice/store';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { narrowedTo } from '../auth.ts';
 import {
   type ApiContext,
   ApiError,
@@ -153,12 +154,21 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         params: IdParams('dst'),
         querystring: TenantQuery,
         body: PatchDestination,
-        response: { 200: DestinationBody, ...errorResponses(404, 413) },
+        response: { 200: DestinationBody, ...errorResponses(403, 404, 413) },
       },
     },
     async (request) => {
       const current = await ownedDestination(ctx, request);
       const { secret, ...fields } = request.body;
+      // A link narrowed to some destinations may not choose what they receive: `*` or
+      // `sluice.*` would bring it the others' events and news of them.
+      if (fields.eventTypes !== undefined && narrowedTo(request) !== undefined) {
+        throw new ApiError(
+          403,
+          'forbidden',
+          'a portal link narrowed to some destinations cannot change eventTypes',
+        );
+      }
       if (fields.url !== undefined) checkUrl(fields.url);
       dispatcher.checkAnnounce();
       const patch: DestinationPatch = { ...fields };

@@ -23,6 +23,7 @@ import {
 import { IdParams, listOf, NoQuery, TenantQuery } from '../contract.ts';
 import { CreatedPortalLink, CreatePortalLink, PortalLink, PortalLinkQuery } from '../contract-portal.ts';
 import { notFound } from '../errors.ts';
+import { refuseSystemTenant } from './tenants.ts';
 
 const tags = ['portal'];
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -59,7 +60,7 @@ export function portalLinkRoutes(app: App, ctx: ApiContext): void {
           'The admin token names the tenant with `tenantId` in the body. The token is a v1 bearer token for that tenant only, with the link’s rights, until it expires or is revoked.',
         querystring: NoQuery,
         body: CreatePortalLink,
-        response: { 201: CreatedPortalLink, ...errorResponses(403, 404, 413) },
+        response: { 201: CreatedPortalLink, ...errorResponses(403, 404, 409, 413) },
       },
     },
     async (request, reply) => {
@@ -70,6 +71,7 @@ export function portalLinkRoutes(app: App, ctx: ApiContext): void {
         ]);
       }
       const tenantId = await auth.tenantFor(request, input.tenantId);
+      await refuseSystemTenant(store, tenantId);
       const destinationIds = input.destinationIds === undefined ? null : [...new Set(input.destinationIds)];
       for (const id of destinationIds ?? []) {
         const destination = await store.getDestination(id);

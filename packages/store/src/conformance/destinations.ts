@@ -114,6 +114,18 @@ export function destinationCases(open: OpenStore): void {
       assert.equal((await ctx.store.rateLimitChanges(other.id, T0, T0 + 41)).length, 1);
     });
 
+    it('retention deletes rate-limit changes older than the cutoff', async () => {
+      const created = await ctx.destination({ rateLimit: { limit: 20, period: 'second' } });
+      await ctx.store.updateDestination(created.id, { rateLimit: { limit: 5, period: 'second' } }, T0 + 10);
+      await ctx.store.updateDestination(created.id, { rateLimit: { limit: 6, period: 'second' } }, T0 + 30);
+      assert.equal((await ctx.store.deleteExpired(T0 + 20, 100)).transitions, 1);
+      assert.deepEqual(
+        (await ctx.store.rateLimitChanges(created.id, T0, T0 + 31)).map((c) => c.at),
+        [T0 + 30],
+        'the later one is kept',
+      );
+    });
+
     it('an update can change every patchable field', async () => {
       const created = await ctx.destination();
       const patch = {
