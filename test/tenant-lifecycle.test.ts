@@ -8,19 +8,15 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { childState, SHAPE } from './helpers/shape.ts';
+import { twoApiReplicas } from './helpers/replicas.ts';
+import { SHAPE } from './helpers/shape.ts';
 import {
-  type ChildProcessHandle,
   type Client,
-  client,
   createDestination,
   createTenant,
-  freePort,
   getDelivery,
   harness,
   postEvent,
-  randomToken,
-  spawnService,
 } from './helpers/sluice.ts';
 
 const status = async (c: Client, path: string, token: string) =>
@@ -90,26 +86,7 @@ describe("tenants' lifecycle", () => {
     timeout: 90_000,
     skip: SHAPE !== 'distributed' && 'several API replicas run in the distributed shape only',
   }, async (t) => {
-    const state = await childState();
-    const adminToken = randomToken();
-    const env = { ...state.env, SLUICE_ADMIN_TOKEN: adminToken };
-    const ports = [await freePort(), await freePort()];
-    const replicas: ChildProcessHandle[] = [];
-    try {
-      for (const port of ports)
-        replicas.push(await spawnService('services/api/src/main.ts', { ...env, PORT: String(port) }));
-    } catch (err) {
-      for (const r of replicas) await r.kill9();
-      await state.close();
-      throw err;
-    }
-    const [a, b] = ports.map((port) => client(`http://127.0.0.1:${port}`)) as [Client, Client];
-    t.after(async () => {
-      await a.close();
-      await b.close();
-      for (const r of replicas) await r.stop();
-      await state.close();
-    });
+    const { a, b, adminToken } = await twoApiReplicas(t);
 
     const tenant = await createTenant(a, adminToken);
     const created = await a.api<{ id: string; apiKey: string }>(

@@ -5,7 +5,7 @@
  */
 
 import type { CallOptions, Query, RequestSpec } from './http.ts';
-import { seg } from './http.ts';
+import { pick, seg } from './http.ts';
 import type { JsonValue, ListParams, Page } from './types.ts';
 
 /** A JSON Schema (draft-07) as a plain object. */
@@ -45,11 +45,6 @@ export interface UpdateEventTypeInput {
 interface Caller {
   call<T>(method: string, path: string, spec?: RequestSpec): Promise<T>;
 }
-
-const pick = ({ signal, timeout }: CallOptions = {}): CallOptions => ({
-  ...(signal === undefined ? {} : { signal }),
-  ...(timeout === undefined ? {} : { timeout }),
-});
 
 export class EventTypes {
   readonly #t: Caller;

@@ -29,6 +29,12 @@ export interface CallOptions {
   timeout?: number;
 }
 
+/** A call's own options, and nothing else of an options object that carries more (`tenantId`). */
+export const pick = ({ signal, timeout }: CallOptions = {}): CallOptions => ({
+  ...(signal === undefined ? {} : { signal }),
+  ...(timeout === undefined ? {} : { timeout }),
+});
+
 export interface RequestSpec extends CallOptions {
   query?: Query;
   /** Sent as JSON (`content-type: application/json`). */

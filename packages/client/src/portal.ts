@@ -5,7 +5,7 @@
  */
 
 import type { CallOptions, Query, RequestSpec } from './http.ts';
-import { seg } from './http.ts';
+import { pick, seg } from './http.ts';
 import type { ListParams, Page } from './types.ts';
 
 export type PortalAccess = 'read' | 'manage';
@@ -71,11 +71,6 @@ interface Caller {
   call<T>(method: string, path: string, spec?: RequestSpec): Promise<T>;
   tenantId(options: { tenantId?: string } | undefined): string | undefined;
 }
-
-const pick = ({ signal, timeout }: CallOptions = {}): CallOptions => ({
-  ...(signal === undefined ? {} : { signal }),
-  ...(timeout === undefined ? {} : { timeout }),
-});
 
 /** `/v1/portal-links`: a tenant's key (or the admin token for a tenant) makes, lists and revokes links. */
 export class PortalLinks {

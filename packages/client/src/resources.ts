@@ -6,7 +6,7 @@
  * exactly once.
  */
 
-import { type CallOptions, type Query, type RequestSpec, seg } from './http.ts';
+import { type CallOptions, pick, type Query, type RequestSpec, seg } from './http.ts';
 import type {
   AcceptedEvent,
   AcceptedEventBatch,
@@ -75,11 +75,6 @@ async function* itemsOf<T>(pages: AsyncIterable<Page<T>>): AsyncGenerator<T, voi
 }
 
 const listQuery = (params: ListParams = {}): Query => ({ limit: params.limit, cursor: params.cursor });
-
-const pick = ({ signal, timeout }: CallOptions = {}): CallOptions => ({
-  ...(signal === undefined ? {} : { signal }),
-  ...(timeout === undefined ? {} : { timeout }),
-});
 
 /** `/v1/tenants`: admin token only. */
 export class Tenants {
