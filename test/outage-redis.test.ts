@@ -61,7 +61,7 @@ describe('an outage of Redis: a prompt 503, then recovery, nothing lost', { skip
       const cluster = c;
       // This test's own connections to the Redis it kills: their reconnection errors are expected.
       cluster.redis.on('error', () => {});
-      cluster.queue.on('error', () => {});
+      for (const queue of cluster.queues) queue.on('error', () => {});
       const call = async (method: string, path: string, token: string, body?: unknown): Promise<Answer> => {
         const started = performance.now();
         const res = await fetch(cluster.url + path, {

@@ -6,8 +6,8 @@
  * destination's tick ever ran in two processes at once.
  */
 
+import { bullConnection, closeBullConnection, connectRedis, Keys, type RedisClient } from '@sluice/redis';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { assertNoLeaks } from './leaks.ts';
 import { type Receiver, startReceiver } from './receiver.ts';
 import { childState } from './shape.ts';
@@ -36,11 +36,17 @@ export interface Cluster extends Client {
   limiters: ChildProcessHandle[];
   workers: ChildProcessHandle[];
   ticks: TickRun[];
-  /** A command connection to the cluster's Redis. */
-  redis: Redis;
+  /** A command connection to the cluster's Redis (one server, or a Redis Cluster). */
+  redis: RedisClient;
   prefix: string;
-  /** The BullMQ delivery queue, as the services name it. */
-  queue: Queue;
+  /** The key layout the services use (their shards). */
+  keys: Keys;
+  /** The BullMQ delivery queue of each shard, as the services name them. */
+  queues: Queue[];
+  /** Jobs in these states over every shard's queue. */
+  jobCounts(...states: ('wait' | 'prioritized' | 'delayed' | 'active')[]): Promise<number>;
+  /** Destinations scheduled or leased over every shard. */
+  scheduled(): Promise<number>;
   addLimiter(): Promise<ChildProcessHandle>;
   addWorker(): Promise<ChildProcessHandle>;
   close(): Promise<void>;
@@ -59,7 +65,6 @@ export async function startCluster(
     ...opts.env,
   };
   const prefix = state.env.SLUICE_REDIS_PREFIX as string;
-  const redisUrl = new URL(env.REDIS_URL as string);
   const ticks: TickRun[] = [];
   const started: ChildProcessHandle[] = [];
   const limiters: ChildProcessHandle[] = [];
@@ -113,11 +118,23 @@ export async function startCluster(
   }
   const url = `http://127.0.0.1:${port}`;
   const c = client(url);
-  const redis = new Redis(env.REDIS_URL as string);
-  const queue = new Queue('deliveries', {
-    connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
-    prefix: `${prefix}-bull`,
-  });
+  const target = { url: env.REDIS_URL as string, cluster: env.SLUICE_REDIS_CLUSTER === 'true' };
+  const redis = connectRedis(target);
+  const keys = new Keys(prefix, Number(env.SLUICE_SCHEDULE_SHARDS ?? 1), { cluster: target.cluster });
+  const bull = bullConnection(target);
+  const queues = keys
+    .allShards()
+    .map((shard) => new Queue('deliveries', { connection: bull, prefix: keys.bullPrefix(shard) }));
+  const jobCounts = async (...states: ('wait' | 'prioritized' | 'delayed' | 'active')[]) => {
+    const counts = await Promise.all(queues.map((q) => q.getJobCounts(...states)));
+    return counts.flatMap((c) => Object.values(c)).reduce((a, b) => a + b, 0);
+  };
+  const scheduled = async () => {
+    let n = 0;
+    for (const shard of keys.allShards())
+      n += (await redis.zcard(keys.schedule(shard))) + (await redis.zcard(keys.leases(shard)));
+    return n;
+  };
   return {
     ...c,
     url,
@@ -128,13 +145,17 @@ export async function startCluster(
     ticks,
     redis,
     prefix,
-    queue,
+    keys,
+    queues,
+    jobCounts,
+    scheduled,
     addLimiter,
     addWorker,
     close: async () => {
       await c.close();
       await Promise.all(started.map((child) => child.stop()));
-      await queue.close();
+      await Promise.all(queues.map((q) => q.close()));
+      closeBullConnection(bull);
       redis.disconnect();
       await state.close();
     },

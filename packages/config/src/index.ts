@@ -62,6 +62,17 @@ const redisPrefix = z
   .default('sluice');
 
 /**
+ * How Sluice's Redis is laid out (docs/scaling.md): `SLUICE_REDIS_CLUSTER` makes `REDIS_URL` a
+ * seed node of a Redis Cluster; `SLUICE_SCHEDULE_SHARDS` splits the schedule, the pace state
+ * and the delivery queue by destination into that many hash-tagged shards, which a cluster
+ * spreads over its masters. Every process of one installation must have the same values.
+ */
+const redisLayout = {
+  SLUICE_REDIS_CLUSTER: bool.default(false),
+  SLUICE_SCHEDULE_SHARDS: int(1, 1_024).default(1),
+};
+
+/**
  * `SLUICE_ENCRYPTION_KEY`: the keys that seal the signing secrets at rest, as a keyring
  * (@sluice/core's secret box; docs/operations.md "The encryption key").
  */
@@ -80,6 +91,7 @@ export const distributed = {
   SLUICE_ENCRYPTION_KEY: encryptionKey,
   REDIS_URL: redisUrl,
   SLUICE_REDIS_PREFIX: redisPrefix,
+  ...redisLayout,
   ...pool,
   ...pacing,
 };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
+import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { Destination, Store } from '@sluice/store';
 import { pino } from 'pino';
 import { RedisDispatcher } from './dispatcher.ts';
@@ -65,7 +65,9 @@ describe('RedisDispatcher', { skip }, () => {
     const api = countingStore();
     const worker = countingStore();
     const [apiState, workerState] = await Promise.all(
-      [api, worker].map(({ store }) => openSharedState({ store, redisUrl: REDIS_URL, prefix, ...SETTINGS })),
+      [api, worker].map(({ store }) =>
+        openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS }),
+      ),
     );
     opened.push(apiState as SharedState, workerState as SharedState);
     const { redis, keys, destinations } = apiState as SharedState;
@@ -78,10 +80,20 @@ describe('RedisDispatcher', { skip }, () => {
     assert.equal(await redis.zcard(keys.schedule(0)), 0, 'nothing to run: no tick is scheduled');
   });
 
+  it('a process whose shard count differs from the one Redis holds refuses to start', async () => {
+    const { store } = countingStore();
+    opened.push(await openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS }));
+    await assert.rejects(
+      openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 4, ...SETTINGS }),
+      /SLUICE_SCHEDULE_SHARDS is 4 but Redis holds the state of 1 shards/,
+    );
+  });
+
   it('a changed limit is where every start checks it before the change is announced', async () => {
     const state = await openSharedState({
       store: storeAt(5, 7_000),
-      redisUrl: REDIS_URL,
+      redis: REDIS_TARGET,
+      shards: 1,
       prefix,
       ...SETTINGS,
     });
@@ -102,7 +114,8 @@ describe('RedisDispatcher', { skip }, () => {
   it('a lowered limit is answered once the requests started under the old one have arrived', async () => {
     const state = await openSharedState({
       store: storeAt(5, 9_000),
-      redisUrl: REDIS_URL,
+      redis: REDIS_TARGET,
+      shards: 1,
       prefix,
       ...SETTINGS,
     });

@@ -16,17 +16,17 @@ import {
 import {
   type Keys,
   publishChange,
+  type RedisClient,
   type RedisPacing,
   type RedisTickLoop,
   type ScheduleClient,
 } from '@sluice/redis';
 import { type Destination, StoreUnavailableError } from '@sluice/store';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { wakeForWork } from './wake.ts';
 
 export interface RedisDispatcherDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   schedule: ScheduleClient;
   pacing: RedisPacing;

@@ -5,15 +5,27 @@
  */
 
 import { DestinationCache } from '@sluice/engine';
-import { type ChangeFeed, followChanges, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
+import {
+  type ChangeFeed,
+  connectRedis,
+  followChanges,
+  Keys,
+  type RedisClient,
+  RedisPacing,
+  type RedisTarget,
+  ScheduleClient,
+} from '@sluice/redis';
 import type { Store } from '@sluice/store';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 export interface SharedStateOptions {
   store: Store;
-  redisUrl: string;
+  /** The server, or a seed node of the cluster (`SLUICE_REDIS_CLUSTER`). */
+  redis: RedisTarget;
   prefix: string;
+  /** `SLUICE_SCHEDULE_SHARDS`. */
+  shards: number;
   /** `SLUICE_WINDOW_MARGIN_MS`. */
   windowMarginMs: number;
   /** `SLUICE_ARRIVAL_BOUND_MS`. */
@@ -37,9 +49,9 @@ export interface SharedStateOptions {
 
 export interface SharedState {
   keys: Keys;
-  redis: Redis;
+  redis: RedisClient;
   /** Subscribed to the change feed; others may add channels (the kick). */
-  subscriber: Redis;
+  subscriber: RedisClient;
   destinations: DestinationCache;
   pacing: RedisPacing;
   schedule: ScheduleClient;
@@ -69,7 +81,7 @@ const FAIL_FAST: RedisOptions = {
  * saw), and its return once. The error listener also keeps ioredis from printing
  * "Unhandled error event" at every reconnection attempt.
  */
-function watchConnection(redis: Redis, name: string, logger: Logger | undefined): void {
+function watchConnection(redis: RedisClient, name: string, logger: Logger | undefined): void {
   let lost = false;
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
@@ -88,23 +100,49 @@ function watchConnection(redis: Redis, name: string, logger: Logger | undefined)
   });
 }
 
+/**
+ * The shard count is part of every key's name: two processes that disagree on it would run
+ * one destination's ticks in two shards (two schedules, two windows). The first process
+ * records it; a process with another count refuses to start (docs/scaling.md says how to
+ * change it: drain, delete, restart).
+ */
+class LayoutMismatchError extends Error {}
+
+async function checkLayout(redis: RedisClient, keys: Keys): Promise<void> {
+  const shards = String(keys.shards);
+  await redis.set(keys.layout(), shards, 'NX');
+  const recorded = await redis.get(keys.layout());
+  if (recorded !== null && recorded !== shards)
+    throw new LayoutMismatchError(
+      `SLUICE_SCHEDULE_SHARDS is ${shards} but Redis holds the state of ${recorded} shards under the prefix ${keys.prefix}: ` +
+        'every process must have the same count; to change it, see docs/scaling.md "Changing the shard count"',
+    );
+}
+
 /** Resolves once `redis` is connected; it retries by itself until then. */
-const connected = (redis: Redis): Promise<void> =>
+const connected = (redis: RedisClient): Promise<void> =>
   redis.status === 'ready'
     ? Promise.resolve()
     : new Promise((resolve) => redis.once('ready', () => resolve()));
 
 export async function openSharedState(o: SharedStateOptions): Promise<SharedState> {
-  const keys = new Keys(o.prefix);
+  const keys = new Keys(o.prefix, o.shards, { cluster: o.redis.cluster });
   // Commands issued in one turn of the event loop leave in one write (ioredis flushes them
   // at setImmediate): the workers' per-request pace scripts and the API's wakes are many
   // small commands, and on this kind of machine each write is a costly syscall.
-  const redis = new Redis(o.redisUrl, { enableAutoPipelining: true, ...(o.failFast ? FAIL_FAST : {}) });
-  const subscriber = new Redis(o.redisUrl);
+  const redis = connectRedis(o.redis, { enableAutoPipelining: true, ...(o.failFast ? FAIL_FAST : {}) });
+  const subscriber = connectRedis(o.redis);
   watchConnection(redis, 'commands', o.logger);
   watchConnection(subscriber, 'subscriber', o.logger);
   // Without an offline queue, a command before the first connection would fail.
   if (o.failFast) await connected(redis);
+  try {
+    await checkLayout(redis, keys);
+  } catch (err) {
+    redis.disconnect();
+    subscriber.disconnect();
+    throw err;
+  }
   const destinations = new DestinationCache(o.store, o.destinationCacheSize);
   const pacing = new RedisPacing({
     redis,

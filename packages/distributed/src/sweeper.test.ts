@@ -3,7 +3,7 @@ import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring, ratePlan } from '@sluice/core';
 import { EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
+import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { NewDestination, Store } from '@sluice/store';
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
@@ -50,8 +50,8 @@ async function rig(
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination: NewDestination = newDestination(tenantId);
   await store.createDestination(destination, T0);
-  const shared = await openSharedState({ store, redisUrl: REDIS_URL, prefix, ...SETTINGS });
-  const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
+  const shared = await openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS });
+  const publisher = new BullPublisher({ connection: bullConnection(REDIS_TARGET), keys: shared.keys });
   const warnings: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
   const accept = async (at: number) => {

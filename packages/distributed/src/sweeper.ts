@@ -19,14 +19,13 @@
 
 import { PERIOD_MS, ratePlan } from '@sluice/core';
 import { type DestinationCache, type EngineMetrics, reportRepairs } from '@sluice/engine';
-import type { BullPublisher, Keys, RedisPacing, ScheduleClient } from '@sluice/redis';
+import type { BullPublisher, Keys, RedisClient, RedisPacing, ScheduleClient } from '@sluice/redis';
 import type { Store } from '@sluice/store';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 export interface DistributedSweeperDeps {
   store: Store;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   schedule: ScheduleClient;
   pacing: RedisPacing;

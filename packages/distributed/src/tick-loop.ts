@@ -6,9 +6,8 @@
  */
 
 import { createTick, type EngineMetrics, LeaseLostError, type Publisher } from '@sluice/engine';
-import { RedisTickLoop, type RedisTickLoopOptions } from '@sluice/redis';
+import { type RedisClient, RedisTickLoop, type RedisTickLoopOptions } from '@sluice/redis';
 import type { Store } from '@sluice/store';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { SharedState } from './shared-state.ts';
 
@@ -26,7 +25,7 @@ export interface TickLoopOptions {
   /** `SLUICE_DESTINATION_MAX_IN_FLIGHT`: the fair bound's ceiling (docs/adr/0014). */
   maxInFlight?: number | undefined;
   /** Kicks end the loops' sleeps (a rate limiter); absent: polling only, or no loops at all. */
-  subscriber?: Redis | undefined;
+  subscriber?: RedisClient | undefined;
   onTakeover?: RedisTickLoopOptions['onTakeover'];
 }
 

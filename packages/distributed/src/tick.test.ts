@@ -9,7 +9,7 @@ import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
 import { type AttemptPace, createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
-import { cleanup, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
+import { cleanup, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
@@ -41,13 +41,14 @@ async function rig(limit: number, maxInFlight?: number) {
   );
   const shared = await openSharedState({
     store,
-    redisUrl: REDIS_URL,
+    redis: REDIS_TARGET,
+    shards: 1,
     prefix,
     windowMarginMs: 25,
     arrivalBoundMs: 250,
     destinationCacheSize: 100,
   });
-  const publisher = new BullPublisher({ connection: bullConnection(REDIS_URL), prefix: `${prefix}-bull` });
+  const publisher = new BullPublisher({ connection: bullConnection(REDIS_TARGET), keys: shared.keys });
   let now = T0;
   /** Requests started and not answered (`sendQueued` with no latency). */
   const open: AttemptPace[] = [];
@@ -107,10 +108,10 @@ async function rig(limit: number, maxInFlight?: number) {
       for (const pace of open.splice(keep)) await pace.finished(at);
     },
     /** Jobs in the delivery queue: one per tick that published here. */
-    jobs: () => publisher.queue.count(),
+    jobs: () => publisher.queues[0]!.count(),
     /** The deliveries in the delivery queue's jobs. */
     published: async () => {
-      const jobs = await publisher.queue.getJobs(['wait']);
+      const jobs = await publisher.queues[0]!.getJobs(['wait']);
       return jobs.flatMap((job) => ('deliveries' in job.data ? job.data.deliveries : [job.data]));
     },
   };

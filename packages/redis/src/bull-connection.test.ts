@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bullConnection } from './delivery-queue.ts';
+import { bullConnection } from './connection.ts';
 
 test('a rediss:// URL gives BullMQ a TLS connection', () => {
-  const options = bullConnection('rediss://user:p%40ss@cache.example:6380/2');
+  const options = bullConnection({ url: 'rediss://user:p%40ss@cache.example:6380/2', cluster: false });
   assert.deepEqual(options, {
     host: 'cache.example',
     port: 6380,
@@ -15,7 +15,7 @@ test('a rediss:// URL gives BullMQ a TLS connection', () => {
 });
 
 test('a redis:// URL gives a plain connection', () => {
-  const options = bullConnection('redis://127.0.0.1:6379');
+  const options = bullConnection({ url: 'redis://127.0.0.1:6379', cluster: false });
   assert.deepEqual(options, { host: '127.0.0.1', port: 6379, db: 0 });
   assert.equal('tls' in options, false);
 });

@@ -6,10 +6,10 @@
  */
 
 import type { DestinationCache } from '@sluice/engine';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { Keys } from './keys.ts';
 
-export async function publishChange(redis: Redis, keys: Keys, destinationId: string): Promise<void> {
+export async function publishChange(redis: RedisClient, keys: Keys, destinationId: string): Promise<void> {
   await redis.publish(keys.changesChannel(), destinationId);
 }
 
@@ -19,7 +19,7 @@ export interface ChangeFeed {
 
 /** Subscribes `subscriber` (a dedicated connection) and keeps `cache` live. */
 export async function followChanges(
-  subscriber: Redis,
+  subscriber: RedisClient,
   keys: Keys,
   cache: DestinationCache,
   onChange?: (destinationId: string) => void,

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClaimedDelivery } from '@sluice/store';
-import { BullPublisher, startDeliveryWorker } from './delivery-queue.ts';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from './test-redis.ts';
+import { bullConnection } from './connection.ts';
+import { BullPublisher } from './delivery-queue.ts';
+import { startDeliveryWorker } from './delivery-worker.ts';
+import { Keys } from './keys.ts';
+import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from './test-redis.ts';
 
 const skip = !(await redisAvailable());
 
@@ -32,28 +35,28 @@ const until = async (done: () => boolean, what: string) => {
 };
 
 describe('the BullMQ delivery queue', { skip }, () => {
-  const url = new URL(REDIS_URL);
-  const connection = { host: url.hostname, port: Number(url.port || 6379) };
+  const connection = bullConnection(REDIS_TARGET);
 
   async function withQueue(
     jobDeliveries: number,
-    body: (publisher: BullPublisher, prefix: string) => Promise<void>,
+    body: (publisher: BullPublisher, keys: Keys) => Promise<void>,
+    shards = 1,
   ) {
-    const prefix = uniquePrefix();
-    const publisher = new BullPublisher({ connection, prefix, jobDeliveries });
+    const keys = new Keys(uniquePrefix(), shards);
+    const publisher = new BullPublisher({ connection, keys, jobDeliveries });
     try {
-      await body(publisher, prefix);
+      await body(publisher, keys);
     } finally {
       await publisher.close();
       const redis = connect();
-      await cleanup(redis, prefix);
+      await cleanup(redis, keys.prefix);
       redis.disconnect();
     }
   }
 
   /** A worker that records the deliveries it runs, in order; `outcome` is what each run answers. */
   function recordingWorker(
-    prefix: string,
+    keys: Keys,
     concurrency: number,
     outcome: (deliveryId: string) => { written?: Promise<void> },
   ) {
@@ -61,7 +64,8 @@ describe('the BullMQ delivery queue', { skip }, () => {
     const worker = startDeliveryWorker({
       ...RECOVERY,
       connection,
-      prefix,
+      keys,
+      waiting: async () => 0,
       concurrency,
       run: async (d) => {
         ran.push(d.id);
@@ -73,7 +77,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
   }
 
   it('hands every published delivery to a worker once, in jobs of at most jobDeliveries; depth counts jobs', async () => {
-    await withQueue(10, async (publisher, prefix) => {
+    await withQueue(10, async (publisher, keys) => {
       await publisher.publish(
         'dst_a',
         Array.from({ length: 45 }, (_, n) => delivery(n)),
@@ -85,7 +89,8 @@ describe('the BullMQ delivery queue', { skip }, () => {
       const worker = startDeliveryWorker({
         ...RECOVERY,
         connection,
-        prefix,
+        keys,
+        waiting: async () => 0,
         concurrency: 8,
         run: async (d) => {
           inFlight++;
@@ -115,7 +120,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       const ticks = Array.from({ length: 25 }, (_, n) => ({ ...delivery(n), destinationId: `dst_${n}` }));
       await Promise.all(ticks.map((d) => publisher.publish(d.destinationId, [d])));
       assert.equal(await publisher.depth(), 3, '25 deliveries in jobs of 10, whatever their destinations');
-      const jobs = await publisher.queue.getJobs(['wait'], 0, -1);
+      const jobs = await publisher.queues[0]!.getJobs(['wait'], 0, -1);
       const published = jobs.flatMap((job) => ('deliveries' in job.data ? job.data.deliveries : []));
       assert.deepEqual(
         published.map((d) => d.destinationId).sort(),
@@ -128,7 +133,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
   });
 
   it('a job some of whose deliveries could not start completes (no repeat of the others) and reports them', async () => {
-    await withQueue(5, async (publisher, prefix) => {
+    await withQueue(5, async (publisher, keys) => {
       await publisher.publish(
         'dst_a',
         Array.from({ length: 5 }, (_, n) => delivery(n)),
@@ -138,7 +143,8 @@ describe('the BullMQ delivery queue', { skip }, () => {
       const worker = startDeliveryWorker({
         ...RECOVERY,
         connection,
-        prefix,
+        keys,
+        waiting: async () => 0,
         concurrency: 4,
         run: async (d) => {
           runs.push(d.id);
@@ -156,10 +162,10 @@ describe('the BullMQ delivery queue', { skip }, () => {
   });
 
   it("a job completes once its deliveries' outcomes are written; their request slots are free before", async () => {
-    await withQueue(5, async (publisher, prefix) => {
+    await withQueue(5, async (publisher, keys) => {
       await publisher.publish('dst_a', [delivery(1), delivery(2)]);
       const { promise: written, resolve: write } = Promise.withResolvers<void>();
-      const { worker, ran } = recordingWorker(prefix, 1, () => ({ written }));
+      const { worker, ran } = recordingWorker(keys, 1, () => ({ written }));
       let completed = 0;
       worker.on('completed', () => completed++);
       // One slot: the second request starts only because the first freed it, unwritten.
@@ -167,7 +173,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(completed, 0, 'not complete while an outcome is unwritten');
       assert.equal(
-        (await publisher.queue.getJobCounts('active')).active,
+        (await publisher.queues[0]!.getJobCounts('active')).active,
         1,
         'a worker that dies now leaves it stalled',
       );
@@ -179,12 +185,12 @@ describe('the BullMQ delivery queue', { skip }, () => {
   });
 
   it('a delivery published again while the job that first carried it is active gets a job of its own', async () => {
-    await withQueue(5, async (publisher, prefix) => {
+    await withQueue(5, async (publisher, keys) => {
       await publisher.publish('dst_a', [delivery(1), delivery(2)]);
       const { promise: written, resolve: write } = Promise.withResolvers<void>();
       // dlv_1 did not start (released: back to pending, claimed again); dlv_2 did and keeps
       // the first job active until its outcome is written.
-      const { worker, ran } = recordingWorker(prefix, 4, (id) => (id === 'dlv_2' ? { written } : {}));
+      const { worker, ran } = recordingWorker(keys, 4, (id) => (id === 'dlv_2' ? { written } : {}));
       try {
         await until(() => ran.length === 2, 'the first job');
         await new Promise((r) => setTimeout(r, 2)); // a publish in another millisecond
@@ -199,13 +205,14 @@ describe('the BullMQ delivery queue', { skip }, () => {
   });
 
   it('a job none of whose deliveries could start is tried again by BullMQ', async () => {
-    await withQueue(5, async (publisher, prefix) => {
+    await withQueue(5, async (publisher, keys) => {
       await publisher.publish('dst_a', [delivery(1)]);
       let tries = 0;
       const worker = startDeliveryWorker({
         ...RECOVERY,
         connection,
-        prefix,
+        keys,
+        waiting: async () => 0,
         concurrency: 1,
         run: async () => {
           tries++;
@@ -231,14 +238,15 @@ describe('the BullMQ delivery queue', { skip }, () => {
   });
 
   it('drains a job published before jobs carried several deliveries (one delivery as its data)', async () => {
-    await withQueue(10, async (publisher, prefix) => {
-      await publisher.queue.add('deliver', delivery(7), { jobId: 'dlv_7-0' });
+    await withQueue(10, async (publisher, keys) => {
+      await publisher.queues[0]!.add('deliver', delivery(7), { jobId: 'dlv_7-0' });
       assert.deepEqual(await publisher.liveOf([{ id: 'dlv_7', attempts: 0 }]), new Set(['dlv_7']));
       const seen: string[] = [];
       const worker = startDeliveryWorker({
         ...RECOVERY,
         connection,
-        prefix,
+        keys,
+        waiting: async () => 0,
         concurrency: 2,
         run: async (d) => {
           seen.push(d.id);
@@ -252,7 +260,7 @@ describe('the BullMQ delivery queue', { skip }, () => {
   });
 
   it('a delivery published ahead waits for its notBefore outside the request slots, then goes first', async () => {
-    await withQueue(10, async (publisher, prefix) => {
+    await withQueue(10, async (publisher, keys) => {
       const notBefore = Date.now() + 300;
       // One job: a delivery published ahead, then two that may start now; one request slot.
       await publisher.publish('dst_a', [{ ...delivery(1), notBefore }, delivery(2), delivery(3)]);
@@ -260,7 +268,8 @@ describe('the BullMQ delivery queue', { skip }, () => {
       const worker = startDeliveryWorker({
         ...RECOVERY,
         connection,
-        prefix,
+        keys,
+        waiting: async () => 0,
         concurrency: 1,
         run: async (d) => {
           started.push({ id: d.id, at: Date.now() });

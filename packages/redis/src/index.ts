@@ -1,12 +1,15 @@
 export { type ChangeFeed, followChanges, publishChange } from './change-feed.ts';
 export {
-  BullPublisher,
+  type BullConnection,
   bullConnection,
-  DELIVERY_QUEUE,
-  type DeliveryQueueOptions,
-  type DeliveryWorkerOptions,
-  startDeliveryWorker,
-} from './delivery-queue.ts';
+  closeBullConnection,
+  connectRedis,
+  mastersOf,
+  type RedisClient,
+  type RedisTarget,
+} from './connection.ts';
+export { BullPublisher, DELIVERY_QUEUE, type DeliveryQueueOptions } from './delivery-queue.ts';
+export { type DeliveryWorkerOptions, type DeliveryWorkers, startDeliveryWorker } from './delivery-worker.ts';
 export { Keys } from './keys.ts';
 export { RedisRateCounter } from './rate-counter.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';

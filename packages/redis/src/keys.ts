@@ -4,6 +4,10 @@
  * A destination belongs to one schedule shard, `hash(id) mod shards`; every key a script
  * touches for it carries that shard's hash tag `{s<n>}`, so each script's keys share one
  * Redis Cluster slot. BullMQ's keys are its own (its own prefix), never in our scripts.
+ * The delivery queue is one BullMQ queue per shard, its prefix tagged with the shard's tag
+ * too (`<prefix>-bull:{s<n>}`): a destination's ticks, pace and jobs live on one node, so
+ * each node a cluster adds takes its shards' whole work. One shard on one server keeps the
+ * untagged `<prefix>-bull`.
  *
  *   <prefix>:{s<n>}:schedule            ZSET destination → due time of its next tick
  *   <prefix>:{s<n>}:leases              ZSET destination → lease expiry of a running tick
@@ -22,6 +26,9 @@
  *                                        takeRate-1.lua); expires once the bucket is full
  *                                        again. A one-key script: no shard tag needed
  *   <prefix>:epoch                      STRING set once the state was built from the store
+ *   <prefix>:layout                     STRING the number of shards the keys were made for
+ *                                        (SLUICE_SCHEDULE_SHARDS): a process started with
+ *                                        another number refuses to run (docs/scaling.md)
  *   <prefix>:kick                       channel: a tick moved to the head of a schedule
  *   <prefix>:changes                    channel: a destination changed (id)
  */
@@ -31,13 +38,26 @@ import { createHash } from 'node:crypto';
 export class Keys {
   readonly prefix: string;
   readonly shards: number;
+  /** The delivery queues' prefixes carry the shard's tag (more than one shard, or a cluster). */
+  private readonly taggedQueues: boolean;
 
-  constructor(prefix: string, shards = 1) {
+  constructor(prefix: string, shards = 1, options: { cluster?: boolean } = {}) {
     if (!/^[A-Za-z0-9_.:-]+$/.test(prefix)) throw new Error(`bad Redis key prefix: ${prefix}`);
     if (!Number.isInteger(shards) || shards < 1)
       throw new Error(`shards must be a positive integer: ${shards}`);
     this.prefix = prefix;
     this.shards = shards;
+    this.taggedQueues = shards > 1 || options.cluster === true;
+  }
+
+  /** Every shard's number, 0 … shards − 1. */
+  allShards(): number[] {
+    return Array.from({ length: this.shards }, (_, shard) => shard);
+  }
+
+  /** The BullMQ prefix of a shard's delivery queue. */
+  bullPrefix(shard: number): string {
+    return this.taggedQueues ? `${this.prefix}-bull:{s${shard}}` : `${this.prefix}-bull`;
   }
 
   shardOf(destinationId: string): number {
@@ -94,6 +114,10 @@ export class Keys {
 
   epoch(): string {
     return `${this.prefix}:epoch`;
+  }
+
+  layout(): string {
+    return `${this.prefix}:layout`;
   }
 
   kickChannel(): string {

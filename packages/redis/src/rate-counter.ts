@@ -5,14 +5,14 @@
  */
 
 import type { RateDecision } from '@sluice/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { Keys } from './keys.ts';
 import { Scripts } from './scripts.ts';
 
 export class RedisRateCounter {
   readonly #scripts: Scripts;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     this.#scripts = new Scripts(redis, keys);
   }
 

@@ -24,7 +24,7 @@ import {
   type TickPacing,
 } from '@sluice/engine';
 import { perTurn } from '@sluice/store';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { Keys } from './keys.ts';
 import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';
 
@@ -64,7 +64,7 @@ interface CountCall {
 }
 
 export interface RedisPacingOptions {
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   /** Added to each send's occupancy of the window (clock rounding). */
   windowMarginMs: number;

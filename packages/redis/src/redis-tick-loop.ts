@@ -15,7 +15,7 @@
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { Keys } from './keys.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
 
@@ -51,9 +51,9 @@ const TICK_LEASE_MS = 10_000;
 const MAX_IDLE_MS = 1_000;
 
 export interface RedisTickLoopOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** A connection for SUBSCRIBE (no other commands on it); without it, only polling (MAX_IDLE_MS). */
-  subscriber?: Redis | undefined;
+  subscriber?: RedisClient | undefined;
   keys: Keys;
   tick: TickFn;
   clock: () => number;

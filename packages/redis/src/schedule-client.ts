@@ -6,16 +6,16 @@
  */
 
 import type { Schedule } from '@sluice/engine';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { Keys } from './keys.ts';
 import { Scripts } from './scripts.ts';
 
 export class ScheduleClient implements Schedule {
   readonly scripts: Scripts;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly keys: Keys;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     this.redis = redis;
     this.keys = keys;
     this.scripts = new Scripts(redis, keys);

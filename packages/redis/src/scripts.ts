@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { RateDecision } from '@sluice/core';
 import { type PerTurn, perTurn } from '@sluice/store';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { Keys } from './keys.ts';
 
 const LUA_DIR = new URL('./lua/', import.meta.url);
@@ -35,7 +35,7 @@ function scriptText(file: string): string {
 }
 
 /** Defines every script on a connection (idempotent per connection). */
-export function defineScripts(redis: Redis): void {
+export function defineScripts(redis: RedisClient): void {
   const marker = redis as unknown as { sluiceScripts?: boolean };
   if (marker.sluiceScripts) return;
   for (const file of readdirSync(LUA_DIR)) {
@@ -97,14 +97,14 @@ interface SettleCall {
 }
 
 export class Scripts {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly keys: Keys;
   /** The settles of one turn, one script call per shard (the ticks of one claim end together). */
   private readonly settles: PerTurn<SettleCall, Settled>;
   /** `settleKick`'s, likewise. */
   private readonly kickingSettles: PerTurn<SettleCall, Settled>;
 
-  constructor(redis: Redis, keys: Keys) {
+  constructor(redis: RedisClient, keys: Keys) {
     defineScripts(redis);
     this.redis = redis;
     this.keys = keys;

@@ -6,8 +6,12 @@
 
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { mastersOf, type RedisClient, type RedisTarget } from './connection.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+
+/** The test server as the services' settings name it. */
+export const REDIS_TARGET: RedisTarget = { url: REDIS_URL, cluster: false };
 
 let available: Promise<boolean> | undefined;
 
@@ -40,12 +44,17 @@ export function connect(): Redis {
   return new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
 }
 
-/** Deletes every key under `prefix` and under the prefixes made from it (`<prefix>-<name>`). */
-export async function cleanup(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+/**
+ * Deletes every key under `prefix` and under the prefixes made from it (`<prefix>-<name>`),
+ * on every master of a cluster (one key per DEL there: keys of many slots).
+ */
+export async function cleanup(redis: RedisClient, prefix: string): Promise<void> {
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      for (const key of keys) await node.del(key);
+      cursor = next;
+    } while (cursor !== '0');
+  }
 }

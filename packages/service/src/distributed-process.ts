@@ -7,7 +7,13 @@
 
 import { openSharedState, type SharedState } from '@sluice/distributed';
 import { EngineMetrics, type OpsServer, registerHealthGauge, startOpsServer } from '@sluice/engine';
-import { BullPublisher, bullConnection } from '@sluice/redis';
+import {
+  type BullConnection,
+  BullPublisher,
+  bullConnection,
+  closeBullConnection,
+  type RedisTarget,
+} from '@sluice/redis';
 import { type Store, StoreUnavailableError } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -17,7 +23,9 @@ interface ProcessSettings {
   HOST: string;
   PORT: number;
   REDIS_URL: string;
+  SLUICE_REDIS_CLUSTER: boolean;
   SLUICE_REDIS_PREFIX: string;
+  SLUICE_SCHEDULE_SHARDS: number;
   SLUICE_WINDOW_MARGIN_MS: number;
   SLUICE_ARRIVAL_BOUND_MS: number;
   SLUICE_DESTINATION_CACHE_SIZE: number;
@@ -29,6 +37,8 @@ export interface DistributedProcess {
   shared: SharedState;
   /** The delivery queue: what this process publishes, and its depth for the gauges. */
   queue: BullPublisher;
+  /** BullMQ's connection (its workers take it too); closed by `close`. */
+  bull: BullConnection;
   registry: Registry;
   metrics: EngineMetrics;
   /** The store and Redis answer (for `/readyz`). */
@@ -37,6 +47,11 @@ export interface DistributedProcess {
   serveOps(): Promise<OpsServer>;
   /** Closes the queue, then the shared state. */
   close(): Promise<void>;
+}
+
+/** Where the settings say Redis is: one server, or a seed node of a cluster. */
+function redisTarget(config: Pick<ProcessSettings, 'REDIS_URL' | 'SLUICE_REDIS_CLUSTER'>): RedisTarget {
+  return { url: config.REDIS_URL, cluster: config.SLUICE_REDIS_CLUSTER };
 }
 
 export async function openDistributedProcess(
@@ -54,10 +69,12 @@ export async function openDistributedProcess(
     failFast?: boolean | undefined;
   },
 ): Promise<DistributedProcess> {
+  const target = redisTarget(config);
   const shared = await openSharedState({
     store: o.store,
-    redisUrl: config.REDIS_URL,
+    redis: target,
     prefix: config.SLUICE_REDIS_PREFIX,
+    shards: config.SLUICE_SCHEDULE_SHARDS,
     windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
     arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
     destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
@@ -67,11 +84,8 @@ export async function openDistributedProcess(
     logger: o.logger,
   });
   const { keys, redis } = shared;
-  const queue = new BullPublisher({
-    connection: bullConnection(config.REDIS_URL),
-    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
-    jobDeliveries: o.jobDeliveries,
-  });
+  const bull = bullConnection(target);
+  const queue = new BullPublisher({ connection: bull, keys, jobDeliveries: o.jobDeliveries });
   const registry = new Registry();
   const inFlight = o.inFlight ?? (() => 0);
   // Every service shows the same gauges of the shared state.
@@ -80,7 +94,10 @@ export async function openDistributedProcess(
     async () => ({
       queued: await queue.depth(),
       inFlight: inFlight(),
-      scheduled: await redis.zcard(keys.schedule(0)),
+      scheduled: (await Promise.all(keys.allShards().map((n) => redis.zcard(keys.schedule(n))))).reduce(
+        (a, b) => a + b,
+        0,
+      ),
     }),
     (now) => o.store.oldestDueAt(now),
     o.clock,
@@ -95,6 +112,7 @@ export async function openDistributedProcess(
   return {
     shared,
     queue,
+    bull,
     registry,
     metrics,
     ready,
@@ -102,6 +120,7 @@ export async function openDistributedProcess(
       startOpsServer({ host: config.HOST, port: config.PORT, registry, ready, logger: o.logger }),
     async close() {
       await queue.close();
+      closeBullConnection(bull);
       await shared.close();
     },
   };

@@ -9,7 +9,7 @@
 import { healthPolicy } from '@sluice/config';
 import { sharedFollowUps, wakeForWork } from '@sluice/distributed';
 import { CompletionWriter, Deliverer, DeliveryRunner, type LookupFunction } from '@sluice/engine';
-import { bullConnection, startDeliveryWorker } from '@sluice/redis';
+import { startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
@@ -77,9 +77,15 @@ export async function startDeliveryWorkerService(
     },
   });
   const worker = startDeliveryWorker({
-    connection: bullConnection(config.REDIS_URL),
-    prefix: `${config.SLUICE_REDIS_PREFIX}-bull`,
+    connection: base.bull,
+    keys: shared.keys,
     concurrency,
+    waiting: (shard) => base.queue.queues[shard]?.getWaitingCount() ?? Promise.resolve(0),
+    onStuck: (shard) =>
+      o.logger.warn(
+        { shard },
+        'a delivery worker took no job while its queue had some waiting; started it again',
+      ),
     lockMs: config.SLUICE_JOB_LOCK_MS,
     stalledIntervalMs: config.SLUICE_STALLED_INTERVAL_MS,
     // Only for a job run again after its worker died (rare): one read per delivery.

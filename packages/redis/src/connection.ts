@@ -1,0 +1,108 @@
+/**
+ * Where Sluice's Redis is and how to connect to it: one server (`REDIS_URL`), or a Redis
+ * Cluster of which `REDIS_URL` is a seed node (`SLUICE_REDIS_CLUSTER=true`; ioredis `Cluster`
+ * finds the others from it). Every other module takes a `RedisClient` — either — and keeps
+ * every script's keys in one slot (keys.ts), so the same code runs on both.
+ */
+
+import type { ConnectionOptions } from 'bullmq';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+
+/** A connection to one Redis, or to a cluster (the commands we use exist on both). */
+export type RedisClient = Redis | Cluster;
+
+export interface RedisTarget {
+  /** `redis://` or `rediss://` (TLS): the server, or a seed node of the cluster. */
+  url: string;
+  cluster: boolean;
+}
+
+/** The options of one node's connection a URL carries (credentials, TLS, database). */
+function urlOptions(redisUrl: string): {
+  host: string;
+  port: number;
+  db: number;
+  password?: string;
+  username?: string;
+  tls?: object;
+} {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * ioredis' cluster options for ours: a command that meets a failover (the node it was sent to
+ * is gone, or the whole cluster answers CLUSTERDOWN while a replica is promoted) is retried
+ * every 300 ms instead of failing, up to `maxRedirections` (16) times — ~5 s, past a failover
+ * at a `cluster-node-timeout` of a few seconds (ioredis' 100 ms defaults gave up after 1.6 s,
+ * before our test cluster's ~3 s failovers ended); a longer outage fails the command, as a
+ * lost connection does. After a MOVED, the next try waits 100 ms so as not to bounce between
+ * nodes mid-promotion. The slot map is also re-read every 5 s, so a promotion is noticed even
+ * by a process that sends nothing. A cluster has no databases: the URL's `/db` is dropped.
+ */
+function clusterOptions(target: RedisTarget, node: RedisOptions, options: ClusterOptions): ClusterOptions {
+  const { host: _host, port: _port, db: _db, ...auth } = urlOptions(target.url);
+  return {
+    retryDelayOnFailover: 300,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnMoved: 100,
+    slotsRefreshInterval: 5_000,
+    ...options,
+    redisOptions: { ...auth, ...node },
+  };
+}
+
+const seed = (target: RedisTarget) => {
+  const { host, port } = urlOptions(target.url);
+  return [{ host, port }];
+};
+
+/**
+ * A command connection. `options`: a node's connection options (the cluster's
+ * `redisOptions`, except `enableOfflineQueue` and `retryStrategy`, which are the cluster's:
+ * `clusterRetryStrategy`).
+ */
+export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisClient {
+  if (!target.cluster) return new Redis(target.url, options);
+  const { enableOfflineQueue, retryStrategy, enableAutoPipelining, lazyConnect, ...node } = options;
+  return new Cluster(
+    seed(target),
+    clusterOptions(target, node, {
+      ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+      ...(retryStrategy ? { clusterRetryStrategy: (times) => retryStrategy(times) } : {}),
+      ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
+      ...(lazyConnect === undefined ? {} : { lazyConnect }),
+    }),
+  );
+}
+
+/**
+ * BullMQ's connection: options for one server (BullMQ opens its own connections from them; a
+ * `rediss://` URL means TLS, as ioredis reads it, carried here because BullMQ takes options,
+ * not a URL); on a cluster, a `Cluster` of BullMQ's own, which BullMQ uses as given and
+ * duplicates for a worker's blocking connection (the caller closes it after the queues).
+ * Its commands wait for a reconnection (`maxRetriesPerRequest: null`), as BullMQ requires.
+ */
+export function bullConnection(target: RedisTarget): BullConnection {
+  if (!target.cluster) return urlOptions(target.url);
+  return new Cluster(seed(target), clusterOptions(target, { maxRetriesPerRequest: null }, {}));
+}
+
+export type BullConnection = ConnectionOptions;
+
+/** Closes what `bullConnection` opened (options open nothing: BullMQ closes its own). */
+export function closeBullConnection(connection: BullConnection): void {
+  if (connection instanceof Cluster) connection.disconnect();
+}
+
+/** The servers that hold keys: the cluster's masters, or the one server. */
+export function mastersOf(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}

@@ -1,0 +1,246 @@
+/**
+ * The delivery workers' side of the queue (delivery-queue.ts): one BullMQ `Worker` per
+ * shard's queue, all drawing on one pool of `concurrency` request slots, so a worker process
+ * serves every shard and its concurrency is the same whatever the shard count.
+ *
+ * A worker whose connection survived a failover but stopped taking jobs (reported of BullMQ
+ * after Sentinel and Cluster failovers: taskforcesh/bullmq#3088, #4378) is watched for: a
+ * shard whose queue has jobs waiting, while this process has free slots and its worker took
+ * none since the last look, is stuck; its worker is closed and started again.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClaimedDelivery } from '@sluice/store';
+import { type Job, Worker } from 'bullmq';
+import { DELIVERY_QUEUE, type DeliveryQueueOptions, deliveriesOf, type JobData } from './delivery-queue.ts';
+
+/** How many times a job may stall (its worker died, or froze past its lock) and still run again. */
+const MAX_STALLS = 5;
+
+/** How often the watch looks for a stuck worker. */
+const WATCH_MS = 5_000;
+
+export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
+  /** Shard n's jobs waiting for a worker (the publisher's view of the queue), for the watch. */
+  waiting(shard: number): Promise<number>;
+  /** A shard's worker was found stuck and replaced (a log line, a metric). */
+  onStuck?(shard: number): void;
+  /** How often the watch looks (default WATCH_MS). */
+  watchMs?: number | undefined;
+  /** Most requests in flight at once (and jobs active at once). */
+  concurrency: number;
+  /** A job whose worker has not renewed its lock for this long may go to another worker. */
+  lockMs: number;
+  /** How often a worker looks for jobs whose lock expired (stalled) and puts them back. */
+  stalledIntervalMs: number;
+  /**
+   * Runs one delivery's request; `written`, when given, resolves once its outcome is in the
+   * store. The request's slot is free before that; the job completes only after it.
+   * `rerun`: the job ran before on a worker that died (its request may have started).
+   */
+  run(delivery: ClaimedDelivery, rerun: boolean): Promise<{ written?: Promise<void> } | undefined>;
+  /**
+   * A job runs again after its worker died: which of its deliveries are still claimed as it
+   * carried them (the others' outcomes were written before the death: not sent again).
+   */
+  stillClaimed(deliveries: readonly ClaimedDelivery[]): Promise<ReadonlySet<string>>;
+  /** Some deliveries of a job could not start (the others did): the sweeper returns them. */
+  onPartialFailure(job: Job<JobData>, failed: { delivery: ClaimedDelivery; err: unknown }[]): void;
+}
+
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorkers {
+  const slots = new Slots(options.concurrency);
+  const processor = async (job: Job<JobData>): Promise<void> => {
+    // Run again after a stall (its worker died, or stalled past its lock): what it sent and
+    // recorded is not sent again; what it may have sent is, numbered one higher (the runner).
+    const rerun = job.stalledCounter > 0;
+    let deliveries = deliveriesOf(job.data);
+    if (rerun) {
+      const claimed = await options.stillClaimed(deliveries);
+      deliveries = deliveries.filter((d) => claimed.has(d.id));
+    }
+    const results = await Promise.allSettled(
+      deliveries.map(async (delivery) => {
+        // Published ahead of its window's room (docs/adr/0012): it waits for its slot to
+        // free holding none of the worker's requests, then takes the first one free, before
+        // those waiting in order (the runner checks notBefore again).
+        await untilNotBefore(delivery);
+        await slots.take(delivery.notBefore !== undefined);
+        let ran: { written?: Promise<void> } | undefined;
+        try {
+          ran = await options.run(delivery, rerun);
+        } finally {
+          slots.give();
+        }
+        // Done only once its outcome is written: a worker that dies before that leaves the
+        // job stalled, and BullMQ hands it to another worker (a repeat with the same
+        // webhook-id, docs/design.md I6) instead of the claim waiting for the sweeper's lease.
+        await ran?.written;
+      }),
+    );
+    const failed = deliveries.flatMap((delivery, i) => {
+      const r = results[i];
+      return r?.status === 'rejected' ? [{ delivery, err: r.reason as unknown }] : [];
+    });
+    // `run` throws only before its request starts. When none started, BullMQ tries the
+    // whole job again; when some did, retrying it would send those twice without a crash
+    // (docs/design.md I6), so the job completes and the sweeper returns the others after the lease.
+    if (failed.length === deliveries.length && failed[0]) throw failed[0].err;
+    if (failed.length > 0) options.onPartialFailure(job, failed);
+  };
+  const start = (shard: number): Worker<JobData> =>
+    new Worker<JobData>(DELIVERY_QUEUE, processor, {
+      connection: options.connection,
+      prefix: options.keys.bullPrefix(shard),
+      concurrency: options.concurrency,
+      // The jobs of a worker that died come back once their locks expire and a stalled check
+      // finds them: within lockMs + stalledIntervalMs (BullMQ's defaults, 30 s + 30 s, are
+      // too slow: meanwhile their deliveries count as queued and hold their destinations
+      // back). A live worker renews its locks every lockMs / 2, one call for all its jobs.
+      lockDuration: options.lockMs,
+      stalledInterval: options.stalledIntervalMs,
+      // A job that stalls again (the worker it was handed to died too, or stalled past its
+      // lock while starting up) runs again rather than failing: a failed job's deliveries
+      // would wait for the sweeper and their repeats would not be numbered as such.
+      maxStalledCount: MAX_STALLS,
+    });
+  return new DeliveryWorkers(options, start, () => slots.available());
+}
+
+type FailedListener = (job: Job<JobData> | undefined, err: Error) => void;
+type CompletedListener = (job: Job<JobData>) => void;
+type Listener =
+  | { event: 'error'; fn: (err: Error) => void }
+  | { event: 'failed'; fn: FailedListener }
+  | { event: 'completed'; fn: CompletedListener };
+
+/** A worker per shard; `on` listens on all of them, now and after a restart. */
+export class DeliveryWorkers {
+  private readonly options: DeliveryWorkerOptions;
+  private readonly start: (shard: number) => Worker<JobData>;
+  private readonly freeSlots: () => number;
+  private readonly workers: Worker<JobData>[];
+  /** Per shard: jobs its worker took since the watch last looked. */
+  private readonly taken: number[];
+  /** Workers replaced by the watch, still finishing what they hold. */
+  private readonly retired = new Set<Promise<void>>();
+  private readonly listeners: Listener[] = [];
+  private readonly watch: NodeJS.Timeout;
+  /** Shards that looked stuck at the last look. */
+  private readonly suspects = new Set<number>();
+  private looking = false;
+  private closed = false;
+
+  constructor(
+    options: DeliveryWorkerOptions,
+    start: (shard: number) => Worker<JobData>,
+    freeSlots: () => number,
+  ) {
+    this.options = options;
+    this.start = start;
+    this.freeSlots = freeSlots;
+    const shards = options.keys.allShards();
+    this.taken = shards.map(() => 0);
+    this.workers = shards.map((shard) => this.started(shard));
+    this.watch = setInterval(() => {
+      if (this.looking || this.closed) return;
+      this.looking = true;
+      this.look()
+        .catch(() => undefined)
+        .finally(() => {
+          this.looking = false;
+        });
+    }, options.watchMs ?? WATCH_MS);
+    this.watch.unref();
+  }
+
+  private started(shard: number): Worker<JobData> {
+    const worker = this.start(shard);
+    worker.on('active', () => {
+      this.taken[shard] = (this.taken[shard] ?? 0) + 1;
+    });
+    for (const listener of this.listeners) this.listen(worker, listener);
+    return worker;
+  }
+
+  private listen(worker: Worker<JobData>, listener: Listener): void {
+    if (listener.event === 'error') worker.on('error', listener.fn);
+    else if (listener.event === 'failed') worker.on('failed', listener.fn);
+    else worker.on('completed', listener.fn);
+  }
+
+  on(event: 'error', fn: (err: Error) => void): void;
+  on(event: 'failed', fn: FailedListener): void;
+  on(event: 'completed', fn: CompletedListener): void;
+  on(event: Listener['event'], fn: Listener['fn']): void {
+    const listener = { event, fn } as Listener;
+    this.listeners.push(listener);
+    for (const worker of this.workers) this.listen(worker, listener);
+  }
+
+  /**
+   * Replaces the worker of each shard that had jobs waiting and took none while slots were
+   * free, at two looks in a row (a job published just before a look is not a stuck worker's).
+   * The new one starts first; the old one finishes what it holds as it closes.
+   */
+  private async look(): Promise<void> {
+    for (const [shard, worker] of this.workers.entries()) {
+      const idle = (this.taken[shard] ?? 0) === 0 && this.freeSlots() > 0;
+      this.taken[shard] = 0;
+      const stuck = idle && !this.closed && (await this.options.waiting(shard)) > 0;
+      if (!stuck || !this.suspects.has(shard)) {
+        if (stuck) this.suspects.add(shard);
+        else this.suspects.delete(shard);
+        continue;
+      }
+      this.suspects.delete(shard);
+      this.options.onStuck?.(shard);
+      this.workers[shard] = this.started(shard);
+      const retiring = worker.close().catch(() => undefined);
+      this.retired.add(retiring);
+      void retiring.finally(() => this.retired.delete(retiring));
+    }
+  }
+
+  /** Takes no new job; waits for the requests in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.watch);
+    await Promise.all([...this.workers.map((w) => w.close()), ...this.retired]);
+  }
+}
+
+/** Resolves at the delivery's `notBefore` (at once without one, or once it has passed). */
+function untilNotBefore(delivery: ClaimedDelivery): Promise<void> | undefined {
+  const wait = (delivery.notBefore ?? 0) - Date.now();
+  return wait > 0 ? sleep(Math.ceil(wait)) : undefined;
+}
+
+/** A counting semaphore: requests in flight across the jobs a worker holds, started in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  /** `first`: ahead of those already waiting (a delivery whose window slot just freed). */
+  take(first = false): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free--;
+      return undefined;
+    }
+    return new Promise((resolve) => (first ? this.waiting.unshift(resolve) : this.waiting.push(resolve)));
+  }
+
+  available(): number {
+    return this.free;
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
