@@ -8,22 +8,22 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { hasRedisServer, startPrivateRedis } from '@sluice/redis/servers';
 import { type Cluster, startCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
-import { hasRedisServer, startPrivateRedis } from './helpers/private-redis.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
 import { createDestination, createTenant, type EventInput, postBatches } from './helpers/sluice.ts';
 import { describeWindow, worstWindow } from './helpers/window.ts';
 
-if (SHAPE === 'distributed' && !hasRedisServer) {
+if (SHAPE === 'distributed' && !hasRedisServer()) {
   if (process.env.CI === 'true') throw new Error('CI: redis-server is required for the Redis-loss tests');
   process.stderr.write('\n*** SKIPPING the Redis-loss tests: no redis-server binary ***\n\n');
 }
 const skip =
   SHAPE !== 'distributed'
     ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
-    : !hasRedisServer && 'no redis-server';
+    : !hasRedisServer() && 'no redis-server';
 
 const LIMITS = [10, 20, 10, 20];
 
@@ -90,7 +90,7 @@ async function run(lose: (redis: { flush(): Promise<void>; restart(): Promise<vo
   } finally {
     await c?.close();
     await rcv.close();
-    await server.kill();
+    await server.stop();
     await assertNoLeaks();
   }
 }

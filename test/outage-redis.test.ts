@@ -19,21 +19,21 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { hasRedisServer, type PrivateRedis, startPrivateRedis } from '@sluice/redis/servers';
 import { type Cluster, startCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
-import { hasRedisServer, type PrivateRedis, startPrivateRedis } from './helpers/private-redis.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
 import { createDestination, createTenant, type EventInput, waitUntil } from './helpers/sluice.ts';
 
-if (SHAPE === 'distributed' && !hasRedisServer) {
+if (SHAPE === 'distributed' && !hasRedisServer()) {
   if (process.env.CI === 'true') throw new Error('CI: redis-server is required for the Redis outage test');
   process.stderr.write('\n*** SKIPPING the Redis outage test: no redis-server binary ***\n\n');
 }
 const skip =
   SHAPE !== 'distributed'
     ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
-    : !hasRedisServer && 'no redis-server';
+    : !hasRedisServer() && 'no redis-server';
 
 /** The longest a request may take to answer while Redis is gone. */
 const PROMPT_MS = 3_000;
@@ -185,7 +185,7 @@ describe('an outage of Redis: a prompt 503, then recovery, nothing lost', { skip
     } finally {
       await c?.close();
       await rcv.close();
-      await redis.kill();
+      await redis.stop();
       await assertNoLeaks();
     }
   });

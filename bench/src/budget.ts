@@ -9,7 +9,7 @@
  *   (calls-probe.ts, in the process; a script call under its script's name);
  * - `redisServer`: redis-server's `INFO commandstats` calls by command (the commands a
  *   script runs included; the runner's own `INFO` left out). The bench starts a private
- *   redis-server for its session (private-redis.ts, `redisPrivate: true`), so these are the
+ *   redis-server for its session (@sluice/redis/servers, `redisPrivate: true`), so these are the
  *   run's alone; on a shared server (REDIS_HOST/REDIS_PORT given) anyone else's are in them;
  * - `postgresServer`: the run's database's `pg_stat_database` counters (transactions,
  *   rows). Statements by text come from the processes: pg_stat_statements needs

@@ -28,10 +28,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startPrivateRedis } from '@sluice/redis/servers';
 import { errorMessage, newRunId } from './common.ts';
 import { runIsolation } from './isolation.ts';
 import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
-import { startPrivateRedis } from './private-redis.ts';
 import { writeReport } from './report.ts';
 import { runOnce } from './run.ts';
 import { prepareSnapshot } from './snapshot.ts';
@@ -97,18 +97,23 @@ if (values.report) {
 }
 
 const quick = values.quick;
-// A session whose targets use Redis gets its own redis-server (private-redis.ts): the shared
-// one's counters and CPU include every other session's. REDIS_HOST/REDIS_PORT name a server to
-// use instead; --quick (the tests) uses the configured one.
+// A session whose targets use Redis gets its own redis-server (@sluice/redis/servers, stopped
+// at the end, killed if the bench exits first): the shared one's counters and CPU include every
+// other session's. REDIS_HOST/REDIS_PORT name a server to use instead; --quick (the tests)
+// uses the configured one.
 const configuredRedis = process.env.REDIS_HOST !== undefined || process.env.REDIS_PORT !== undefined;
 const wantsRedis =
   !quick &&
   list(values.targets, TARGETS, [...TARGETS]).some((t) => t === 'bullmq-rlf' || t === 'sluice-distributed');
-const privateRedis = wantsRedis && !configuredRedis ? await startPrivateRedis() : null;
-if (wantsRedis && !configuredRedis && privateRedis === null)
-  process.stderr.write(
-    'redis-server could not be started: the shared Redis on 6379 it is (its counters include other users)\n',
-  );
+const privateRedis =
+  wantsRedis && !configuredRedis
+    ? await startPrivateRedis().catch((err: unknown) => {
+        process.stderr.write(
+          `redis-server could not be started (${errorMessage(err)}): the shared Redis on 6379 it is (its counters include other users)\n`,
+        );
+        return null;
+      })
+    : null;
 const redis = privateRedis
   ? { host: privateRedis.host, port: privateRedis.port }
   : { host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379) };

@@ -20,7 +20,7 @@ export interface TargetOptions {
   /** Start Sluice with `--cpu-prof` (the profile is written into the run's directory). */
   profile: boolean;
   redis: { host: string; port: number };
-  /** The Redis above is the bench session's own (private-redis.ts): its counters are the run's alone. */
+  /** The Redis above is the bench session's own (@sluice/redis/servers): its counters are the run's alone. */
   redisPrivate?: boolean;
   /** The Postgres server of the distributed target (its database name is replaced per run). */
   postgresUrl: string;
