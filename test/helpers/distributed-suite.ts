@@ -22,7 +22,7 @@ import {
 } from './sluice.ts';
 import { describeWindow, worstWindow } from './window.ts';
 
-interface Target {
+export interface Target {
   name: string;
   id: string;
   path: string;
@@ -30,7 +30,7 @@ interface Target {
 }
 
 /** A tenant, destinations at the given per-second limits, and `perDestination(limit)` events each. */
-async function fill(
+export async function fill(
   c: Cluster,
   rcv: Receiver,
   limits: number[],
@@ -55,7 +55,7 @@ async function fill(
 }
 
 /** Every event delivered; for each destination, no sliding second over the limit. */
-function assertDeliveredWithinLimits(rcv: Receiver, targets: Target[], eventIds: Set<string>): void {
+export function assertDeliveredWithinLimits(rcv: Receiver, targets: Target[], eventIds: Set<string>): void {
   const delivered = rcv.deliveredIds();
   const missing = [...eventIds].filter((id) => !delivered.has(id));
   assert.equal(missing.length, 0, `${missing.length} events never delivered`);
@@ -76,7 +76,7 @@ function assertDeliveredWithinLimits(rcv: Receiver, targets: Target[], eventIds:
  * (identified by its destination and number) arrives under one webhook-id. Returns how many
  * arrivals were repeats.
  */
-function repeatsKeepTheirId(rcv: Receiver): number {
+export function repeatsKeepTheirId(rcv: Receiver): number {
   const idsByPayload = new Map<string, Set<string>>();
   for (const a of rcv.arrivals()) {
     const { to, n } = JSON.parse(a.body) as { to: string; n: number };

@@ -136,6 +136,11 @@ export async function launchRedis(port: number, extra: string[] = []): Promise<C
   try {
     const up = await Promise.race([answered, gone]);
     if (!up) throw new Error(`redis-server on ${port} did not answer PING within 10 s: ${log}`);
+    // A server a test or the bench holds does not keep its process alive (the tests' leak
+    // check counts what does); it is stopped by its owner, or killed when the process exits.
+    child.unref();
+    (child.stdout as { unref?: () => void } | null)?.unref?.();
+    (child.stderr as { unref?: () => void } | null)?.unref?.();
     return child;
   } catch (err) {
     await signalAndWait(child, 'SIGKILL');

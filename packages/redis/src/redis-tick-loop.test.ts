@@ -402,3 +402,47 @@ describe('RedisTickLoop: kicks instead of the longest sleep', { skip }, () => {
     }
   });
 });
+
+describe('RedisTickLoop kicks with shards', { skip }, () => {
+  it("a kick naming a destination wakes only its shard's loop; `*` wakes every loop", async () => {
+    const keys = new Keys(uniquePrefix(), 4);
+    const redis = connect();
+    const subscriber = connect();
+    const loop = new RedisTickLoop({
+      redis,
+      subscriber,
+      keys,
+      tick: async () => null,
+      clock: Date.now,
+      onTickError: (_id, err) => assert.fail(String(err)),
+      maxIdleMs: 60_000,
+    });
+    const claims = [0, 0, 0, 0];
+    const claimTicks = loop.scripts.claimTicks.bind(loop.scripts);
+    loop.scripts.claimTicks = (shard, ...rest) => {
+      claims[shard] = (claims[shard] ?? 0) + 1;
+      return claimTicks(shard, ...rest);
+    };
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      await redis.set(keys.epoch(), 'ready');
+      await loop.start();
+      await settle();
+      assert.deepEqual(claims, [1, 1, 1, 1], 'each loop claims once, then sleeps');
+      const id = ['a', 'b', 'c', 'd', 'e', 'f', 'g']
+        .map((x) => `dst_${x}`)
+        .find((x) => keys.shardOf(x) === 2)!;
+      await redis.publish(keys.kickChannel(), id);
+      await settle();
+      assert.deepEqual(claims, [1, 1, 2, 1], 'only the named destination’s shard looks');
+      await redis.publish(keys.kickChannel(), '*');
+      await settle();
+      assert.deepEqual(claims, [2, 2, 3, 2], 'every shard looks');
+    } finally {
+      await loop.stop();
+      await cleanup(redis, keys.prefix);
+      redis.disconnect();
+      subscriber.disconnect();
+    }
+  });
+});

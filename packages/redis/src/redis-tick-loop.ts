@@ -85,19 +85,28 @@ export class RedisTickLoop {
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
   private readonly loops: Promise<void>[] = [];
-  private readonly sleepers = new Set<() => void>();
-  /** Kicks so far; a loop that saw one while claiming claims again instead of sleeping. */
-  private kicks = 0;
+  /** Sleeping loops' wake-ups, each with its shard (none: every shard's). */
+  private readonly sleepers = new Map<() => void, number | undefined>();
+  /** Kicks so far, per shard; a loop that saw one of its shard's while claiming claims again instead of sleeping. */
+  private readonly kicks: number[] = [];
   /** Per shard: when its loop claims next at the latest (ms since the epoch). */
   private readonly wakeAt: number[] = [];
   /** Per shard: the soonest due time one of this replica's settles left since its last claim. */
   private readonly settledAt: number[] = [];
   /** Per shard: moves the sleeping loop's wake-up sooner (absent while it claims). */
   private readonly rearm: (((at: number) => void) | undefined)[] = [];
-  private readonly onKick = (channel?: string): void => {
+  /**
+   * A kick names the destination whose tick moved to the head of its schedule: only its
+   * shard's loop looks (with many shards, waking them all would be a claim per shard per
+   * wake). `*` (or none): every loop looks.
+   */
+  private readonly onKick = (channel?: string, message?: string): void => {
     if (channel !== undefined && channel !== this.options.keys.kickChannel()) return;
-    this.kicks++;
-    for (const wakeUp of this.sleepers) wakeUp();
+    const shard = message === undefined || message === '*' ? undefined : this.options.keys.shardOf(message);
+    for (const n of this.options.keys.allShards())
+      if (shard === undefined || n === shard) this.kicks[n] = (this.kicks[n] ?? 0) + 1;
+    for (const [wakeUp, of] of this.sleepers)
+      if (shard === undefined || of === undefined || of === shard) wakeUp();
   };
 
   constructor(options: RedisTickLoopOptions) {
@@ -153,7 +162,7 @@ export class RedisTickLoop {
     const { clock, leaseMs, batch, maxIdleMs } = this.options;
     while (!this.stopped) {
       let nextAt: number;
-      const kicksBefore = this.kicks;
+      const kicksBefore = this.kicks[shard] ?? 0;
       // Until this pass decides how long to sleep, a settle sooner than this is remembered.
       this.wakeAt[shard] = clock() + maxIdleMs;
       this.settledAt[shard] = Number.POSITIVE_INFINITY;
@@ -182,7 +191,7 @@ export class RedisTickLoop {
       const due = nextAt < 0 ? settledAt : Math.min(nextAt, settledAt);
       const now = clock();
       const wait = Number.isFinite(due) ? Math.min(maxIdleMs, Math.max(0, due - now)) : maxIdleMs;
-      if (wait <= 0 || this.kicks !== kicksBefore) continue;
+      if (wait <= 0 || (this.kicks[shard] ?? 0) !== kicksBefore) continue;
       this.wakeAt[shard] = now + wait;
       await this.sleep(wait, shard);
     }
@@ -298,7 +307,7 @@ export class RedisTickLoop {
         resolve();
       };
       let timer = setTimeout(wakeUp, ms);
-      this.sleepers.add(wakeUp);
+      this.sleepers.set(wakeUp, shard);
       if (shard === undefined) return;
       this.rearm[shard] = (at: number): void => {
         clearTimeout(timer);
