@@ -297,7 +297,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
   /**
    * Keeps a request's `inflight` entry while it lasts: every third of the lease, each of this
    * process's live entries is moved to now + lease, never past its deadline (`GT`: only ever
-   * later), in one pipelined write. A renewal also puts back an entry a tick's read dropped
+   * later), in one pipelined write per shard. A renewal also puts back an entry a tick's read dropped
    * (this process stalled past the lease, a slow Redis): the request still runs, so it must
    * count. None brings back a finished request: `finished` takes the token out of `live`
    * before it sends `paceFinish`, on the same connection, so every renewal that carried it
@@ -322,11 +322,20 @@ export class RedisPacing implements TickPacing, AttemptPacing {
     this.renewing.unref();
   }
 
+  /** One pipeline per shard: on a Redis Cluster a pipeline's keys must share a node. */
   private renew(entries: Iterable<[string, { key: string; deadline: number }]>, lease: number): void {
     const until = Date.now() + lease;
-    const pipeline = this.options.redis.pipeline();
-    for (const [t, { key, deadline }] of entries) pipeline.zadd(key, 'GT', Math.min(deadline, until), t);
-    void pipeline.exec().catch(() => undefined);
+    const pipelines = new Map<string, ReturnType<RedisClient['pipeline']>>();
+    for (const [t, { key, deadline }] of entries) {
+      const tag = /\{[^}]*\}/.exec(key)?.[0] ?? '';
+      let pipeline = pipelines.get(tag);
+      if (!pipeline) {
+        pipeline = this.options.redis.pipeline();
+        pipelines.set(tag, pipeline);
+      }
+      pipeline.zadd(key, 'GT', Math.min(deadline, until), t);
+    }
+    for (const pipeline of pipelines.values()) void pipeline.exec().catch(() => undefined);
   }
 
   /**
