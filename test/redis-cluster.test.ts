@@ -1,8 +1,7 @@
 /**
  * The distributed shape on a Redis Cluster (docs/scaling.md): a private cluster on loopback
  * ports — three masters with a replica each, made by `redis-cli --cluster create` — and the
- * services with `SLUICE_REDIS_CLUSTER=true` and six schedule shards (two or more on each
- * master). On it: the behavioural core (helpers/distributed-suite.ts); a run's keys on every
+ * services with `SLUICE_REDIS_CLUSTER=true` and six schedule shards (two on each master). On it: the behavioural core (helpers/distributed-suite.ts); a run's keys on every
  * master, ours and BullMQ's alike; and a master killed mid-run with `kill -9` while its
  * replica is promoted — every event delivered, repeats only under their first `webhook-id`,
  * no window over its limit. Distributed shape only; CI fails without `redis-server` and
@@ -34,7 +33,7 @@ const skip =
     ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
     : !tools && 'no redis-cli';
 
-/** Six shards: slots 11097, 15224, 2843, 6970, 11229, 15356 — every master of three holds one or more. */
+/** Six shards: their tags spread over the slots (keys.ts), two on each of the three masters. */
 const SHARDS = '6';
 
 const clusterEnv = (rc: PrivateCluster) => ({

@@ -71,7 +71,7 @@ describe('the delivery queue split by shard', { skip }, () => {
       assert.ok(shards.size > 1, 'the destinations span shards');
       for (const d of destinations) await publisher.publish(d, [delivery(d, 1), delivery(d, 2)]);
       for (const shard of keys.allShards()) {
-        assert.equal(keys.bullPrefix(shard), `${keys.prefix}-bull:{s${shard}}`);
+        assert.equal(keys.bullPrefix(shard), `${keys.prefix}-bull:${keys.hashTag(shard)}`);
         const jobs = await publisher.queues[shard]!.getJobs(['wait'], 0, -1);
         const held = jobs.flatMap((j) => ('deliveries' in j.data ? j.data.deliveries : [j.data]));
         assert.ok(
@@ -85,7 +85,7 @@ describe('the delivery queue split by shard', { skip }, () => {
         const bullKeys = await redis.keys(`${keys.prefix}-bull*`);
         assert.ok(bullKeys.length > 0);
         assert.ok(
-          bullKeys.every((k) => /^[^{]*\{s\d+\}/.test(k)),
+          bullKeys.every((k) => /^[^{]*\{s\d+\.\d+\}/.test(k)),
           'every BullMQ key carries a shard tag',
         );
       } finally {

@@ -3,7 +3,12 @@
  *
  * A destination belongs to one schedule shard, `hash(id) mod shards`; every key a script
  * touches for it carries that shard's hash tag `{s<n>}`, so each script's keys share one
- * Redis Cluster slot. BullMQ's keys are its own (its own prefix), never in our scripts.
+ * Redis Cluster slot. With more than one shard the tag is `{s<n>.<k>}`, `k` the first whose
+ * slot lies mid-way in the n-th of `shards` equal ranges of the 16,384 slots: the shards are spread
+ * evenly over the slot space, so a cluster whose masters hold equal ranges of slots (what
+ * `redis-cli --cluster create` and `rebalance` make) holds equal numbers of shards when the
+ * shard count is a multiple of the masters'. (CRC16 of `s0`, `s1`, … is not even: 16 plain
+ * tags on 12 masters left some with none and others with two.) BullMQ's keys are its own (its own prefix), never in our scripts.
  * The delivery queue is one BullMQ queue per shard, its prefix tagged with the shard's tag
  * too (`<prefix>-bull:{s<n>}`): a destination's ticks, pace and jobs live on one node, so
  * each node a cluster adds takes its shards' whole work. One shard on one server keeps the
@@ -34,12 +39,34 @@
  */
 
 import { createHash } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
+
+const SLOTS = 16_384;
+
+/**
+ * Shard n's tag: the first `s<n>.<k>` whose slot lies in the middle half of the shard's range
+ * of slots — away from its edges, so that a master's range that starts or ends a slot or two
+ * off an even split still holds it (one shard: `s0`, as always).
+ */
+function shardTag(n: number, shards: number): string {
+  if (shards === 1) return 's0';
+  const width = SLOTS / shards;
+  const from = n * width + width / 4;
+  const to = (n + 1) * width - width / 4;
+  for (let k = 0; ; k++) {
+    const tag = `s${n}.${k}`;
+    const slot = calculateSlot(tag);
+    if (slot >= from && slot < to) return tag;
+  }
+}
 
 export class Keys {
   readonly prefix: string;
   readonly shards: number;
   /** The delivery queues' prefixes carry the shard's tag (more than one shard, or a cluster). */
   private readonly taggedQueues: boolean;
+  /** Shard n's hash tag, without its braces. */
+  private readonly tags: string[];
 
   constructor(prefix: string, shards = 1, options: { cluster?: boolean } = {}) {
     if (!/^[A-Za-z0-9_.:-]+$/.test(prefix)) throw new Error(`bad Redis key prefix: ${prefix}`);
@@ -48,6 +75,12 @@ export class Keys {
     this.prefix = prefix;
     this.shards = shards;
     this.taggedQueues = shards > 1 || options.cluster === true;
+    this.tags = Array.from({ length: shards }, (_, n) => shardTag(n, shards));
+  }
+
+  /** Shard n's hash tag, braces included: `{s0}`, or `{s<n>.<k>}` with several shards. */
+  hashTag(shard: number): string {
+    return `{${this.tags[shard]}}`;
   }
 
   /** Every shard's number, 0 … shards − 1. */
@@ -57,7 +90,7 @@ export class Keys {
 
   /** The BullMQ prefix of a shard's delivery queue. */
   bullPrefix(shard: number): string {
-    return this.taggedQueues ? `${this.prefix}-bull:{s${shard}}` : `${this.prefix}-bull`;
+    return this.taggedQueues ? `${this.prefix}-bull:${this.hashTag(shard)}` : `${this.prefix}-bull`;
   }
 
   shardOf(destinationId: string): number {
@@ -66,7 +99,7 @@ export class Keys {
   }
 
   private tag(shard: number): string {
-    return `${this.prefix}:{s${shard}}`;
+    return `${this.prefix}:${this.hashTag(shard)}`;
   }
 
   schedule(shard: number): string {
