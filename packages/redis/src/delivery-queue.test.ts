@@ -5,7 +5,15 @@ import { bullConnection } from './connection.ts';
 import { BullPublisher } from './delivery-queue.ts';
 import { startDeliveryWorker } from './delivery-worker.ts';
 import { Keys } from './keys.ts';
-import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from './test-redis.ts';
+import {
+  cleanup,
+  connect,
+  claimedDelivery as delivery,
+  REDIS_TARGET,
+  redisAvailable,
+  uniquePrefix,
+  until,
+} from './test-redis.ts';
 
 const skip = !(await redisAvailable());
 
@@ -14,24 +22,6 @@ const RECOVERY = {
   lockMs: 4_000,
   stalledIntervalMs: 1_000,
   stillClaimed: async (ds: readonly ClaimedDelivery[]) => new Set(ds.map((d) => d.id)),
-};
-
-const delivery = (n: number): ClaimedDelivery => ({
-  id: `dlv_${n}`,
-  eventId: `evt_${n}`,
-  destinationId: 'dst_a',
-  sequence: n,
-  eventType: 'test',
-  payload: JSON.stringify({ n }),
-  attempts: 0,
-  attemptBase: 0,
-  eventCreatedAt: 0,
-});
-
-const until = async (done: () => boolean, what: string) => {
-  const deadline = Date.now() + 10_000;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(done(), `timed out waiting for ${what}`);
 };
 
 describe('the BullMQ delivery queue', { skip }, () => {

@@ -5,29 +5,19 @@ import { bullConnection } from './connection.ts';
 import { BullPublisher } from './delivery-queue.ts';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './delivery-worker.ts';
 import { Keys } from './keys.ts';
-import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from './test-redis.ts';
+import {
+  claimedDelivery,
+  cleanup,
+  connect,
+  REDIS_TARGET,
+  redisAvailable,
+  uniquePrefix,
+  until,
+} from './test-redis.ts';
 
 const skip = !(await redisAvailable());
 
 const connection = bullConnection(REDIS_TARGET);
-
-const delivery = (destinationId: string, n: number): ClaimedDelivery => ({
-  id: `dlv_${destinationId}_${n}`,
-  eventId: `evt_${n}`,
-  destinationId,
-  sequence: n,
-  eventType: 'test',
-  payload: JSON.stringify({ n }),
-  attempts: 0,
-  attemptBase: 0,
-  eventCreatedAt: 0,
-});
-
-const until = async (done: () => boolean, what: string) => {
-  const deadline = Date.now() + 10_000;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(done(), `timed out waiting for ${what}`);
-};
 
 /** A worker over every shard of `keys` that records what it ran. */
 function worker(keys: Keys, more: Partial<DeliveryWorkerOptions> = {}) {
@@ -69,7 +59,8 @@ describe('the delivery queue split by shard', { skip }, () => {
       const destinations = Array.from({ length: 12 }, (_, i) => `dst_${i}`);
       const shards = new Set(destinations.map((d) => keys.shardOf(d)));
       assert.ok(shards.size > 1, 'the destinations span shards');
-      for (const d of destinations) await publisher.publish(d, [delivery(d, 1), delivery(d, 2)]);
+      for (const d of destinations)
+        await publisher.publish(d, [claimedDelivery(1, d), claimedDelivery(2, d)]);
       for (const shard of keys.allShards()) {
         assert.equal(keys.bullPrefix(shard), `${keys.prefix}-bull:${keys.hashTag(shard)}`);
         const jobs = await publisher.queues[shard]!.getJobs(['wait'], 0, -1);
@@ -127,7 +118,7 @@ describe('the delivery queue split by shard', { skip }, () => {
         await until(() => stuck.length > 0, 'the watch');
         assert.deepEqual(stuck, [1], 'only the shard with work waiting');
         const d = ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => `dst_${x}`).find((x) => keys.shardOf(x) === 1)!;
-        await publisher.publish(d, [delivery(d, 1)]);
+        await publisher.publish(d, [claimedDelivery(1, d)]);
         await until(() => ran.length === 1, 'the new worker runs the job');
       } finally {
         await workers.close();

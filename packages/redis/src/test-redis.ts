@@ -4,7 +4,9 @@
  * except in CI (`CI=true`), where a missing Redis fails them.
  */
 
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type { ClaimedDelivery } from '@sluice/store';
 import { Redis } from 'ioredis';
 import { mastersOf, type RedisClient, type RedisTarget } from './connection.ts';
 
@@ -57,4 +59,26 @@ export async function cleanup(redis: RedisClient, prefix: string): Promise<void>
       cursor = next;
     } while (cursor !== '0');
   }
+}
+
+/** A claimed delivery numbered `n` of `destinationId`, as a tick publishes it (`dlv_<n>`, or `dlv_<destination>_<n>`). */
+export function claimedDelivery(n: number, destinationId = 'dst_a'): ClaimedDelivery {
+  return {
+    id: destinationId === 'dst_a' ? `dlv_${n}` : `dlv_${destinationId}_${n}`,
+    eventId: `evt_${n}`,
+    destinationId,
+    sequence: n,
+    eventType: 'test',
+    payload: JSON.stringify({ n }),
+    attempts: 0,
+    attemptBase: 0,
+    eventCreatedAt: 0,
+  };
+}
+
+/** Waits up to 10 s for `done`; fails naming `what`. */
+export async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(done(), `timed out waiting for ${what}`);
 }
