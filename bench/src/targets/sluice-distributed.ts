@@ -21,8 +21,8 @@
  * Postgres statements it sends (calls-probe.ts, for the budget per delivery: budget.ts).
  *
  * At stop: SIGTERM to every service (each drains), `DROP DATABASE … WITH (FORCE)`, the Redis
- * keys of both prefixes deleted (on every master of a cluster), and anything left reported (`databaseLeftover`,
- * `redisLeftoverKeys`). A failed start cleans up the same way.
+ * keys of both prefixes deleted (on every master of a cluster), and anything left reported
+ * (`databaseLeftover`, `redisLeftoverKeys`). A failed start cleans up the same way.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -193,7 +193,11 @@ export async function createDistributed(setup: TargetSetup, shape: Shape): Promi
       ...(await driving.setup()),
       database,
       prefix,
-      redis: { cluster: shape.cluster, shards: shape.shards ?? 1, servers: Object.keys(redisPids) },
+      redis: {
+        cluster: shape.cluster,
+        shards: Number(options.sluiceEnv.SLUICE_SCHEDULE_SHARDS ?? shape.shards ?? 1),
+        servers: Object.keys(redisPids),
+      },
       ports: Object.fromEntries(processes.map((p) => [p.name, Number(new URL(p.url).port)])),
       // Without a visible postmaster (Postgres elsewhere) its backends' CPU is not measured.
       postgresSampled: postmaster !== null,
