@@ -15,6 +15,7 @@ import { diff, parseCommandStats } from './budget.ts';
 import { commandKey, statementKey } from './calls-probe.ts';
 import { budgetSection } from './report-budget.ts';
 import type { Cells, RunRecord } from './report-rows.ts';
+import { foldRedisNodes } from './targets/redis-keys.ts';
 
 test('diff keeps what changed between two marks, new keys from zero', () => {
   assert.deepEqual(diff({ a: 1, b: 5 }, { a: 4, b: 5, c: 2 }), { a: 3, c: 2 });
@@ -24,6 +25,29 @@ test('parseCommandStats reads calls by command, subcommands included', () => {
   const info =
     '# Commandstats\r\ncmdstat_evalsha:calls=12,usec=340,usec_per_call=28.3\r\ncmdstat_client|setname:calls=2,usec=1\r\n';
   assert.deepEqual(parseCommandStats(info), { evalsha: 12, 'client|setname': 2 });
+});
+
+test('a cluster’s nodes are summed into redis-server, its masters and its replicas; one server is left alone', () => {
+  const c = (cpuS: number) => ({ pid: 1, cpuS, cpuPct: cpuS * 10, maxCpuPct: cpuS, peakRssMb: 5, hwmMb: 6 });
+  const folded = foldRedisNodes({
+    api: c(9),
+    'redis-master-1': c(1),
+    'redis-master-2': c(2),
+    'redis-replica-1': c(0.5),
+  });
+  assert.equal(folded.api?.cpuS, 9);
+  assert.equal(folded['redis-master-2']?.cpuS, 2);
+  assert.deepEqual(folded['redis-server'], {
+    cpuS: 3.5,
+    cpuPct: 35,
+    maxCpuPct: 3.5,
+    peakRssMb: 15,
+    hwmMb: 18,
+  });
+  assert.equal(folded['redis-masters']?.cpuS, 3);
+  assert.equal(folded['redis-replicas']?.cpuS, 0.5);
+  const single = { api: c(9), 'redis-server': c(1) };
+  assert.equal(foldRedisNodes(single), single);
 });
 
 test('a script call is named after its script; a statement by its flattened text', () => {

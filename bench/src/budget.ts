@@ -10,7 +10,10 @@
  * - `redisServer`: redis-server's `INFO commandstats` calls by command (the commands a
  *   script runs included; the runner's own `INFO` left out). The bench starts a private
  *   redis-server for its session (@sluice/redis/servers, `redisPrivate: true`), so these are the
- *   run's alone; on a shared server (REDIS_HOST/REDIS_PORT given) anyone else's are in them;
+ *   run's alone; on a shared server (REDIS_HOST/REDIS_PORT given) anyone else's are in them.
+ *   On a cluster (`sluice-cluster`), summed over its masters (`redisServer`: the commands the
+ *   run asked for, wherever they ran), and apart over its replicas (`redisReplicas`: what they
+ *   replay of the masters' writes, with their own `replconf`s);
  * - `postgresServer`: the run's database's `pg_stat_database` counters (transactions,
  *   rows). Statements by text come from the processes: pg_stat_statements needs
  *   `shared_preload_libraries`, which a shared server need not have (this machine's has not).
@@ -18,9 +21,11 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { mastersOf, type RedisClient } from '@sluice/redis';
+import { Cluster, type Redis } from 'ioredis';
 import pg from 'pg';
 import { sleep } from './common.ts';
+import { connectAdmin, replicasOf } from './targets/redis-keys.ts';
 import type { TargetName, TargetOptions } from './targets/target.ts';
 
 export type Counts = Record<string, number>;
@@ -29,6 +34,7 @@ export type Counts = Record<string, number>;
 export const COUNTED: Record<TargetName, string[]> = {
   sluice: [],
   'sluice-distributed': ['api', 'rate-limiter', 'worker-1', 'worker-2'],
+  'sluice-cluster': ['api', 'rate-limiter', 'worker-1', 'worker-2'],
   'bullmq-rlf': ['bullmq-rlf'],
   ceiling: [],
 };
@@ -51,6 +57,8 @@ export interface Budget {
   redisPrivate: boolean;
   processes: Record<string, { redis: Counts; pg: Counts }>;
   redisServer: Counts | null;
+  /** A cluster's replicas (`redisServer` is then its masters'); absent on one server. */
+  redisReplicas?: Counts | null;
   postgresServer: Counts | null;
 }
 
@@ -71,6 +79,17 @@ export function parseCommandStats(info: string): Counts {
   return out;
 }
 
+/** `INFO commandstats` summed over servers, the runner's own `INFO` left out. */
+async function commandStats(servers: Redis[]): Promise<Counts> {
+  const out: Counts = {};
+  for (const server of servers) {
+    for (const [command, n] of Object.entries(parseCommandStats(await server.info('commandstats'))))
+      out[command] = (out[command] ?? 0) + n;
+  }
+  delete out.info;
+  return out;
+}
+
 interface CallsLine {
   redis: Counts;
   pg: Counts;
@@ -83,17 +102,20 @@ interface ProbeSetup {
   options: TargetOptions;
   database: string | null;
   pgClient: pg.Client | null;
+  /** The target runs on the session's Redis Cluster. */
+  cluster: boolean;
 }
 
 export class BudgetProbe {
   private readonly s: ProbeSetup;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly redisMarks: Counts[] = [];
+  private readonly replicaMarks: Counts[] = [];
   private readonly pgMarks: Counts[] = [];
 
   private constructor(s: ProbeSetup) {
     this.s = s;
-    this.redis = new Redis({ ...s.options.redis, maxRetriesPerRequest: 1 });
+    this.redis = connectAdmin(s.options, s.cluster, { maxRetriesPerRequest: 1 });
   }
 
   /** For a target that counts (COUNTED), else null; `database` is the run's Postgres database, if any. */
@@ -113,7 +135,8 @@ export class BudgetProbe {
       client = new pg.Client({ connectionString: url.href });
       await client.connect();
     }
-    return new BudgetProbe({ names, pids, runDir, options, database, pgClient: client });
+    const cluster = target === 'sluice-cluster';
+    return new BudgetProbe({ names, pids, runDir, options, database, pgClient: client, cluster });
   }
 
   /** Every counting process writes its counts; the servers' counters are read. */
@@ -125,9 +148,18 @@ export class BudgetProbe {
         // gone: its counts end at its last line
       }
     }
-    const stats = parseCommandStats(await this.redis.info('commandstats'));
-    delete stats.info;
-    this.redisMarks.push(stats);
+    if (this.redis instanceof Cluster) {
+      await this.redis.ping(); // its slots read: it knows its nodes
+      this.redisMarks.push(await commandStats(mastersOf(this.redis)));
+      const replicas = await replicasOf(this.redis);
+      try {
+        this.replicaMarks.push(await commandStats(replicas));
+      } finally {
+        for (const replica of replicas) replica.disconnect();
+      }
+    } else {
+      this.redisMarks.push(await commandStats([this.redis]));
+    }
     if (this.s.pgClient && this.s.database) {
       const row = (
         await this.s.pgClient.query<Record<string, string>>(
@@ -157,6 +189,7 @@ export class BudgetProbe {
     const pair = <T>(marks: T[]): [T, T] | null =>
       marks.length >= 2 ? [marks[0] as T, marks[1] as T] : null;
     const redisPair = pair(this.redisMarks);
+    const replicaPair = pair(this.replicaMarks);
     const pgPair = pair(this.pgMarks);
     await this.close();
     return {
@@ -164,6 +197,7 @@ export class BudgetProbe {
       redisPrivate: this.s.options.redisPrivate === true,
       processes,
       redisServer: redisPair ? diff(...redisPair) : null,
+      ...(this.s.cluster ? { redisReplicas: replicaPair ? diff(...replicaPair) : null } : {}),
       postgresServer: pgPair ? diff(...pgPair) : null,
     };
   }

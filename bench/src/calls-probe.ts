@@ -3,8 +3,9 @@
  * touching its code: loaded by probe.ts when $BENCH_CALLS_FILE is set (the distributed
  * shape's services, the BullMQ baseline's process). It wraps ioredis's
  * `Redis.prototype.sendCommand` (every command a client sends, those of a pipeline or a
- * MULTI one by one; a script call is named after the script: `defineCommand` is wrapped to
- * know each script's SHA) and pg's `Client.prototype.query` (every statement, `BEGIN` and
+ * MULTI one by one; a `Cluster`'s, as it sends them to a node, a redirected one again; a
+ * script call is named after the script: `defineCommand`, of `Redis` and of `Cluster`, is
+ * wrapped to know each script's SHA) and pg's `Client.prototype.query` (every statement, `BEGIN` and
  * `COMMIT` included, by what it writes and its text: `statementKey`). On SIGUSR2 it appends the
  * counts so far, `{t, redis, pg}`, to $BENCH_CALLS_FILE: the runner signals at its marks
  * (run.ts) and takes the difference (budget.ts). The modules are the ones the process itself
@@ -98,7 +99,10 @@ interface PgPrototype {
 }
 
 function wrapRedis(): void {
-  const ioredis = load('ioredis') as { Redis?: { prototype: RedisPrototype } } | null;
+  const ioredis = load('ioredis') as {
+    Redis?: { prototype: RedisPrototype };
+    Cluster?: { prototype: Pick<RedisPrototype, 'defineCommand'> };
+  } | null;
   const proto = ioredis?.Redis?.prototype;
   if (!proto) return;
   const send = proto.sendCommand;
@@ -106,12 +110,15 @@ function wrapRedis(): void {
     bump(redisCalls, commandKey(command.name, command.args[0], scripts));
     return send.call(this, command, ...rest);
   };
-  const define = proto.defineCommand;
-  proto.defineCommand = function (name, ...rest) {
-    define.call(this, name, ...rest);
-    const sha = this.scriptsSet?.[name]?.sha;
-    if (sha !== undefined) scripts.set(sha, name.replace(/:\d+\.\d+\.\d+$/, ''));
-  };
+  for (const definer of [proto, ioredis?.Cluster?.prototype]) {
+    if (!definer) continue;
+    const define = definer.defineCommand;
+    definer.defineCommand = function (name, ...rest) {
+      define.call(this, name, ...rest);
+      const sha = this.scriptsSet?.[name]?.sha;
+      if (sha !== undefined) scripts.set(sha, name.replace(/:\d+\.\d+\.\d+$/, ''));
+    };
+  }
 }
 
 function wrapPg(): void {

@@ -17,6 +17,7 @@ import { type PlannedEvent, planEvents, type Workload } from './workload.ts';
 const LOADERS: Record<TargetName, () => Promise<{ createTarget: CreateTarget }>> = {
   sluice: () => import('./targets/sluice.ts'),
   'sluice-distributed': () => import('./targets/sluice-distributed.ts'),
+  'sluice-cluster': () => import('./targets/sluice-cluster.ts'),
   'bullmq-rlf': () => import('./targets/bullmq-rlf.ts'),
   ceiling: () => import('./targets/ceiling.ts'),
 };

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startPrivateRedis } from '@sluice/redis/servers';
+import { startPrivateCluster, startPrivateRedis } from '@sluice/redis/servers';
 import { errorMessage, newRunId } from './common.ts';
 import { runIsolation } from './isolation.ts';
 import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
@@ -54,7 +54,7 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'busy-tenant',
 ];
 const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures'];
-const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'bullmq-rlf'];
+const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'sluice-cluster', 'bullmq-rlf'];
 
 const { values } = parseArgs({
   options: {
@@ -120,6 +120,17 @@ const redis = privateRedis
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/';
 const scenarios = list(values.scenarios, SCENARIOS, quick ? QUICK_SCENARIOS : DEFAULT_SCENARIOS);
 const reps = Number(values.reps ?? (quick ? 1 : 3));
+// sluice-cluster runs on a Redis Cluster of the session's own (3 masters, a replica each, on
+// loopback), started only when a session's targets name it (--quick never does unless asked),
+// stopped at the end, killed if the bench exits first.
+const privateCluster = list(values.targets, TARGETS, quick ? [] : [...TARGETS]).includes('sluice-cluster')
+  ? await startPrivateCluster().catch((err: unknown) => {
+      process.stderr.write(
+        `a Redis Cluster could not be started (${errorMessage(err)}); sluice-cluster needs redis-server and redis-cli on PATH (or leave it out of --targets)\n`,
+      );
+      process.exit(2);
+    })
+  : null;
 const redisUp = (await redisInfo(redis)) !== null;
 const missingForDistributed = [
   ...(redisUp ? [] : [`Redis at ${redis.host}:${redis.port}`]),
@@ -154,6 +165,13 @@ if (targets.includes('sluice-distributed') && missingForDistributed.length > 0) 
   );
   process.exit(2);
 }
+const postgresUp = !missingForDistributed.some((m) => m.startsWith('Postgres'));
+if (targets.includes('sluice-cluster') && !postgresUp) {
+  process.stderr.write(
+    `Postgres at ${postgresUrl} not reachable; sluice-cluster needs it (BENCH_DATABASE_URL)\n`,
+  );
+  process.exit(2);
+}
 
 let sluiceRoot = values['sluice-root'] ?? REPO;
 let sluiceRef: string | null = null;
@@ -170,6 +188,7 @@ const targetOptions: TargetOptions = {
   profile: values.profile,
   redis,
   redisPrivate: privateRedis !== null,
+  ...(privateCluster ? { redisCluster: { url: privateCluster.url, seeds: privateCluster.seeds } } : {}),
   postgresUrl,
   sluiceEnv,
 };
@@ -201,6 +220,7 @@ const sessionRecord = {
   sluiceDirty: sluiceRef ? false : machine.sluiceDirty,
   sluiceEnv,
   redisPrivate: privateRedis !== null,
+  redisCluster: privateCluster !== null,
   machine,
 };
 if (!quick) {
@@ -311,6 +331,7 @@ if (quick) {
   log('BENCHMARKS.md written');
 }
 await privateRedis?.stop();
+await privateCluster?.stop();
 if (skippedDistributed) process.stderr.write(skippedDistributed); // again, where it is seen last
 if (failures.length > 0) {
   process.stderr.write(`\n${failures.length} failure(s):\n${failures.map((f) => `  ${f}`).join('\n')}\n`);

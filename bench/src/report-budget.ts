@@ -16,7 +16,7 @@ const LOADS: [string, string][] = [
   ['latency', 'light load'],
   ['throughput', 'full load'],
 ];
-const BUDGET_TARGETS: TargetName[] = ['sluice-distributed', 'bullmq-rlf', 'sluice'];
+const BUDGET_TARGETS: TargetName[] = ['sluice-distributed', 'sluice-cluster', 'bullmq-rlf', 'sluice'];
 /** The processes that send commands and statements, as the tables group them. */
 const GROUPS: [string, string[]][] = [
   ['API', ['api']],
@@ -67,7 +67,9 @@ const ROWS: { label: string; get: Get; digits: number }[] = [
   { label: 'CPU µs: rate limiter', get: cpu(['rate-limiter']), digits: 0 },
   { label: 'CPU µs: delivery workers (both)', get: cpu(['worker-1', 'worker-2']), digits: 0 },
   { label: 'CPU µs: Postgres backends (the run’s database)', get: cpu(['postgres']), digits: 0 },
-  { label: 'CPU µs: redis-server', get: cpu(['redis-server']), digits: 0 },
+  { label: 'CPU µs: redis-server (a cluster: every node)', get: cpu(['redis-server']), digits: 0 },
+  { label: 'CPU µs: of them the cluster’s masters', get: cpu(['redis-masters']), digits: 0 },
+  { label: 'CPU µs: of them the cluster’s replicas', get: cpu(['redis-replicas']), digits: 0 },
   { label: 'CPU µs: BullMQ + RLF process (producer and worker)', get: cpu(['bullmq-rlf']), digits: 0 },
   { label: 'CPU µs: single box process', get: cpu(['sluice']), digits: 0 },
   {

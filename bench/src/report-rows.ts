@@ -16,6 +16,7 @@ import type { TargetName } from './targets/target.ts';
 export const NAMES: Record<TargetName, string> = {
   sluice: 'Sluice single box',
   'sluice-distributed': 'Sluice distributed',
+  'sluice-cluster': 'Sluice distributed, Redis Cluster',
   'bullmq-rlf': 'BullMQ + RLF',
   ceiling: 'ceiling',
 };
@@ -24,6 +25,7 @@ export const NAMES: Record<TargetName, string> = {
 export const SHORT_NAMES: Record<TargetName, string> = {
   sluice: 'single box',
   'sluice-distributed': 'distributed',
+  'sluice-cluster': 'cluster',
   'bullmq-rlf': 'BullMQ + RLF',
   ceiling: 'ceiling',
 };
@@ -113,15 +115,15 @@ export interface Row {
 }
 
 /** The process that does the target's work; of the distributed shape, its busiest service. */
+const distributed = (r: RunRecord): boolean =>
+  r.target === 'sluice-distributed' || r.target === 'sluice-cluster';
 const mainName = (r: RunRecord): string =>
-  r.target === 'sluice-distributed'
+  distributed(r)
     ? SERVICES.reduce((a, b) => ((r.processes[b]?.cpuS ?? -1) > (r.processes[a]?.cpuS ?? -1) ? b : a))
     : r.target;
 const main = (r: RunRecord): Cost | undefined => r.processes[mainName(r)];
 const eld = (r: RunRecord): Eld | null | undefined =>
-  r.target === 'sluice' || r.target === 'sluice-distributed'
-    ? r.eventLoopDelayMs[mainName(r)]
-    : r.eventLoopDelayMs.driver;
+  r.target === 'sluice' || distributed(r) ? r.eventLoopDelayMs[mainName(r)] : r.eventLoopDelayMs.driver;
 const cpuOf = (r: RunRecord, names: string[]): number | null => {
   const costs = names.map((n) => r.processes[n]?.cpuS).filter((x): x is number => typeof x === 'number');
   return costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null;

@@ -28,6 +28,7 @@ import { measuredLatency } from './measured.ts';
 import { ProcSampler } from './procstat.ts';
 import type { AppliedChange, FromDriver, IngestStats, ToDriver } from './protocol.ts';
 import { ReceiverProcess } from './receiver-client.ts';
+import { foldRedisNodes } from './targets/redis-keys.ts';
 import { type SluiceMetrics, tickLagBetween } from './targets/sluice-metrics.ts';
 import type { TargetName, TargetOptions } from './targets/target.ts';
 import type { Scenario, Workload } from './workload.ts';
@@ -39,6 +40,8 @@ const PROBE = fileURLToPath(new URL('./probe.ts', import.meta.url));
 const SYSTEM: Record<TargetName, string[]> = {
   sluice: ['sluice'],
   'sluice-distributed': ['api', 'rate-limiter', 'worker-1', 'worker-2', 'postgres', 'redis-server'],
+  // redis-server: every node of the cluster, masters and replicas (foldRedisNodes).
+  'sluice-cluster': ['api', 'rate-limiter', 'worker-1', 'worker-2', 'postgres', 'redis-server'],
   'bullmq-rlf': ['bullmq-rlf', 'redis-server'],
   ceiling: ['ceiling'],
 };
@@ -47,6 +50,7 @@ const SYSTEM: Record<TargetName, string[]> = {
 const SOAK_PROBE: Record<TargetName, string> = {
   sluice: 'sluice',
   'sluice-distributed': 'worker-1',
+  'sluice-cluster': 'worker-1',
   'bullmq-rlf': 'driver',
   ceiling: 'driver',
 };
@@ -261,9 +265,11 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   const changes = summary.limitChange?.details;
   if (summary.limitChange) delete summary.limitChange.details;
   writeFileSync(join(o.runDir, 'analysis.json'), JSON.stringify({ perDestination, changes }, null, 1));
-  const cost = sampler.cost(marks.start as number, marks.done as number);
+  const cost = foldRedisNodes(sampler.cost(marks.start as number, marks.done as number));
   const idle =
-    marks.idleStart !== undefined ? sampler.cost(marks.idleStart, marks.idleEnd as number) : undefined;
+    marks.idleStart !== undefined
+      ? foldRedisNodes(sampler.cost(marks.idleStart, marks.idleEnd as number))
+      : undefined;
   const systemCpuS = SYSTEM[o.target].reduce((sum, name) => sum + (cost[name]?.cpuS ?? 0), 0);
   const eldOf = (name: string) =>
     eldSummary(

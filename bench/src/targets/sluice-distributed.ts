@@ -6,7 +6,13 @@
  * (BullMQ's keys under `bench-<runId>-bull`), driven over the API service exactly as the
  * single box is driven (sluice-client.ts).
  *
- * What is sampled: every service (each with the bench's probe preloaded), redis-server, and
+ * `sluice-cluster` (sluice-cluster.ts) is the same shape on the bench session's own Redis
+ * Cluster (`SLUICE_REDIS_CLUSTER=true`, REDIS_URL a seed node) with the schedule, the pace
+ * state and the delivery queue split into shards (`SLUICE_SCHEDULE_SHARDS`); only what
+ * touches Redis differs (`Shape`).
+ *
+ * What is sampled: every service (each with the bench's probe preloaded), redis-server (on a
+ * cluster each node, masters and replicas: redis-keys.ts `redisServerPids`), and
  * — when Postgres runs on this machine — the Postgres backends serving the run's database,
  * summed as one group (their pids come and go with the pools' connections; the server's
  * shared background processes, which serve everyone's databases, are left out). Tick lag
@@ -15,8 +21,8 @@
  * Postgres statements it sends (calls-probe.ts, for the budget per delivery: budget.ts).
  *
  * At stop: SIGTERM to every service (each drains), `DROP DATABASE … WITH (FORCE)`, the Redis
- * keys of both prefixes deleted, and anything left reported (`databaseLeftover`,
- * `redisLeftoverKeys`). A failed start cleans up the same way.
+ * keys of both prefixes deleted (on every master of a cluster), and anything left reported
+ * (`databaseLeftover`, `redisLeftoverKeys`). A failed start cleans up the same way.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -24,12 +30,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateKeyText } from '@sluice/core';
 import { ensureDatabase } from '@sluice/store-postgres';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { callsFile } from '../budget.ts';
 import { errorMessage } from '../common.ts';
 import { type ProcessGroup, parentOf } from '../procstat.ts';
-import { deleteKeys, redisServerPid } from './redis-keys.ts';
+import { connectAdmin, deleteKeys, redisServerPids } from './redis-keys.ts';
 import { driveSluice } from './sluice-client.ts';
 import type { SluiceMetrics } from './sluice-metrics.ts';
 import { readMetrics, type SluiceProcess, startSluice, stopSluice } from './sluice-process.ts';
@@ -90,14 +95,28 @@ function merged(services: (SluiceMetrics | null)[]): SluiceMetrics | null {
   };
 }
 
-export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Target> => {
+/** Where the shape keeps its Redis state: the one server, or a cluster split into shards. */
+export interface Shape {
+  cluster: boolean;
+  /** SLUICE_SCHEDULE_SHARDS (null: the services' default, one). */
+  shards: number | null;
+}
+
+export const createTarget: CreateTarget = (setup) =>
+  createDistributed(setup, { cluster: false, shards: null });
+
+/** The distributed shape on the given Redis layout. */
+export async function createDistributed(setup: TargetSetup, shape: Shape): Promise<Target> {
   const { runId, runDir, options } = setup;
   const database = `sluice_bench_${runId}`;
   const databaseUrl = withDatabase(options.postgresUrl, database);
   const prefix = `bench-${runId}`;
   const adminToken = randomBytes(24).toString('hex');
-  const redis = new Redis({ ...options.redis });
-  const redisPid = await redisServerPid(redis);
+  const redis = connectAdmin(options, shape.cluster);
+  const redisPids = await redisServerPids(redis).catch((err: unknown) => {
+    redis.disconnect();
+    throw err;
+  });
 
   /** Drops the database and deletes the keys; answers what was done and what is left. */
   const cleanUp = async () => {
@@ -115,7 +134,11 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
 
   const env = {
     DATABASE_URL: databaseUrl,
-    REDIS_URL: `redis://${options.redis.host}:${options.redis.port}/0`,
+    REDIS_URL: shape.cluster
+      ? (options.redisCluster?.url as string)
+      : `redis://${options.redis.host}:${options.redis.port}/0`,
+    ...(shape.cluster ? { SLUICE_REDIS_CLUSTER: 'true' } : {}),
+    ...(shape.shards === null ? {} : { SLUICE_SCHEDULE_SHARDS: String(shape.shards) }),
     SLUICE_REDIS_PREFIX: prefix,
     // Every process of one installation seals and opens the signing secrets with one key.
     SLUICE_ENCRYPTION_KEY: generateKeyText(),
@@ -160,7 +183,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
   return {
     pids: () => ({
       ...Object.fromEntries(processes.map((p) => [p.name, p.child.pid as number])),
-      'redis-server': redisPid,
+      ...redisPids,
     }),
 
     processGroups: (): Record<string, ProcessGroup> =>
@@ -170,6 +193,11 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
       ...(await driving.setup()),
       database,
       prefix,
+      redis: {
+        cluster: shape.cluster,
+        shards: Number(options.sluiceEnv.SLUICE_SCHEDULE_SHARDS ?? shape.shards ?? 1),
+        servers: Object.keys(redisPids),
+      },
       ports: Object.fromEntries(processes.map((p) => [p.name, Number(new URL(p.url).port)])),
       // Without a visible postmaster (Postgres elsewhere) its backends' CPU is not measured.
       postgresSampled: postmaster !== null,
@@ -205,4 +233,4 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
       };
     },
   };
-};
+}

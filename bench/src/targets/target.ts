@@ -11,7 +11,7 @@
 import type { ProcessGroup } from '../procstat.ts';
 import type { PlannedEvent, Workload } from '../workload.ts';
 
-export const TARGETS = ['sluice', 'sluice-distributed', 'bullmq-rlf', 'ceiling'] as const;
+export const TARGETS = ['sluice', 'sluice-distributed', 'sluice-cluster', 'bullmq-rlf', 'ceiling'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export interface TargetOptions {
@@ -22,6 +22,11 @@ export interface TargetOptions {
   redis: { host: string; port: number };
   /** The Redis above is the bench session's own (@sluice/redis/servers): its counters are the run's alone. */
   redisPrivate?: boolean;
+  /**
+   * The bench session's own Redis Cluster (@sluice/redis/servers `startPrivateCluster`) for
+   * `sluice-cluster`: a seed node's URL and every node. Absent unless a session's targets include it.
+   */
+  redisCluster?: { url: string; seeds: { host: string; port: number }[] };
   /** The Postgres server of the distributed target (its database name is replaced per run). */
   postgresUrl: string;
   /** Sluice's environment additions (`--sluice-env KEY=VALUE`). */

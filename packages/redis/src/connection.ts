@@ -66,18 +66,26 @@ const seed = (target: RedisTarget) => {
 
 /**
  * A command connection. `options`: a node's connection options (the cluster's
- * `redisOptions`, except `enableOfflineQueue` and `retryStrategy`, which are the cluster's:
- * `clusterRetryStrategy`).
+ * `redisOptions`, except `enableOfflineQueue`, `retryStrategy` (the cluster's
+ * `clusterRetryStrategy`), auto-pipelining's and `lazyConnect`, which are the cluster's).
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisClient {
   if (!target.cluster) return new Redis(target.url, options);
-  const { enableOfflineQueue, retryStrategy, enableAutoPipelining, lazyConnect, ...node } = options;
+  const {
+    enableOfflineQueue,
+    retryStrategy,
+    enableAutoPipelining,
+    autoPipeliningIgnoredCommands,
+    lazyConnect,
+    ...node
+  } = options;
   return new Cluster(
     seed(target),
     clusterOptions(target, node, {
       ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
       ...(retryStrategy ? { clusterRetryStrategy: (times) => retryStrategy(times) } : {}),
       ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
+      ...(autoPipeliningIgnoredCommands === undefined ? {} : { autoPipeliningIgnoredCommands }),
       ...(lazyConnect === undefined ? {} : { lazyConnect }),
     }),
   );

@@ -15,4 +15,4 @@ export { RedisRateCounter } from './rate-counter.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';
-export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';
+export { BATCH_SCRIPTS, type ClaimedTick, defineScripts, Scripts } from './scripts.ts';

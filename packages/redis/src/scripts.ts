@@ -34,12 +34,26 @@ function scriptText(file: string): string {
   );
 }
 
+const SCRIPT_FILE = /^(\w+?)(?:-(\d+))?\.lua$/;
+
+/**
+ * The scripts over any number of destinations (`lua/<name>.lua`), whose first argument is
+ * their number of keys. ioredis's auto-pipelining on a cluster groups a command by the node of
+ * its first argument, which for these is that number, not a key: one grouped with commands of
+ * another node fails their whole pipeline ("All keys in the pipeline should belong to the same
+ * slots allocation group"). A cluster connection leaves them out of its auto-pipelines.
+ */
+export const BATCH_SCRIPTS: readonly string[] = readdirSync(LUA_DIR).flatMap((file) => {
+  const match = SCRIPT_FILE.exec(file);
+  return match && match[2] === undefined ? [match[1] as string] : [];
+});
+
 /** Defines every script on a connection (idempotent per connection). */
 export function defineScripts(redis: RedisClient): void {
   const marker = redis as unknown as { sluiceScripts?: boolean };
   if (marker.sluiceScripts) return;
   for (const file of readdirSync(LUA_DIR)) {
-    const match = /^(\w+?)(?:-(\d+))?\.lua$/.exec(file);
+    const match = SCRIPT_FILE.exec(file);
     if (!match) continue;
     const lua = scriptText(file);
     redis.defineCommand(
