@@ -22,7 +22,8 @@ import { destinationUrl, type PlannedEvent, payloadOf } from '../workload.ts';
 import type { Target, TargetSetup } from './target.ts';
 
 const EVENT_TYPE = 'bench.event';
-const SETUP_CONCURRENCY = 16;
+/** Destinations created at once (the cost curve creates up to 100,000). */
+const SETUP_CONCURRENCY = 64;
 /** A batch of 1000 events into a loaded box may take long; the bench waits for it. */
 const TIMEOUT_MS = 120_000;
 /** The audit at stop reads one destination's stats per request, this many at once… */
@@ -30,15 +31,15 @@ const AUDIT_CONCURRENCY = 16;
 /** …for at most this long (the scale scenario has 10,000 destinations); the rest are skipped. */
 const AUDIT_BUDGET_MS = 20_000;
 
-/** A `fetch` for the client over undici's `request` on `agent`'s connections. */
-function pooledFetch(agent: Dispatcher): FetchLike {
+/** A `fetch` for the client over undici's `request` on the connections of `agent()`. */
+function pooledFetch(agent: () => Dispatcher): FetchLike {
   return async (url, init) => {
     const res = await request(url, {
       method: init.method as Dispatcher.HttpMethod,
       headers: init.headers,
       body: init.body,
       signal: init.signal,
-      dispatcher: agent,
+      dispatcher: agent(),
     });
     const get = (name: string): string | null => {
       const value = res.headers[name.toLowerCase()];
@@ -80,6 +81,8 @@ export interface SluiceDriving extends Pick<Target, 'setup' | 'submit' | 'setLim
   ingestStats(): { ingestRejected: number; ingestErrors: number; lastError: string | null };
   /** Reads every destination's stats (within a budget): Sluice's own compliance audit. */
   audit(): Promise<ApiAudit>;
+  /** Closes the client's connections and opens new ones (the API was restarted on its address). */
+  reconnect(): Promise<void>;
   /** Closes the client's connections. */
   close(): Promise<void>;
 }
@@ -87,8 +90,14 @@ export interface SluiceDriving extends Pick<Target, 'setup' | 'submit' | 'setLim
 /** Drives the Sluice API at `baseUrl` for one workload, with the operator's `adminToken`. */
 export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string): SluiceDriving {
   const { workload, receiverUrl, runId } = s;
-  const agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
-  const admin = new Sluice({ baseUrl, token: adminToken, fetch: pooledFetch(agent), timeout: TIMEOUT_MS });
+  const newAgent = () => new Agent({ connections: 64, keepAliveTimeout: 10_000 });
+  let agent = newAgent();
+  const admin = new Sluice({
+    baseUrl,
+    token: adminToken,
+    fetch: pooledFetch(() => agent),
+    timeout: TIMEOUT_MS,
+  });
   const tenants = new Map<string, Sluice>();
   const ids: string[] = new Array(workload.destinations.length);
   let setupAt = 0;
@@ -214,6 +223,12 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
         () => performance.now() < deadline,
       );
       return out;
+    },
+
+    async reconnect() {
+      const old = agent;
+      agent = newAgent();
+      await old.destroy();
     },
 
     close: () => agent.close(),
