@@ -180,7 +180,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
         options: o.targetOptions,
       },
       'ready',
-      300_000,
+      1_800_000, // the cost curve's 100,000 destinations, one create at a time per connection
     );
     setup = ready.setup;
     sampler.add('receiver', receiver.pid);
@@ -248,7 +248,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       await snap('idleEnd');
     }
     sampler.stop(); // reads VmHWM while every process still runs
-    const stopped = await driver.request({ kind: 'stop' }, 'stopped', 60_000);
+    const stopped = await driver.request({ kind: 'stop' }, 'stopped', 180_000); // audit, drain, clean-up
     stopStats = stopped.stats;
   } finally {
     sampler.stop();

@@ -28,7 +28,7 @@ const SETUP_CONCURRENCY = 64;
 const TIMEOUT_MS = 120_000;
 /** The audit at stop reads one destination's stats per request, this many at once… */
 const AUDIT_CONCURRENCY = 16;
-/** …for at most this long (the scale scenario has 10,000 destinations); the rest are skipped. */
+/** …for at most this long (the cost curve has up to 100,000 destinations); the rest are skipped. */
 const AUDIT_BUDGET_MS = 20_000;
 
 /** A `fetch` for the client over undici's `request` on the connections of `agent()`. */
@@ -83,6 +83,11 @@ export interface SluiceDriving extends Pick<Target, 'setup' | 'submit' | 'setLim
   audit(): Promise<ApiAudit>;
   /** Closes the client's connections and opens new ones (the API was restarted on its address). */
   reconnect(): Promise<void>;
+  /**
+   * Reads every destination's overview, 500 a page: a restarted single box holds each in its
+   * destination cache again, as the box that created it did (a first use would read it).
+   */
+  warm(): Promise<void>;
   /** Closes the client's connections. */
   close(): Promise<void>;
 }
@@ -223,6 +228,16 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
         () => performance.now() < deadline,
       );
       return out;
+    },
+
+    async warm() {
+      for (const client of tenants.values()) {
+        let cursor: string | undefined;
+        do {
+          const page = await client.destinations.overview({ limit: 500, ...(cursor ? { cursor } : {}) });
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+      }
     },
 
     async reconnect() {

@@ -34,7 +34,8 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
     });
   // The cost curve creates up to 100,000 destinations, each a commit that waits for the disk
   // (~4 ms here): they are created by a box whose commits do not wait, which is then
-  // restarted with the operator's settings on the same data and address for the run.
+  // restarted with the operator's settings on the same data and address for the run, and
+  // its destination cache filled as the creating box's was (`warm`).
   const restart = setup.workload.curve !== undefined;
   let sluice = await spawn(
     restart ? 'sluice-setup' : 'sluice',
@@ -51,6 +52,7 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
         await stopSluice(sluice);
         sluice = await spawn('sluice', {}, port);
         await driving.reconnect();
+        await driving.warm();
       }
       return { ...created, port, ...(restart ? { restarted: true } : {}) };
     },
