@@ -6,7 +6,8 @@
  * Burst: chunks of ≤ 1000 events, each stamped just before its hand-over and awaited (the
  * target's own pace of taking events is part of its wall time). Steady: every step hands
  * over the events now due, stamped at hand-over, without waiting for the previous step
- * (at most MAX_OUTSTANDING steps outstanding; lag past the due time is reported).
+ * (at most MAX_OUTSTANDING steps outstanding; lag past the due time is reported); a step
+ * when the next event is due, or every `stepMs` when the workload sets one (cost-curve).
  */
 
 import { errorMessage, now, sleep } from './common.ts';
@@ -74,7 +75,12 @@ async function ingest(target: Target, w: Workload, onT0: (t0: number) => void): 
         outstanding.add(p);
         if (outstanding.size >= MAX_OUTSTANDING) await Promise.race(outstanding);
       }
-      if (!next.done) await sleep(Math.max(0, Math.min(50, start + next.value.offMs - now())));
+      if (!next.done) {
+        // The next step: when the next event is due (at most 50 ms on), or on the workload's step.
+        const step = w.ingest.stepMs;
+        const at = step ? Math.ceil((now() - start + 1) / step) * step : next.value.offMs;
+        await sleep(Math.max(0, Math.min(step ?? 50, start + at - now())));
+      }
     }
     await Promise.all(outstanding);
   }
@@ -128,6 +134,9 @@ async function handle(message: ToDriver): Promise<void> {
     }
     case 'snapshot':
       send({ kind: 'snapshot', mark: message.mark, data: await (target as Target).snapshot() });
+      return;
+    case 'storage':
+      send({ kind: 'storage', data: (await (target as Target).storage?.()) ?? null });
       return;
     case 'stop': {
       for (const timer of timers) clearTimeout(timer);

@@ -13,7 +13,9 @@
  * Other flags: --sluice-ref <git ref> (bench a committed version), --profile (Sluice under
  * --cpu-prof, summarised by profile.ts), --sluice-env KEY=VALUE, --label <name> (a variant,
  * reported apart), --soak-total N, --soak-rate N (events/s), --latency-rate N (events/s; 400),
- * --no-report.
+ * --curve-sizes 1000,10000,100000 (cost-curve: destinations of each run), --curve-rate R
+ * (its events/s: `1000`, or per target `1000,sluice-distributed=400`), --curve-seconds S (a
+ * size's run at least S s; 20), --no-report.
  *
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
  * (for the limiting targets) no sliding window over the limit — at the receiver, and for
@@ -30,13 +32,29 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startPrivateCluster, startPrivateRedis } from '@sluice/redis/servers';
 import { errorMessage, newRunId } from './common.ts';
+import {
+  CURVE_DEFAULTS,
+  CURVE_QUICK,
+  type CurveOptions,
+  curveRate,
+  curveWorkload,
+  parseCurveRate,
+  parseCurveSizes,
+} from './curve.ts';
 import { runIsolation } from './isolation.ts';
 import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
 import { writeReport } from './report.ts';
 import { runOnce } from './run.ts';
 import { prepareSnapshot } from './snapshot.ts';
 import { TARGETS, type TargetName, type TargetOptions } from './targets/target.ts';
-import { buildWorkload, ISOLATION, SCENARIOS, type Scenario, SLUICE_ONLY } from './workload.ts';
+import {
+  buildWorkload,
+  ISOLATION,
+  SCENARIOS,
+  type Scenario,
+  SLUICE_ONLY,
+  type Workload,
+} from './workload.ts';
 
 const BENCH = fileURLToPath(new URL('../', import.meta.url));
 const REPO = join(BENCH, '..');
@@ -45,7 +63,7 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'compliance',
   'latency',
   'throughput',
-  'scale',
+  'cost-curve',
   'limit-change',
   'failures',
   'capacity',
@@ -53,7 +71,7 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'slow-receiver',
   'busy-tenant',
 ];
-const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures'];
+const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures', 'cost-curve'];
 const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'sluice-cluster', 'bullmq-rlf'];
 
 const { values } = parseArgs({
@@ -70,6 +88,9 @@ const { values } = parseArgs({
     'soak-total': { type: 'string', default: '1000000' },
     'soak-rate': { type: 'string', default: '1000' },
     'latency-rate': { type: 'string', default: '400' },
+    'curve-sizes': { type: 'string' },
+    'curve-rate': { type: 'string' },
+    'curve-seconds': { type: 'string' },
     report: { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
   },
@@ -198,6 +219,19 @@ const scenarioOptions = {
   soakRate: Number(values['soak-rate']),
   latencyRate: Number(values['latency-rate']),
 };
+const curveBase = quick ? CURVE_QUICK : CURVE_DEFAULTS;
+const curveOptions: CurveOptions = {
+  ...curveBase,
+  ...(values['curve-sizes'] ? { sizes: parseCurveSizes(values['curve-sizes']) } : {}),
+  ...(values['curve-rate'] ? parseCurveRate(values['curve-rate'], TARGETS) : {}),
+  ...(values['curve-seconds'] ? { minSeconds: Number(values['curve-seconds']) } : {}),
+};
+
+/** A scenario's workloads on a target: one, or the cost curve's one per size. */
+const workloadsOf = (scenario: Scenario, target: TargetName): Workload[] =>
+  scenario === 'cost-curve'
+    ? curveOptions.sizes.map((size) => curveWorkload(curveOptions, size, curveRate(curveOptions, target)))
+    : [buildWorkload(scenario, scenarioOptions)];
 
 const session = newRunId();
 const logRoot = quick ? join(tmpdir(), `sluice-bench-${session}`) : join(RESULTS, 'logs', session);
@@ -242,36 +276,38 @@ for (let rep = 1; rep <= reps; rep++) {
       if (SLUICE_ONLY.includes(scenario) && !target.startsWith('sluice')) continue;
       // Isolation is between a limiter's destinations and tenants: the ceiling has neither.
       if (ISOLATION.includes(scenario) && target === 'ceiling') continue;
-      const workload = buildWorkload(scenario, scenarioOptions);
-      const runId = newRunId();
-      const runDir = join(logRoot, `${scenario}-${target}-${rep}`);
-      mkdirSync(runDir, { recursive: true });
-      const name = `${scenario} × ${target} #${rep}`;
-      log(`▶ ${name}`);
-      let record: Record<string, unknown>;
-      const run = ISOLATION.includes(scenario) ? runIsolation : runOnce;
-      try {
-        record = await run({
-          scenario,
-          target,
-          workload,
-          rep,
-          runDir,
-          runId,
-          targetOptions,
-          plotDestinations: scenario === 'compliance' ? plotDestinations(workload) : undefined,
-          log,
-        });
-      } catch (err) {
-        failures.push(`${name}: ${errorMessage(err)}`);
-        log(`  ✗ ${errorMessage(err)} (logs: ${runDir})`);
-        record = { scenario, target, rep, runId, error: errorMessage(err) };
+      for (const workload of workloadsOf(scenario, target)) {
+        const size = workload.curve ? `-${workload.curve.size}` : '';
+        const runId = newRunId();
+        const runDir = join(logRoot, `${scenario}-${target}-${rep}${size}`);
+        mkdirSync(runDir, { recursive: true });
+        const name = `${scenario} × ${target} #${rep}${size}`;
+        log(`▶ ${name}`);
+        let record: Record<string, unknown>;
+        const run = ISOLATION.includes(scenario) ? runIsolation : runOnce;
+        try {
+          record = await run({
+            scenario,
+            target,
+            workload,
+            rep,
+            runDir,
+            runId,
+            targetOptions,
+            plotDestinations: scenario === 'compliance' ? plotDestinations(workload) : undefined,
+            log,
+          });
+        } catch (err) {
+          failures.push(`${name}: ${errorMessage(err)}`);
+          log(`  ✗ ${errorMessage(err)} (logs: ${runDir})`);
+          record = { scenario, target, rep, runId, curve: workload.curve, error: errorMessage(err) };
+        }
+        record = { session, label: values.label ?? null, date: new Date().toISOString(), ...record };
+        if (!quick) appendFileSync(join(RESULTS, 'runs.ndjson'), `${JSON.stringify(record)}\n`);
+        writeFileSync(join(runDir, 'result.json'), JSON.stringify(record, null, 1));
+        if (record.error === undefined) log(`  ${oneLine(record)}`);
+        if (quick && record.error === undefined) failures.push(...check(name, target, record));
       }
-      record = { session, label: values.label ?? null, date: new Date().toISOString(), ...record };
-      if (!quick) appendFileSync(join(RESULTS, 'runs.ndjson'), `${JSON.stringify(record)}\n`);
-      writeFileSync(join(runDir, 'result.json'), JSON.stringify(record, null, 1));
-      if (record.error === undefined) log(`  ${oneLine(record)}`);
-      if (quick && record.error === undefined) failures.push(...check(name, target, record));
     }
   }
 }
@@ -294,7 +330,17 @@ function oneLine(r: Record<string, unknown>): string {
     `${r.deliveriesPerS}/s`,
     `p50 ${lat.p50} p99 ${lat.p99} ms`,
     `cpu ${r.systemCpuS}s`,
+    ...(r.curve ? [curveLine(r)] : []),
   ].join(' · ');
+}
+
+/** A cost-curve run: its size and rate, CPU per delivery, tick lag and idle tail. */
+function curveLine(r: Record<string, unknown>): string {
+  const c = r.curve as { size: number; rate: number };
+  const lag = r.tickLag as { p50AtMostMs: number | null; p99AtMostMs: number | null } | null;
+  const idle = r.idle as { systemCpuPct: number; ticks: number | null } | undefined;
+  const us = Math.round((1e6 * (r.systemCpuS as number)) / Math.max(1, r.delivered as number));
+  return `${c.size} destinations at ${c.rate}/s: ${us} µs/delivery, tick lag p50 ≤ ${lag?.p50AtMostMs} p99 ≤ ${lag?.p99AtMostMs} ms, idle ${idle?.systemCpuPct} % (${idle?.ticks} ticks)`;
 }
 
 /** --quick: correctness only, never a time. */

@@ -5,6 +5,7 @@
  *   runner ─setup─▶ driver ─ready(pids, groups)─▶ runner   (target started, destinations created)
  *   runner ─start─▶ driver ─changed…, ingested─▶ runner
  *   runner ─snapshot─▶ driver ─snapshot─▶ runner   (at the runner's marks)
+ *   runner ─storage─▶ driver ─storage─▶ runner     (cost-curve: bytes held, by store)
  *   runner ─stop─▶ driver ─stopped(stats)─▶ runner, then the driver exits
  *
  * A driver that fails sends `failed` and exits non-zero.
@@ -50,6 +51,7 @@ export type ToDriver =
     }
   | { kind: 'start' }
   | { kind: 'snapshot'; mark: string }
+  | { kind: 'storage' }
   | { kind: 'stop' };
 
 export type FromDriver =
@@ -62,5 +64,6 @@ export type FromDriver =
   | { kind: 'changed'; change: AppliedChange }
   | { kind: 'ingested'; stats: IngestStats }
   | { kind: 'snapshot'; mark: string; data: Record<string, unknown> | null }
+  | { kind: 'storage'; data: Record<string, number> | null }
   | { kind: 'stopped'; stats: Record<string, unknown> }
   | { kind: 'failed'; error: string };

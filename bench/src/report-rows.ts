@@ -84,11 +84,16 @@ export interface RunRecord {
   receiver: { nice: number | null; cpuS: number | null };
   tickLag: {
     ticks: number;
+    /** Absent in runs recorded before it was measured. */
+    p50AtMostMs?: number | null;
     p99AtMostMs: number | null;
     shareWithin20ms: number | null;
     meanMs: number | null;
   } | null;
   idle?: { systemCpuPct: number | null; ticks: number | null };
+  /** cost-curve: the run's destinations and events a second, and bytes held before and after. */
+  curve?: { size: number; rate: number };
+  storage?: { start?: Record<string, number> | null; done?: Record<string, number> | null };
   limitChange: LimitChangeStats | null;
   soak?: {
     rssAt100kMb: number | null;
@@ -129,15 +134,7 @@ const cpuOf = (r: RunRecord, names: string[]): number | null => {
   return costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null;
 };
 const CAPACITY = ['capacity', 'capacity-adaptive'];
-const ALL_BUT_SOAK = [
-  'compliance',
-  'latency',
-  'throughput',
-  'scale',
-  'limit-change',
-  'failures',
-  ...CAPACITY,
-];
+const ALL_BUT_SOAK = ['compliance', 'latency', 'throughput', 'limit-change', 'failures', ...CAPACITY];
 
 export const ROWS: Row[] = [
   { label: 'events delivered', get: (r) => r.delivered, ratio: false },
@@ -197,7 +194,6 @@ export const ROWS: Row[] = [
     get: (r) => r.backlog?.cycleMs.p90,
     scenarios: ['compliance'],
   },
-  { label: 'setup s (tenant, destinations)', get: (r) => r.setup.setupS, scenarios: ['scale'] },
   {
     label: 'tick lag p99 ms (≤ histogram bucket)',
     get: (r) => r.tickLag?.p99AtMostMs,
@@ -269,8 +265,6 @@ export const ROWS: Row[] = [
     get: (r) => r.eventLoopDelayMs['rate-limiter']?.p99Worst,
     ratio: false,
   },
-  { label: 'idle tail: system CPU, % of one core', get: (r) => r.idle?.systemCpuPct, scenarios: ['scale'] },
-  { label: 'idle tail: ticks', get: (r) => r.idle?.ticks, scenarios: ['scale'], ratio: false },
   { label: 'main process event-loop delay p99 ms, median second', get: (r) => eld(r)?.p99Median },
   { label: 'main process event-loop delay p99 ms, worst second', get: (r) => eld(r)?.p99Worst },
   { label: 'receiver CPU s', get: (r) => r.receiver.cpuS },

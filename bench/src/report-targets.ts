@@ -4,6 +4,7 @@
  */
 
 import { WARM_S } from './analyze.ts';
+import { curveTargets } from './report-curve.ts';
 import { type Cells, cellMedian, type RunRecord, SHORT_NAMES } from './report-rows.ts';
 import type { TargetName } from './targets/target.ts';
 import { ISOLATION } from './workload.ts';
@@ -98,20 +99,6 @@ function throughputAgainst(target: TargetName, baseline: TargetName, factor: num
   };
 }
 
-function scaleTickLag(target: TargetName): IssueTarget {
-  return {
-    target: 'scale: tick lag p99 < 20 ms',
-    judge: (c) => {
-      const share = s(c, 'scale', (r) => r.tickLag?.shareWithin20ms, target);
-      const p99 = s(c, 'scale', (r) => r.tickLag?.p99AtMostMs, target);
-      return {
-        measured: `p99 ≤ ${f(p99, 0)} ms; ${f(share === null ? null : share * 100, 1)} % of ticks ≤ 20 ms late`,
-        met: share === null ? null : share >= 0.99,
-      };
-    },
-  };
-}
-
 function noLoss(target: TargetName, which: string): IssueTarget {
   return {
     target: `no loss, no duplicates anywhere (every ${which} run)`,
@@ -137,30 +124,7 @@ export const ISSUE_TARGETS: IssueTarget[] = [
   latencyP99('sluice', ['bullmq-rlf'], 10),
   throughputAgainst('sluice', 'bullmq-rlf', 2),
   throughputAgainst('sluice', 'ceiling', 0.6),
-  scaleTickLag('sluice'),
-  {
-    target: 'scale: Sluice ≤ 1 core',
-    judge: (c) => {
-      const avg = s(c, 'scale', (r) => r.processes.sluice?.cpuPct);
-      const peak = s(c, 'scale', (r) => r.processes.sluice?.maxCpuPct);
-      return {
-        measured: `${f(avg, 0)} % of one core on average, ${f(peak, 0)} % in the busiest second`,
-        met: avg === null ? null : avg <= 100,
-      };
-    },
-  },
-  {
-    target: 'scale: 10,000 idle destinations cost ~0 CPU (≤ 1 % of a core, no ticks)',
-    judge: (c) => {
-      const v = s(c, 'scale', (r) => r.idle?.systemCpuPct);
-      const ticks = s(c, 'scale', (r) => r.idle?.ticks);
-      const floor = s(c, 'scale', (r) => r.idle?.systemCpuPct, 'ceiling');
-      return {
-        measured: `${f(v)} % of a core, ${f(ticks, 0)} ticks (a process doing nothing but the probe: ${f(floor)} %)`,
-        met: v === null ? null : v <= 1 && (ticks ?? 0) === 0,
-      };
-    },
-  },
+  ...curveTargets('sluice'),
   {
     target: 'limit-change: in force within one tick (1 s)',
     judge: (c) => {
@@ -192,6 +156,6 @@ export const ISSUE6_TARGETS: IssueTarget[] = [
   complianceWall('sluice-distributed', ['sluice', 'bullmq-rlf']),
   throughputAgainst('sluice-distributed', 'bullmq-rlf', 1.5),
   latencyP99('sluice-distributed', ['sluice', 'bullmq-rlf'], 15),
-  scaleTickLag('sluice-distributed'),
+  ...curveTargets('sluice-distributed'),
   noLoss('sluice-distributed', 'distributed'),
 ];

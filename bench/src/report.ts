@@ -13,6 +13,7 @@ import type { MachineInfo } from './machine.ts';
 import { COLORS, type Panel, svg } from './plot.ts';
 import { budgetSection } from './report-budget.ts';
 import { CLUSTER_TARGETS } from './report-cluster.ts';
+import { curveTable } from './report-curve.ts';
 import { isolationTable } from './report-isolation.ts';
 import {
   type Cells,
@@ -71,10 +72,12 @@ const ratio = (a: number | null, b: number | null): string =>
 
 /**
  * One column per target that ran the scenario, then the ratios between those present; an
- * isolation scenario has its own table (report-isolation.ts).
+ * isolation scenario and the cost curve have their own tables (report-isolation.ts,
+ * report-curve.ts).
  */
 function scenarioTable(cells: Cells, scenario: string): string[] {
   if (ISOLATION.some((s) => s === scenario)) return isolationTable(cells, scenario);
+  if (scenario === 'cost-curve') return curveTable(cells);
   const rows = ROWS.filter((row) => row.scenarios === undefined || row.scenarios.includes(scenario));
   const targets = TARGETS.filter((t) => cells.has(key(scenario, t)));
   const ratios = RATIOS.filter(([a, b]) => targets.includes(a) && targets.includes(b));

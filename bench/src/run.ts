@@ -6,7 +6,8 @@
  *      workload's destinations, then answers the pids to sample;
  *   3. /proc sampling of every process starts; the driver starts ingest (and limit changes);
  *   4. the receiver is polled until every event was answered 2xx or the time limit passed,
- *      then 500 ms more for late duplicates; for `scale`, an idle tail of `idleS` seconds;
+ *      then 500 ms more for late duplicates; for `cost-curve`, an idle tail of `idleS`
+ *      seconds, and what the target holds (bytes, by store) before and after;
  *      an isolation scenario's run waits for its measured events only (not the noise);
  *   5. peak RSS (VmHWM) is read, the driver stops the target (it cleans its temp dir and
  *      Redis keys), the receiver dumps its NDJSON and stops;
@@ -166,6 +167,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   let budgetRecord: Record<string, unknown> | null = null;
   const marks: Record<string, number> = {};
   const snapshots: Record<string, SluiceMetrics | null> = {};
+  const storage: Record<string, Record<string, number> | null> = {};
   let stopStats: Record<string, unknown> = {};
   let setup: Record<string, unknown> = {};
   let stopReason = 'time_limit';
@@ -182,7 +184,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
         options: o.targetOptions,
       },
       'ready',
-      300_000,
+      1_800_000, // the cost curve's 100,000 destinations, one create at a time per connection
     );
     setup = ready.setup;
     sampler.add('receiver', receiver.pid);
@@ -197,6 +199,10 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       snapshots[mark] = m.data as SluiceMetrics | null;
     };
     await snap('start');
+    const stored = async (mark: string): Promise<void> => {
+      if (w.curve) storage[mark] = (await driver.request({ kind: 'storage' }, 'storage', 60_000)).data;
+    };
+    await stored('start');
     const database = typeof setup.database === 'string' ? setup.database : null;
     budget = await BudgetProbe.open(o.target, pids, o.runDir, o.targetOptions, database);
     if (budget) {
@@ -236,6 +242,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       await budget.mark();
       budgetRecord = { ...(await budget.finish()) };
     }
+    await stored('done'); // after the budget's last mark: its statements are the bench's
     if (w.idleS > 0) {
       await sleep(2_000); // the send windows empty, the last completions are written
       marks.idleStart = sampler.sample();
@@ -245,7 +252,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       await snap('idleEnd');
     }
     sampler.stop(); // reads VmHWM while every process still runs
-    const stopped = await driver.request({ kind: 'stop' }, 'stopped', 60_000);
+    const stopped = await driver.request({ kind: 'stop' }, 'stopped', 180_000); // audit, drain, clean-up
     stopStats = stopped.stats;
   } finally {
     sampler.stop();
@@ -321,6 +328,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       maxOpenConnections: dump.maxOpenConnections,
     },
     tickLag: tickLagBetween(snapshots.start ?? null, snapshots.done ?? null),
+    ...(w.curve ? { curve: w.curve, storage } : {}),
     targetStats: stopStats,
     ...(budgetRecord ? { budget: budgetRecord } : {}),
   };

@@ -48,6 +48,8 @@ type Ingest =
       ratePerDestination: number;
       /** Hand each generator step's due events over in one call (soak) instead of one by one. */
       batched: boolean;
+      /** Batched: a step every this many ms (else as soon as the next event is due). */
+      stepMs?: number;
     };
 
 interface LimitChange {
@@ -71,8 +73,10 @@ export interface Workload {
   retry: RetrySpec;
   /** Give up (and record what was achieved) this long after ingest started. */
   timeLimitS: number;
-  /** After everything arrived: seconds of CPU sampling with nothing to do (scale). */
+  /** After everything arrived: seconds of CPU sampling with nothing to do (cost-curve). */
   idleS: number;
+  /** cost-curve (curve.ts): this run's number of destinations and events a second. */
+  curve?: { size: number; rate: number };
   /**
    * Isolation scenarios: the destinations whose id starts with `measured` are the healthy
    * ones whose latency is reported; the others are the noise beside them. The run stops once
@@ -85,7 +89,7 @@ export const SCENARIOS = [
   'compliance',
   'latency',
   'throughput',
-  'scale',
+  'cost-curve',
   'limit-change',
   'failures',
   'capacity',
@@ -121,7 +125,7 @@ export interface ScenarioOptions {
 const RETRY: RetrySpec = { attempts: 8, initialDelayMs: 1_000, maxDelayMs: 16_000 };
 const PAYLOAD_BYTES = 512;
 
-const destId = (i: number, width = 3): string => `d${String(i).padStart(width, '0')}`;
+const destId = (i: number): string => `d${String(i).padStart(3, '0')}`;
 
 function base(scenario: string, destinations: DestinationSpec[], timeLimitS: number): Workload {
   return {
@@ -170,17 +174,6 @@ function throughput(o: ScenarioOptions): Workload {
     query: '',
   }));
   return base('throughput', destinations, o.quick ? 20 : 120);
-}
-
-function scale(o: ScenarioOptions): Workload {
-  const n = o.quick ? 500 : 10_000;
-  const destinations = Array.from({ length: n }, (_, i) => ({
-    id: destId(i, 5),
-    limit: 1,
-    events: 3,
-    query: '',
-  }));
-  return { ...base('scale', destinations, o.quick ? 20 : 120), idleS: o.quick ? 2 : 15 };
 }
 
 /**
@@ -325,11 +318,11 @@ export function aloneOf(w: Workload): Workload {
   return { ...w, destinations: w.destinations.filter((d) => d.id.startsWith(measured)) };
 }
 
-const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
+/** A workload per scenario; the cost curve's, one per size, come from curve.ts. */
+const BUILDERS: Record<Exclude<Scenario, 'cost-curve'>, (o: ScenarioOptions) => Workload> = {
   compliance,
   latency,
   throughput,
-  scale,
   'limit-change': limitChange,
   failures,
   capacity: (o) => capacity(o, false),
@@ -339,7 +332,7 @@ const BUILDERS: Record<Scenario, (o: ScenarioOptions) => Workload> = {
   soak,
 };
 
-export function buildWorkload(scenario: Scenario, options: ScenarioOptions): Workload {
+export function buildWorkload(scenario: Exclude<Scenario, 'cost-curve'>, options: ScenarioOptions): Workload {
   return BUILDERS[scenario](options);
 }
 

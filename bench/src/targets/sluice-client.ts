@@ -22,23 +22,24 @@ import { destinationUrl, type PlannedEvent, payloadOf } from '../workload.ts';
 import type { Target, TargetSetup } from './target.ts';
 
 const EVENT_TYPE = 'bench.event';
-const SETUP_CONCURRENCY = 16;
+/** Destinations created at once (the cost curve creates up to 100,000). */
+const SETUP_CONCURRENCY = 64;
 /** A batch of 1000 events into a loaded box may take long; the bench waits for it. */
 const TIMEOUT_MS = 120_000;
 /** The audit at stop reads one destination's stats per request, this many at once… */
 const AUDIT_CONCURRENCY = 16;
-/** …for at most this long (the scale scenario has 10,000 destinations); the rest are skipped. */
+/** …for at most this long (the cost curve has up to 100,000 destinations); the rest are skipped. */
 const AUDIT_BUDGET_MS = 20_000;
 
-/** A `fetch` for the client over undici's `request` on `agent`'s connections. */
-function pooledFetch(agent: Dispatcher): FetchLike {
+/** A `fetch` for the client over undici's `request` on the connections of `agent()`. */
+function pooledFetch(agent: () => Dispatcher): FetchLike {
   return async (url, init) => {
     const res = await request(url, {
       method: init.method as Dispatcher.HttpMethod,
       headers: init.headers,
       body: init.body,
       signal: init.signal,
-      dispatcher: agent,
+      dispatcher: agent(),
     });
     const get = (name: string): string | null => {
       const value = res.headers[name.toLowerCase()];
@@ -80,6 +81,13 @@ export interface SluiceDriving extends Pick<Target, 'setup' | 'submit' | 'setLim
   ingestStats(): { ingestRejected: number; ingestErrors: number; lastError: string | null };
   /** Reads every destination's stats (within a budget): Sluice's own compliance audit. */
   audit(): Promise<ApiAudit>;
+  /** Closes the client's connections and opens new ones (the API was restarted on its address). */
+  reconnect(): Promise<void>;
+  /**
+   * Reads every destination's overview, 500 a page: a restarted single box holds each in its
+   * destination cache again, as the box that created it did (a first use would read it).
+   */
+  warm(): Promise<void>;
   /** Closes the client's connections. */
   close(): Promise<void>;
 }
@@ -87,8 +95,14 @@ export interface SluiceDriving extends Pick<Target, 'setup' | 'submit' | 'setLim
 /** Drives the Sluice API at `baseUrl` for one workload, with the operator's `adminToken`. */
 export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string): SluiceDriving {
   const { workload, receiverUrl, runId } = s;
-  const agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
-  const admin = new Sluice({ baseUrl, token: adminToken, fetch: pooledFetch(agent), timeout: TIMEOUT_MS });
+  const newAgent = () => new Agent({ connections: 64, keepAliveTimeout: 10_000 });
+  let agent = newAgent();
+  const admin = new Sluice({
+    baseUrl,
+    token: adminToken,
+    fetch: pooledFetch(() => agent),
+    timeout: TIMEOUT_MS,
+  });
   const tenants = new Map<string, Sluice>();
   const ids: string[] = new Array(workload.destinations.length);
   let setupAt = 0;
@@ -214,6 +228,22 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
         () => performance.now() < deadline,
       );
       return out;
+    },
+
+    async warm() {
+      for (const client of tenants.values()) {
+        let cursor: string | undefined;
+        do {
+          const page = await client.destinations.overview({ limit: 500, ...(cursor ? { cursor } : {}) });
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+      }
+    },
+
+    async reconnect() {
+      const old = agent;
+      agent = newAgent();
+      await old.destroy();
     },
 
     close: () => agent.close(),

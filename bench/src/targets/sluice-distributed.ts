@@ -38,6 +38,7 @@ import { connectAdmin, deleteKeys, redisServerPids } from './redis-keys.ts';
 import { driveSluice } from './sluice-client.ts';
 import type { SluiceMetrics } from './sluice-metrics.ts';
 import { readMetrics, type SluiceProcess, startSluice, stopSluice } from './sluice-process.ts';
+import { postgresStorage, redisUsedMemory } from './storage.ts';
 import type { CreateTarget, Target, TargetSetup } from './target.ts';
 
 /** The processes, by the name the records use: the API first (it serves the bench). */
@@ -208,6 +209,10 @@ export async function createDistributed(setup: TargetSetup, shape: Shape): Promi
       const metrics = merged(await Promise.all(processes.map((p) => readMetrics(p.url))));
       return metrics ? { ...metrics } : null;
     },
+    storage: async () => ({
+      ...(await postgresStorage(databaseUrl)),
+      redisUsedMemory: await redisUsedMemory(redis),
+    }),
 
     async stop() {
       const apiAudit = await driving.audit().catch((err: unknown) => ({ error: errorMessage(err) }));

@@ -45,13 +45,15 @@ export interface SpawnOptions {
   options: TargetOptions;
   /** Where `--cpu-prof` writes (when profiling). */
   profileDir: string;
-  /** The process's own settings (PORT, the state it runs on, the admin token…). */
+  /** The process's own settings (the state it runs on, the admin token…). */
   env: Record<string, string>;
+  /** Listen on this port (a restart keeps its address); else a free one. */
+  port?: number;
 }
 
 /** Starts one Sluice process on a free port; resolves once its /healthz answers 200. */
 export async function startSluice(o: SpawnOptions): Promise<SluiceProcess> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const nodeArgs = ['--import', PROBE];
   if (o.options.profile) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${o.profileDir}`);
   const log = createWriteStream(join(o.runDir, `${o.name}.log`));

@@ -54,6 +54,11 @@ export interface Target {
   setLimit(dest: string, limit: number): Promise<void>;
   /** The target's own view (Sluice: its Prometheus metrics), taken at the runner's marks. */
   snapshot(): Promise<Record<string, unknown> | null>;
+  /**
+   * What it holds, in bytes, by store (cost-curve: before the first hand-over and after the
+   * last delivery): `redisUsedMemory`, `postgresDatabase` and `postgres:<table>`, `sqliteFiles`.
+   */
+  storage?(): Promise<Record<string, number>>;
   /** Stops, cleans up (temp dirs, Redis keys), answers its own statistics. */
   stop(): Promise<Record<string, unknown>>;
 }
