@@ -7,7 +7,7 @@
  *   npm run bench                                   every scenario but soak, 3 repetitions
  *   npm run bench -- --scenarios compliance,latency --targets sluice,ceiling --reps 5
  *   npm run bench -- --scenarios soak --targets sluice      1,000,000 deliveries (long)
- *   npm run bench -- --quick                        correctness only, ~25 s (npm test)
+ *   npm run bench -- --quick                        correctness only, ~1 min (npm test)
  *   npm run bench -- --report                       only regenerate BENCHMARKS.md
  *
  * Other flags: --sluice-ref <git ref> (bench a committed version), --profile (Sluice under
