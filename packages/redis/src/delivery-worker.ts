@@ -1,7 +1,12 @@
 /**
  * The delivery workers' side of the queue (delivery-queue.ts): one BullMQ `Worker` per
  * shard's queue, all drawing on one pool of `concurrency` request slots, so a worker process
- * serves every shard and its concurrency is the same whatever the shard count.
+ * serves every shard and its concurrency is the same whatever the shard count. Each shard's
+ * worker holds at most ⌈concurrency ÷ shards⌉ jobs at once (a job carries up to ten
+ * deliveries, so that still fills the slots from one busy shard): with `concurrency` jobs
+ * each, 12 shards let a process hold 1,200 locked jobs for 100 slots, and on a saturated
+ * machine their lock renewals lapsed — stalled jobs run again, repeated deliveries (the
+ * bench's sluice-cluster runs: 3,000–4,900 a run).
  *
  * A worker whose connection survived a failover but stopped taking jobs (reported of BullMQ
  * after Sentinel and Cluster failovers: taskforcesh/bullmq#3088, #4378) is watched for: a
@@ -88,11 +93,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     if (failed.length === deliveries.length && failed[0]) throw failed[0].err;
     if (failed.length > 0) options.onPartialFailure(job, failed);
   };
+  const jobsPerShard = Math.ceil(options.concurrency / options.keys.shards);
   const start = (shard: number): Worker<JobData> =>
     new Worker<JobData>(DELIVERY_QUEUE, processor, {
       connection: options.connection,
       prefix: options.keys.bullPrefix(shard),
-      concurrency: options.concurrency,
+      concurrency: jobsPerShard,
       // The jobs of a worker that died come back once their locks expire and a stalled check
       // finds them: within lockMs + stalledIntervalMs (BullMQ's defaults, 30 s + 30 s, are
       // too slow: meanwhile their deliveries count as queued and hold their destinations
