@@ -5,7 +5,7 @@
  * that carry the run id and deletes them at stop), and the redis-server pids for sampling.
  */
 
-import { mastersOf, type RedisClient } from '@sluice/redis';
+import { deleteMatching, mastersOf, type RedisClient } from '@sluice/redis';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { TargetOptions } from './target.ts';
 
@@ -20,27 +20,8 @@ export function connectAdmin(options: TargetOptions, cluster = false, node: Redi
   return new Cluster(options.redisCluster.seeds, { redisOptions: node });
 }
 
-/**
- * SCAN + UNLINK every key matching `pattern`, on every master of a cluster; answers how many
- * were deleted. One UNLINK per key, pipelined: on a cluster node, keys of different slots may
- * not share a command.
- */
-export async function deleteKeys(redis: RedisClient, pattern: string): Promise<number> {
-  if (redis instanceof Cluster) await redis.ping(); // its slots read: mastersOf knows the nodes
-  let n = 0;
-  for (const node of mastersOf(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length === 0) continue;
-      const pipeline = node.pipeline();
-      for (const key of keys) pipeline.unlink(key);
-      for (const [err, deleted] of (await pipeline.exec()) ?? []) if (!err) n += Number(deleted);
-    } while (cursor !== '0');
-  }
-  return n;
-}
+/** Every key matching `pattern` deleted, on every master of a cluster; how many. */
+export const deleteKeys = deleteMatching;
 
 /** The pid of the redis-server behind a connection (INFO server), for /proc sampling. */
 export async function redisServerPid(redis: Redis): Promise<number> {

@@ -6,7 +6,6 @@
 
 import { DestinationCache } from '@sluice/engine';
 import {
-  BATCH_SCRIPTS,
   type ChangeFeed,
   connectRedis,
   followChanges,
@@ -131,12 +130,7 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
   // Commands issued in one turn of the event loop leave in one write (ioredis flushes them
   // at setImmediate): the workers' per-request pace scripts and the API's wakes are many
   // small commands, and on this kind of machine each write is a costly syscall.
-  // On a cluster, the batch scripts leave the auto-pipelines (BATCH_SCRIPTS says why).
-  const redis = connectRedis(o.redis, {
-    enableAutoPipelining: true,
-    ...(o.redis.cluster ? { autoPipeliningIgnoredCommands: [...BATCH_SCRIPTS] } : {}),
-    ...(o.failFast ? FAIL_FAST : {}),
-  });
+  const redis = connectRedis(o.redis, { enableAutoPipelining: true, ...(o.failFast ? FAIL_FAST : {}) });
   const subscriber = connectRedis(o.redis);
   watchConnection(redis, 'commands', o.logger);
   watchConnection(subscriber, 'subscriber', o.logger);

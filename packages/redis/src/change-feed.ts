@@ -10,7 +10,7 @@
  */
 
 import type { DestinationCache } from '@sluice/engine';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from './client.ts';
 import type { Keys } from './keys.ts';
 
 /** How long after a cluster's nodes change its subscription has surely moved. */

@@ -7,9 +7,10 @@
 
 import type { ConnectionOptions } from 'bullmq';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import type { RedisClient } from './client.ts';
+import { BATCH_SCRIPTS } from './scripts.ts';
 
-/** A connection to one Redis, or to a cluster (the commands we use exist on both). */
-export type RedisClient = Redis | Cluster;
+export type { RedisClient } from './client.ts';
 
 export interface RedisTarget {
   /** `redis://` or `rediss://` (TLS): the server, or a seed node of the cluster. */
@@ -85,7 +86,8 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
       ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
       ...(retryStrategy ? { clusterRetryStrategy: (times) => retryStrategy(times) } : {}),
       ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
-      ...(autoPipeliningIgnoredCommands === undefined ? {} : { autoPipeliningIgnoredCommands }),
+      // Never in a cluster's auto-pipeline: BATCH_SCRIPTS says why.
+      autoPipeliningIgnoredCommands: [...(autoPipeliningIgnoredCommands ?? []), ...BATCH_SCRIPTS],
       ...(lazyConnect === undefined ? {} : { lazyConnect }),
     }),
   );
@@ -113,4 +115,25 @@ export function closeBullConnection(connection: BullConnection): void {
 /** The servers that hold keys: the cluster's masters, or the one server. */
 export function mastersOf(redis: RedisClient): Redis[] {
   return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+/**
+ * Deletes every key matching `pattern` on every master (SCAN, then one UNLINK per key: on a
+ * cluster node, keys of different slots may not share a command); answers how many.
+ */
+export async function deleteMatching(redis: RedisClient, pattern: string): Promise<number> {
+  if (redis instanceof Cluster) await redis.ping(); // its slots read: mastersOf knows the nodes
+  let n = 0;
+  for (const node of mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const pipeline = node.pipeline();
+      for (const key of keys) pipeline.unlink(key);
+      for (const [err, deleted] of (await pipeline.exec()) ?? []) if (!err) n += Number(deleted);
+    } while (cursor !== '0');
+  }
+  return n;
 }

@@ -4,6 +4,7 @@ export {
   bullConnection,
   closeBullConnection,
   connectRedis,
+  deleteMatching,
   mastersOf,
   type RedisClient,
   type RedisTarget,
@@ -15,4 +16,4 @@ export { RedisRateCounter } from './rate-counter.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';
-export { BATCH_SCRIPTS, type ClaimedTick, defineScripts, Scripts } from './scripts.ts';
+export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';

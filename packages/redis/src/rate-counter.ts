@@ -5,7 +5,7 @@
  */
 
 import type { RateDecision } from '@sluice/core';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from './client.ts';
 import type { Keys } from './keys.ts';
 import { Scripts } from './scripts.ts';
 

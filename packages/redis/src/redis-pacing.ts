@@ -24,7 +24,7 @@ import {
   type TickPacing,
 } from '@sluice/engine';
 import { perTurn } from '@sluice/store';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from './client.ts';
 import type { Keys } from './keys.ts';
 import { defineScripts, perShard, SCRIPT_BATCH } from './scripts.ts';
 

@@ -15,7 +15,7 @@
  * No tick runs unless the `epoch` key says the state was built from the store ('ready').
  */
 
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from './client.ts';
 import type { Keys } from './keys.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
 
@@ -103,7 +103,7 @@ export class RedisTickLoop {
   private readonly onKick = (channel?: string, message?: string): void => {
     if (channel !== undefined && channel !== this.options.keys.kickChannel()) return;
     const shard = message === undefined || message === '*' ? undefined : this.options.keys.shardOf(message);
-    for (const n of this.options.keys.allShards())
+    for (let n = 0; n < this.options.keys.shards; n++)
       if (shard === undefined || n === shard) this.kicks[n] = (this.kicks[n] ?? 0) + 1;
     for (const [wakeUp, of] of this.sleepers)
       if (shard === undefined || of === undefined || of === shard) wakeUp();

@@ -6,7 +6,7 @@
  */
 
 import type { Schedule } from '@sluice/engine';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from './client.ts';
 import type { Keys } from './keys.ts';
 import { Scripts } from './scripts.ts';
 

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { RateDecision } from '@sluice/core';
 import { type PerTurn, perTurn } from '@sluice/store';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from './client.ts';
 import type { Keys } from './keys.ts';
 
 const LUA_DIR = new URL('./lua/', import.meta.url);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { ClaimedDelivery } from '@sluice/store';
 import { Redis } from 'ioredis';
-import { mastersOf, type RedisClient, type RedisTarget } from './connection.ts';
+import { deleteMatching, type RedisClient, type RedisTarget } from './connection.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
@@ -48,17 +48,10 @@ export function connect(): Redis {
 
 /**
  * Deletes every key under `prefix` and under the prefixes made from it (`<prefix>-<name>`),
- * on every master of a cluster (one key per DEL there: keys of many slots).
+ * on every master of a cluster.
  */
 export async function cleanup(redis: RedisClient, prefix: string): Promise<void> {
-  for (const node of mastersOf(redis)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      for (const key of keys) await node.del(key);
-      cursor = next;
-    } while (cursor !== '0');
-  }
+  await deleteMatching(redis, `${prefix}*`);
 }
 
 /** A claimed delivery numbered `n` of `destinationId`, as a tick publishes it (`dlv_<n>`, or `dlv_<destination>_<n>`). */
