@@ -3,8 +3,9 @@
  * replicas each, every node a `redis-server --cluster-enabled yes` on loopback keeping nothing
  * but its `nodes-<port>.conf` (in a temporary directory), joined by
  * `redis-cli --cluster create … --cluster-replicas <n> --cluster-yes`. Ready once every node
- * says `cluster_state:ok` with all 16384 slots served, every master has its replicas and every
- * replica's link to its master is up (so a master killed at once still fails over).
+ * says `cluster_state:ok` with all 16384 slots served, every master has its replicas, every
+ * replica's link to its master is up (so a master killed at once still fails over) and every
+ * node's CLUSTER SLOTS lists them all (so a client's first map keeps its connections).
  *
  * Ports: a node on P also listens on P + 10000, its cluster bus. P is drawn from 20000–29999
  * and both ports are probed free: the bus stays under 40000 (≤ 65535), and the node's own
@@ -131,6 +132,9 @@ export async function startPrivateCluster(options: PrivateClusterOptions = {}): 
             ...['--cluster-node-timeout', String(nodeTimeoutMs), '--dir', dir],
             // A replica's first sync starts at once, not after the 5 s Redis waits for others.
             ...['--repl-diskless-sync-delay', '0'],
+            // A master's PING moves its replicas' offsets off 0 within a second, not ten: only
+            // then does CLUSTER SLOTS list them (formed, below).
+            ...['--repl-ping-replica-period', '1'],
           ]);
           children.set(port, child);
           return;
@@ -248,6 +252,14 @@ async function formed(ports: number[], masters: number, replicas: number): Promi
     const replication = await onNode(replica.port, (c) => c.info('replication'));
     if (!/^master_link_status:up\r?$/m.test(replication))
       return `replica ${replica.port}: its master link is not up`;
+  }
+  // CLUSTER SLOTS leaves out a replica that has had no data yet (offset 0). A client's first
+  // map from a node that says so drops its connections to the replicas it began with, and a
+  // command sent on one of them meanwhile fails with "Connection is closed".
+  for (const port of ports) {
+    const ranges = (await onNode(port, (c) => c.call('CLUSTER', 'SLOTS'))) as unknown[][];
+    const short = ranges.find((r) => r.length - 2 !== 1 + replicas);
+    if (short) return `${port} lists ${short.length - 2} nodes for slots ${short[0]}-${short[1]}`;
   }
   return null;
 }
