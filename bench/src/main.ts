@@ -15,7 +15,7 @@
  * reported apart), --soak-total N, --soak-rate N (events/s), --latency-rate N (events/s; 400),
  * --curve-sizes 1000,10000,100000 (cost-curve: destinations of each run), --curve-rate R
  * (its events/s: `1000`, or per target `1000,sluice-distributed=400`), --curve-seconds S (a
- * size's run at least S s; 20), --no-report.
+ * size's run at least S s; 20), --curve-idle S (the idle tail, s; 10), --no-report.
  *
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
  * (for the limiting targets) no sliding window over the limit — at the receiver, and for
@@ -91,6 +91,7 @@ const { values } = parseArgs({
     'curve-sizes': { type: 'string' },
     'curve-rate': { type: 'string' },
     'curve-seconds': { type: 'string' },
+    'curve-idle': { type: 'string' },
     report: { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
   },
@@ -225,6 +226,7 @@ const curveOptions: CurveOptions = {
   ...(values['curve-sizes'] ? { sizes: parseCurveSizes(values['curve-sizes']) } : {}),
   ...(values['curve-rate'] ? parseCurveRate(values['curve-rate'], TARGETS) : {}),
   ...(values['curve-seconds'] ? { minSeconds: Number(values['curve-seconds']) } : {}),
+  ...(values['curve-idle'] ? { idleS: Number(values['curve-idle']) } : {}),
 };
 
 /** A scenario's workloads on a target: one, or the cost curve's one per size. */

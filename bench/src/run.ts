@@ -19,13 +19,14 @@
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze, readArrivals, trailingSeries } from './analyze.ts';
 import { BudgetProbe, COUNTED, callsFile } from './budget.ts';
 import { now, percentile, round, sleep } from './common.ts';
 import { measuredLatency } from './measured.ts';
+import { PROBE_PAUSE_FILE } from './probe.ts';
 import { ProcSampler } from './procstat.ts';
 import type { AppliedChange, FromDriver, IngestStats, ToDriver } from './protocol.ts';
 import { ReceiverProcess } from './receiver-client.ts';
@@ -118,9 +119,10 @@ class Driver {
 
 interface ProbeLine {
   t: number;
-  eldP50: number;
-  eldP99: number;
-  eldMax: number;
+  /** Absent while the probe is paused (the idle tail). */
+  eldP50?: number;
+  eldP99?: number;
+  eldMax?: number;
   rssMb: number;
   heapMb: number;
 }
@@ -134,14 +136,15 @@ function readProbe(file: string, from: number, to: number): ProbeLine[] {
     .filter((p) => p.t >= from && p.t <= to + 1_000);
 }
 
-function eldSummary(lines: ProbeLine[]) {
+function eldSummary(all: ProbeLine[]) {
+  const lines = all.filter((l) => l.eldP99 !== undefined && l.eldMax !== undefined);
   if (lines.length === 0) return null;
-  const p99s = lines.map((l) => l.eldP99).sort((a, b) => a - b);
+  const p99s = lines.map((l) => l.eldP99 as number).sort((a, b) => a - b);
   return {
     seconds: lines.length,
     p99Median: percentile(p99s, 50),
     p99Worst: p99s[p99s.length - 1] ?? null,
-    max: Math.max(...lines.map((l) => l.eldMax)),
+    max: Math.max(...lines.map((l) => l.eldMax as number)),
   };
 }
 
@@ -244,12 +247,17 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
     }
     await stored('done'); // after the budget's last mark: its statements are the bench's
     if (w.idleS > 0) {
-      await sleep(2_000); // the send windows empty, the last completions are written
+      // The send windows empty, the last completions are written; the probes pause within
+      // their next second (probe.ts).
+      const pause = join(o.runDir, PROBE_PAUSE_FILE);
+      writeFileSync(pause, '');
+      await sleep(2_000);
+      await snap('idleStart'); // before the mark: the scrape's own work is not the tail's
       marks.idleStart = sampler.sample();
-      await snap('idleStart');
       await sleep(w.idleS * 1_000);
       marks.idleEnd = sampler.sample();
       await snap('idleEnd');
+      rmSync(pause, { force: true });
     }
     sampler.stop(); // reads VmHWM while every process still runs
     const stopped = await driver.request({ kind: 'stop' }, 'stopped', 180_000); // audit, drain, clean-up
@@ -385,7 +393,7 @@ function soakSeries(probeFile: string, counts: [number, number][], from: number,
     delivered: deliveredAt(p.t),
     rssMb: p.rssMb,
     heapMb: p.heapMb,
-    eldP99: p.eldP99,
+    eldP99: p.eldP99 ?? 0, // the soak has no idle tail: never paused
   }));
   const at = (n: number) => series.find((x) => x.delivered >= n) ?? null;
   const last = series[series.length - 1] ?? null;
