@@ -18,6 +18,7 @@ import {
 } from '@sluice/store';
 import type { Db, Queryable } from './db.ts';
 import { emitNotices } from './operational.ts';
+import { DESTINATION_BY_ID_FOR_UPDATE, live } from './rows.ts';
 
 const NEXT_PENDING = `SELECT min(next_attempt_at) AS at FROM deliveries WHERE destination_id = $1 AND status = 'pending'`;
 
@@ -33,10 +34,7 @@ export async function claimProbe(
   holdUntil: number,
 ): Promise<ProbeClaim> {
   return db.tx(async (q) => {
-    const [row] = await q.query(
-      'SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
-      [destinationId],
-    );
+    const row = live((await q.query(DESTINATION_BY_ID_FOR_UPDATE, [destinationId]))[0]);
     const health = row ? healthFromRow(row) : HEALTHY;
     if (health.state !== 'suspended')
       return { deliveries: [], nextPendingAt: await nextPendingAt(q, destinationId), nextProbeAt: null };
@@ -76,10 +74,7 @@ export async function claimProbe(
 
 export async function resetHealth(db: Db, destinationId: string, now: number): Promise<HealthChange | null> {
   return db.tx(async (q) => {
-    const [row] = await q.query(
-      'SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
-      [destinationId],
-    );
+    const row = live((await q.query(DESTINATION_BY_ID_FOR_UPDATE, [destinationId]))[0]);
     if (!row) return null;
     const before = healthFromRow(row);
     const after: Health = {

@@ -104,7 +104,7 @@ export async function replayDead(
     `WITH replayed AS (
        UPDATE deliveries SET status = 'pending', next_attempt_at = $1, attempt_base = attempts, updated_at = $1
        WHERE destination_id = $2 AND status IN (${sqlSourcesOf('replay')}) AND updated_at >= $3
-         AND EXISTS (SELECT 1 FROM destinations t WHERE t.id = $2 AND t.deleted_at IS NULL)
+         AND (SELECT t.deleted_at IS NULL FROM destinations t WHERE t.id = $2) -- by its key (rows.ts)
        RETURNING 1
      )
      SELECT count(*) AS n FROM replayed`,

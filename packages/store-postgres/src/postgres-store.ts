@@ -91,7 +91,7 @@ import { migrate } from './migrate.ts';
 import { emitNotices } from './operational.ts';
 import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import * as portalLinks from './portal-links.ts';
-import { destinationFromRow, mark } from './rows.ts';
+import { DESTINATION_BY_ID, DESTINATION_BY_ID_FOR_UPDATE, destinationFromRow, live, mark } from './rows.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
 
@@ -214,7 +214,7 @@ export class PostgresStore implements Store {
   }
 
   async getDestination(id: string): Promise<Destination | undefined> {
-    const [r] = await this.db.query('SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL', [id]);
+    const r = live((await this.db.query(DESTINATION_BY_ID, [id]))[0]);
     return r && destinationFromRow(r, this.keyring);
   }
 
@@ -226,10 +226,7 @@ export class PostgresStore implements Store {
   ): Promise<Destination | undefined> {
     return this.db.tx(async (q) => {
       // Locked from read to write, so two concurrent patches both apply.
-      const [r] = await q.query(
-        'SELECT * FROM destinations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE',
-        [id],
-      );
+      const r = live((await q.query(DESTINATION_BY_ID_FOR_UPDATE, [id]))[0]);
       if (r === undefined) return undefined;
       const before = destinationFromRow(r, this.keyring);
       const next = patchedDestination(before, patch, now);
