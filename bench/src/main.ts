@@ -72,6 +72,8 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'busy-tenant',
 ];
 const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures', 'cost-curve'];
+/** What `sluice-cluster` runs when --targets does not name it: the cluster's own targets. */
+const CLUSTER_SCENARIOS: Scenario[] = ['compliance', 'throughput'];
 const LIMITING: TargetName[] = ['sluice', 'sluice-distributed', 'sluice-cluster', 'bullmq-rlf'];
 
 const { values } = parseArgs({
@@ -145,14 +147,16 @@ const reps = Number(values.reps ?? (quick ? 1 : 3));
 // sluice-cluster runs on a Redis Cluster of the session's own (3 masters, a replica each, on
 // loopback), started only when a session's targets name it (--quick never does unless asked),
 // stopped at the end, killed if the bench exits first.
-const privateCluster = list(values.targets, TARGETS, quick ? [] : [...TARGETS]).includes('sluice-cluster')
-  ? await startPrivateCluster().catch((err: unknown) => {
-      process.stderr.write(
-        `a Redis Cluster could not be started (${errorMessage(err)}); sluice-cluster needs redis-server and redis-cli on PATH (or leave it out of --targets)\n`,
-      );
-      process.exit(2);
-    })
-  : null;
+const privateCluster =
+  list(values.targets, TARGETS, quick ? [] : [...TARGETS]).includes('sluice-cluster') &&
+  (values.targets !== undefined || scenarios.some((s) => CLUSTER_SCENARIOS.includes(s)))
+    ? await startPrivateCluster().catch((err: unknown) => {
+        process.stderr.write(
+          `a Redis Cluster could not be started (${errorMessage(err)}); sluice-cluster needs redis-server and redis-cli on PATH (or leave it out of --targets)\n`,
+        );
+        process.exit(2);
+      })
+    : null;
 const redisUp = (await redisInfo(redis)) !== null;
 const missingForDistributed = [
   ...(redisUp ? [] : [`Redis at ${redis.host}:${redis.port}`]),
@@ -278,6 +282,8 @@ for (let rep = 1; rep <= reps; rep++) {
       if (SLUICE_ONLY.includes(scenario) && !target.startsWith('sluice')) continue;
       // Isolation is between a limiter's destinations and tenants: the ceiling has neither.
       if (ISOLATION.includes(scenario) && target === 'ceiling') continue;
+      // The cluster answers what it costs against one Redis; elsewhere it runs when named.
+      if (target === 'sluice-cluster' && !values.targets && !CLUSTER_SCENARIOS.includes(scenario)) continue;
       for (const workload of workloadsOf(scenario, target)) {
         const size = workload.curve ? `-${workload.curve.size}` : '';
         const runId = newRunId();
