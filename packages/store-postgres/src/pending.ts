@@ -23,3 +23,13 @@ export const WITH_PENDING = `WITH RECURSIVE pending(id) AS (
  */
 export const PENDING_DESTINATION = `CROSS JOIN LATERAL (
   SELECT * FROM destinations WHERE id = p.id LIMIT 1) t`;
+
+/**
+ * $1 a destination: its earliest pending due time, the first entry of `deliveries_due` under
+ * its id. Not `min(next_attempt_at)`: a connection's generic plan made while `deliveries` was
+ * nearly empty answered that from `deliveries_fifo`, reading every pending delivery of the
+ * destination (7.9 ms at 25,000, a suspended destination's backlog; 0.02 ms now). In this order
+ * only `deliveries_due` gives the first row without reading the others.
+ */
+export const NEXT_PENDING = `SELECT next_attempt_at AS at FROM deliveries WHERE destination_id = $1 AND status = 'pending'
+  ORDER BY next_attempt_at LIMIT 1`;

@@ -89,7 +89,6 @@ import * as lifecycle from './lifecycle.ts';
 import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { emitNotices } from './operational.ts';
-import { PENDING_DESTINATION, WITH_PENDING } from './pending.ts';
 import * as portalLinks from './portal-links.ts';
 import { DESTINATION_BY_ID, DESTINATION_BY_ID_FOR_UPDATE, destinationFromRow, live, mark } from './rows.ts';
 import { sealSecrets } from './seal.ts';
@@ -247,17 +246,7 @@ export class PostgresStore implements Store {
   }
 
   async cancelOrphans(now: number): Promise<number> {
-    const [r] = await this.db.query(
-      `${WITH_PENDING}, cancelled AS (
-         UPDATE deliveries SET status = 'cancelled', updated_at = $1
-         WHERE status = 'pending' AND destination_id IN (
-           SELECT t.id FROM pending p ${PENDING_DESTINATION} WHERE t.deleted_at IS NOT NULL)
-         RETURNING 1
-       )
-       SELECT count(*)::int AS n FROM cancelled`,
-      [now],
-    );
-    return Number(r?.n ?? 0);
+    return lifecycle.cancelOrphans(this.db, now);
   }
 
   async listDestinations(tenantId: string): Promise<Destination[]> {

@@ -34,6 +34,18 @@ export const DESTINATION_BY_ID = 'SELECT * FROM destinations WHERE id = $1';
 /** The same, its row locked until the transaction ends. */
 export const DESTINATION_BY_ID_FOR_UPDATE = `${DESTINATION_BY_ID} FOR UPDATE`;
 
+/**
+ * `deleted_at IS NULL` as the planner cannot see into, for a row found by its key and for a
+ * page walked back along a primary key. Written plainly on `destinations`, it lets a generic
+ * plan answer from the whole of `destinations_tenant`, whose predicate it is (above). And on a
+ * table never analyzed the planner guesses that 0.5 % of the rows are not deleted, so a page's
+ * generic plan reads the whole table and sorts it rather than walk the primary key (35 ms a
+ * page of 50,000 destinations, 13 ms of 50,000 tenants). This form matches no index's
+ * predicate, and the planner guesses half the rows, as of any boolean expression it has no
+ * statistics of.
+ */
+export const NOT_DELETED = 'coalesce(deleted_at IS NULL, false)';
+
 /** The row of a destination that is not deleted; undefined for none or a deleted one. */
 export const live = <T extends Record<string, unknown>>(row: T | undefined): T | undefined =>
   row && row.deleted_at === null ? row : undefined;

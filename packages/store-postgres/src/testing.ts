@@ -45,6 +45,7 @@ export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
+  'Index Cond'?: string;
   'Shared Hit Blocks'?: number;
   'Rows Removed by Join Filter'?: number;
   'Actual Loops'?: number;

@@ -53,14 +53,15 @@ export function insertKeySql(mark: Mark): string {
 /**
  * Keys and their tenants (not deleted) whose hash meets `condition` (the store's text, never
  * input: `k.key_hash = ?1`, or `k.key_hash = ANY($1)` for a turn's requests together): probes
- * of `tenant_keys`' unique hash index. Read with `keyMatchFromRow`.
+ * of `tenant_keys`' unique hash index. `tenant` brings each key's tenant in as `t` (a store's
+ * text too; by default a join on its primary key). Read with `keyMatchFromRow`.
  */
-export function keyMatchSql(condition: string): string {
+export function keyMatchSql(condition: string, tenant = 'JOIN tenants t ON t.id = k.tenant_id'): string {
   const columns = TENANT_COLUMNS.split(', ')
     .map((c) => `t.${c}`)
     .join(', ');
   return `SELECT ${columns}, k.key_hash, k.id AS key_id, k.last_used_at AS key_last_used_at
-    FROM tenant_keys k JOIN tenants t ON t.id = k.tenant_id
+    FROM tenant_keys k ${tenant}
     WHERE ${condition} AND t.deleted_at IS NULL`;
 }
 
