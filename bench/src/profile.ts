@@ -50,6 +50,10 @@ function moduleOf(url: string): string {
   return url.replace(/^file:\/\//, '');
 }
 
+/** `packages/engine/src/tick/tick.ts:86`: a frame's script, from the package on, and line. */
+const whereOf = (url: string, lineNumber: number): string =>
+  url ? `${url.replace(/^.*\/(node_modules|packages|services)\//, '$1/')}:${lineNumber + 1}` : '';
+
 function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => {
@@ -64,9 +68,7 @@ function summarise(profile: CpuProfile, top = 25): ProfileSummary {
     total += us;
     const { functionName, url, lineNumber } = node.callFrame;
     const name = functionName || '(anonymous)';
-    const where = url
-      ? `${url.replace(/^.*\/(node_modules|packages|services)\//, '$1/')}:${lineNumber + 1}`
-      : '';
+    const where = whereOf(url, lineNumber);
     const k = `${name}@${where}`;
     const entry = byFunction.get(k) ?? { name, where, us: 0 };
     entry.us += us;
@@ -95,9 +97,6 @@ interface TurnsSummary {
   functions: { name: string; where: string; ms: number }[];
   entries: { name: string; where: string; ms: number }[];
 }
-
-const whereOf = (url: string, lineNumber: number): string =>
-  url ? `${url.replace(/^.*\/(node_modules|packages|services)\//, '$1/')}:${lineNumber + 1}` : '';
 
 /** Seconds from the profile's start: only samples in [from, to) count. */
 interface Span {

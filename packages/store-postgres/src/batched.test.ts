@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
 import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
-import pg from 'pg';
 import { CLAIM_SQL } from './claim.ts';
 import { completeAttempts } from './complete.ts';
 import { PostgresStore } from './postgres-store.ts';
@@ -14,6 +13,7 @@ import {
   newDestination,
   newEvent,
   type PlanNode,
+  schemaClient,
   TEST_DATABASE_URL,
   withPostgres,
 } from './testing.ts';
@@ -49,16 +49,6 @@ await withPostgres('PostgresStore batches', () => {
       await store.close();
       await dropSchema(schema);
     });
-
-    /** A connection of its own (another transaction, a session setting) on this test's schema. */
-    const schemaClient = async (): Promise<pg.Client> => {
-      const client = new pg.Client({
-        connectionString: TEST_DATABASE_URL,
-        options: `-c search_path=${schema}`,
-      });
-      await client.connect();
-      return client;
-    };
 
     /** Destinations with `pending[i]` deliveries due each. */
     const destinationsWith = async (pending: number[]): Promise<string[]> => {
@@ -118,7 +108,7 @@ await withPostgres('PostgresStore batches', () => {
 
     it('a destination whose row another transaction holds does not hold up the batch', async () => {
       const [busy, free] = (await destinationsWith([3, 3])) as [string, string];
-      const other = await schemaClient();
+      const other = await schemaClient(schema);
       try {
         await other.query('BEGIN');
         await other.query('SELECT id FROM destinations WHERE id = $1 FOR UPDATE', [busy]);
@@ -198,7 +188,7 @@ await withPostgres('PostgresStore batches', () => {
 
     it("a batch's plan is linear in the rows it claims, even on the generic plan's one-row guesses", async () => {
       const ids = await destinationsWith([400, 400, 400]);
-      const client = await schemaClient();
+      const client = await schemaClient(schema);
       try {
         // What a prepared statement runs after its fifth execution.
         await client.query('SET plan_cache_mode = force_generic_plan');

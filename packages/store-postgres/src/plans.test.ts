@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
-import pg from 'pg';
+import type pg from 'pg';
 import { acceptEvents } from './accept.ts';
 import { countsForMany } from './counts.ts';
 import type { Db, Queryable } from './db.ts';
@@ -26,6 +26,7 @@ import {
   newDestination,
   newEvent,
   type PlanNode,
+  schemaClient,
   TEST_DATABASE_URL,
   withPostgres,
 } from './testing.ts';
@@ -138,8 +139,7 @@ await withPostgres('the plans a connection keeps', () => {
         ],
         T0 + 3,
       );
-      client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
-      await client.connect();
+      client = await schemaClient(schema);
       // What a named statement may run from its sixth execution on.
       await client.query('SET plan_cache_mode = force_generic_plan');
     });

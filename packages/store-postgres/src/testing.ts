@@ -28,6 +28,13 @@ export async function adminQuery(text: string, values?: unknown[]): Promise<pg.Q
   }
 }
 
+/** A connection of its own (another transaction, a session setting) on `schema`. */
+export async function schemaClient(schema: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+  await client.connect();
+  return client;
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
 }
