@@ -91,6 +91,8 @@ export interface RunRecord {
     meanMs: number | null;
   } | null;
   idle?: { systemCpuPct: number | null; ticks: number | null };
+  /** The cost curve: the same window before the run's first event (the processes' own floor). */
+  floor?: { systemCpuPct: number | null; ticks: number | null };
   /** cost-curve: the run's destinations and events a second, and bytes held before and after. */
   curve?: { size: number; rate: number };
   storage?: { start?: Record<string, number> | null; done?: Record<string, number> | null };

@@ -32,7 +32,7 @@ import { ProcSampler } from './procstat.ts';
 import type { AppliedChange, FromDriver, IngestStats, ToDriver } from './protocol.ts';
 import { ReceiverProcess } from './receiver-client.ts';
 import { foldRedisNodes } from './targets/redis-keys.ts';
-import { type SluiceMetrics, tickLagBetween } from './targets/sluice-metrics.ts';
+import { type SluiceMetrics, tickLagBetween, tickLagByProcess } from './targets/sluice-metrics.ts';
 import type { TargetName, TargetOptions } from './targets/target.ts';
 import type { Scenario, Workload } from './workload.ts';
 
@@ -197,8 +197,8 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   const snapshots: Record<string, SluiceMetrics | null> = {};
   const storage: Record<string, Record<string, number> | null> = {};
   let stopStats: Record<string, unknown> = {};
-  /** Seconds the VACUUM before the idle tail took; null when none ran. */
-  let vacuumed: number | null = null;
+  /** Seconds the VACUUM before each idle window took; null when none ran. */
+  const vacuumed: Record<string, number | null> = {};
   let setup: Record<string, unknown> = {};
   let stopReason = 'time_limit';
   const countSeries: [number, number][] = [];
@@ -234,6 +234,27 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
     };
     await stored('start');
     const database = typeof setup.database === 'string' ? setup.database : null;
+    /**
+     * `idleS` of nothing to do, between `<name>Start` and `<name>End`: the probes paused
+     * (probe.ts: they pause within their next second), the run's database vacuumed first where
+     * the server's autovacuum is off (as autovacuum would have). Answers the vacuum's seconds.
+     */
+    const idleWindow = async (name: string): Promise<number | null> => {
+      const pause = join(o.runDir, PROBE_PAUSE_FILE);
+      writeFileSync(pause, '');
+      const vacuumS =
+        database === null ? null : await vacuumUnlessAutovacuum(o.targetOptions.postgresUrl, database);
+      await sleep(2_000);
+      await snap(`${name}Start`); // before the mark: the scrape's own work is not the window's
+      marks[`${name}Start`] = sampler.sample();
+      await sleep(w.idleS * 1_000);
+      marks[`${name}End`] = sampler.sample();
+      await snap(`${name}End`);
+      rmSync(pause, { force: true });
+      return vacuumS;
+    };
+    // The floor: the same processes and destinations before any work, measured as the tail is.
+    if (w.idleS > 0) vacuumed.floor = await idleWindow('floor');
     budget = await BudgetProbe.open(o.target, pids, o.runDir, o.targetOptions, database);
     if (budget) {
       await sleep(1_100);
@@ -273,20 +294,8 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       budgetRecord = { ...(await budget.finish()) };
     }
     await stored('done'); // after the budget's last mark: its statements are the bench's
-    if (w.idleS > 0) {
-      // The send windows empty, the last completions are written; the probes pause within
-      // their next second (probe.ts).
-      const pause = join(o.runDir, PROBE_PAUSE_FILE);
-      writeFileSync(pause, '');
-      if (database !== null) vacuumed = await vacuumUnlessAutovacuum(o.targetOptions.postgresUrl, database);
-      await sleep(2_000);
-      await snap('idleStart'); // before the mark: the scrape's own work is not the tail's
-      marks.idleStart = sampler.sample();
-      await sleep(w.idleS * 1_000);
-      marks.idleEnd = sampler.sample();
-      await snap('idleEnd');
-      rmSync(pause, { force: true });
-    }
+    // The send windows empty, the last completions are written.
+    if (w.idleS > 0) vacuumed.idle = await idleWindow('idle');
     sampler.stop(); // reads VmHWM while every process still runs
     const stopped = await driver.request({ kind: 'stop' }, 'stopped', 180_000); // audit, drain, clean-up
     stopStats = stopped.stats;
@@ -309,10 +318,6 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   if (summary.limitChange) delete summary.limitChange.details;
   writeFileSync(join(o.runDir, 'analysis.json'), JSON.stringify({ perDestination, changes }, null, 1));
   const cost = foldRedisNodes(sampler.cost(marks.start as number, marks.done as number));
-  const idle =
-    marks.idleStart !== undefined
-      ? foldRedisNodes(sampler.cost(marks.idleStart, marks.idleEnd as number))
-      : undefined;
   const systemCpuS = SYSTEM[o.target].reduce((sum, name) => sum + (cost[name]?.cpuS ?? 0), 0);
   const eldOf = (name: string) =>
     eldSummary(
@@ -364,6 +369,7 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       maxOpenConnections: dump.maxOpenConnections,
     },
     tickLag: tickLagBetween(snapshots.start ?? null, snapshots.done ?? null),
+    tickLagByProcess: tickLagByProcess(snapshots.start ?? null, snapshots.done ?? null),
     ...(w.curve ? { curve: w.curve, storage } : {}),
     targetStats: stopStats,
     ...(budgetRecord ? { budget: budgetRecord } : {}),
@@ -371,19 +377,22 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
   if (w.isolation) {
     record.measured = measuredLatency(arrivals, w, marks.done as number, driver.ingest?.doneAt ?? null);
   }
-  if (idle) {
-    const idleS = ((marks.idleEnd as number) - (marks.idleStart as number)) / 1_000;
-    const idleSystemS = SYSTEM[o.target].reduce((sum, name) => sum + (idle[name]?.cpuS ?? 0), 0);
-    record.idle = {
-      seconds: round(idleS),
-      systemCpuS: round(idleSystemS, 3),
-      systemCpuPct: round((100 * idleSystemS) / idleS, 2),
-      ticks: tickLagBetween(snapshots.idleStart ?? null, snapshots.idleEnd ?? null)?.ticks ?? null,
-      vacuumS: vacuumed,
+  for (const name of ['floor', 'idle']) {
+    const from = marks[`${name}Start`];
+    const to = marks[`${name}End`];
+    if (from === undefined || to === undefined) continue;
+    const cost = foldRedisNodes(sampler.cost(from, to));
+    const seconds = (to - from) / 1_000;
+    const cpuS = SYSTEM[o.target].reduce((sum, p) => sum + (cost[p]?.cpuS ?? 0), 0);
+    record[name] = {
+      seconds: round(seconds),
+      systemCpuS: round(cpuS, 3),
+      systemCpuPct: round((100 * cpuS) / seconds, 2),
+      ticks:
+        tickLagBetween(snapshots[`${name}Start`] ?? null, snapshots[`${name}End`] ?? null)?.ticks ?? null,
+      vacuumS: vacuumed[name] ?? null,
       // Each process's share of it (the distributed shape has seven), to say which one idles dearly.
-      cpuSByProcess: Object.fromEntries(
-        SYSTEM[o.target].map((name) => [name, round(idle[name]?.cpuS ?? 0, 3)]),
-      ),
+      cpuSByProcess: Object.fromEntries(SYSTEM[o.target].map((p) => [p, round(cost[p]?.cpuS ?? 0, 3)])),
     };
   }
   if (w.scenario === 'soak') {

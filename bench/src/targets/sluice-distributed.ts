@@ -206,8 +206,12 @@ export async function createDistributed(setup: TargetSetup, shape: Shape): Promi
     submit: driving.submit,
     setLimit: driving.setLimit,
     snapshot: async () => {
-      const metrics = merged(await Promise.all(processes.map((p) => readMetrics(p.url))));
-      return metrics ? { ...metrics } : null;
+      const each = await Promise.all(processes.map((p) => readMetrics(p.url)));
+      const metrics = merged(each);
+      const byProcess = Object.fromEntries(
+        processes.flatMap((p, i) => (each[i] ? [[p.name, each[i] as SluiceMetrics]] : [])),
+      );
+      return metrics ? { ...metrics, byProcess } : null;
     },
     storage: async () => ({
       ...(await postgresStorage(databaseUrl)),

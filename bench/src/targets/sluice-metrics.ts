@@ -13,6 +13,8 @@ export interface SluiceMetrics {
   ticks: Record<string, number>;
   /** `sluice_deliveries_total` by outcome. */
   deliveries: Record<string, number>;
+  /** The distributed shape: each service's own, by name (the above is their sum). */
+  byProcess?: Record<string, SluiceMetrics>;
 }
 
 const LINE = /^([a-z_]+)(?:\{([^}]*)\})? ([0-9.eE+-]+|NaN|\+Inf)$/;
@@ -80,4 +82,18 @@ export function tickLagBetween(a: SluiceMetrics | null, b: SluiceMetrics | null)
     p99AtMostMs: atMost(0.99),
     shareWithin20ms: count > 0 ? (buckets['0.02'] ?? 0) / count : null,
   };
+}
+
+/** Each service's tick lag over a phase (the distributed shape: who ran the late ticks), where it ran any. */
+export function tickLagByProcess(
+  a: SluiceMetrics | null,
+  b: SluiceMetrics | null,
+): Record<string, TickLag> | undefined {
+  if (!b?.byProcess) return undefined;
+  const out: Record<string, TickLag> = {};
+  for (const [name, m] of Object.entries(b.byProcess)) {
+    const lag = tickLagBetween(a?.byProcess?.[name] ?? null, m);
+    if (lag && lag.ticks > 0) out[name] = lag;
+  }
+  return out;
 }
