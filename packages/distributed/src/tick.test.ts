@@ -118,16 +118,24 @@ async function rig(limit: number, maxInFlight?: number) {
 }
 
 describe('a tick plans the next run', { skip }, () => {
-  it('an interval on when everything due went out, though a send is in the window', async () => {
+  it('none when everything due went out and nothing is pending, though a send is queued or in the window', async () => {
     const r = await rig(10);
     await r.accept(1, T0);
-    assert.equal(await r.tick(T0), T0 + 1_000, 'a lone event: the next run an interval on');
+    assert.equal(await r.tick(T0), null, 'a lone event: shut down with its send still queued');
     assert.equal(await r.sendQueued(T0), 1);
     // 500 ms later a second event wakes the destination: one send is in its window, so the
     // window term (10 − 1) is below the per-run one (10), yet it held nothing back.
     await r.accept(1, T0 + 500);
-    assert.equal(await r.tick(T0 + 500), T0 + 1_500, 'not 10 ms later: nothing waits for the window');
+    assert.equal(await r.tick(T0 + 500), null, 'no tick 10 ms later: nothing waits for the window');
     assert.equal(await r.jobs(), 2);
+  });
+
+  it('an interval on when everything due went out and more is pending for later', async () => {
+    const r = await rig(10);
+    await r.accept(1, T0);
+    await r.accept(1, T0 + 5_000);
+    assert.equal(await r.tick(T0), T0 + 5_000, 'the next run when the pending one is due');
+    assert.equal(await r.jobs(), 1);
   });
 
   it('a lead before the window has room when the window held work back, and publishes ahead of it', async () => {

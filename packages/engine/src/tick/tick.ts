@@ -166,10 +166,9 @@ export function createTick(deps: TickDeps) {
     const roomForMore = claim !== null && claimed.length < allow;
     pacing.noteRoom(destinationId, roomForMore);
     // Everything due went out with room to spare: no term held work back, so nothing waits
-    // for the window to free a slot. New work wakes the destination itself (at its room
-    // time); this tick only plans the run after it, which finds the queue drained and shuts
-    // down. (The window term is smaller than the per-run one whenever a send is in the
-    // window; planning from it would tick again 10 ms later for nothing, once per event.)
+    // for the window to free a slot. (The window term is smaller than the per-run one
+    // whenever a send is in the window; planning from it would tick again 10 ms later for
+    // nothing, once per event.)
     const planned = nextTickAt(due, now, plan, roomAt, roomForMore ? 'run' : limitedBy);
     // Held by the fair bound before it has answered once: looked at again soon (a fast new
     // receiver answers within ms), then ever less often (a hanging one).
@@ -182,9 +181,14 @@ export function createTick(deps: TickDeps) {
       metrics.ticks.inc({ result: allow > 0 ? 'published' : 'short_circuit' });
       return next;
     }
-    // Everything due went out: is anything left for later?
-    if (claim.nextPendingAt === null && counts.queued + claimed.length === 0) {
-      metrics.ticks.inc({ result: 'idle' });
+    // Everything due went out and nothing is pending for later: the destination shuts down
+    // now, with what it published still queued or in flight. Whatever follows wakes it
+    // itself — new work at its room time, a retry at its due time, a freed concurrency slot,
+    // a change of health (completion-policy.ts) — and a job lost with Redis is the sweeper's
+    // (flow 5). A tick planned for the run after this one would only find the queue drained:
+    // one more tick, claim statement and settle for every event that arrives alone.
+    if (claim.nextPendingAt === null) {
+      metrics.ticks.inc({ result: claimed.length > 0 ? 'published' : 'idle' });
       return null;
     }
     metrics.ticks.inc({ result: claimed.length > 0 ? 'published' : 'short_circuit' });
