@@ -111,7 +111,7 @@ export function curveTable(cells: Cells): string[] {
   }
   out.push(
     '',
-    'Each size is a run of its own from scratch: that many destinations (limit 10/s, far above their share), one steady stream at the offered rate over all of them, batched every 50 ms, until every destination has had at least one event and for at least 20 s; then the idle tail (from 2 s after the last delivery, the bench’s probes paused and, where the server has autovacuum off, after a VACUUM of the run’s database, as autovacuum would have run; 10 s unless `--curve-idle`). The floor is the same window measured the same way after the set-up, before the first event: the same processes and destinations, never worked — what the processes cost doing nothing (timers, connection checks, BullMQ’s stalled check), which the idle tail holds too. The idle target is judged on the tail less the lowest floor of the target’s sizes (a floor right after setting up 100,000 destinations can still hold the set-up’s end). A run whose median delivery took over 1 s was queueing (over capacity, or the machine shared): it is left out of its size’s medians when another run of the size did not queue. CPU: every process of the system (the single box; the distributed shape’s four services, its Postgres backends and redis-server) from the first hand-over to the last delivery, ÷ deliveries. Redis: `used_memory` after the last delivery minus before the first hand-over. Store: its size after the last delivery (SQLite: pages; Postgres: `pg_total_relation_size`, `pg_database_size`), the run’s events, deliveries and attempts included in the whole database.',
+    'Each size is a run of its own from scratch: that many destinations (limit 10/s, far above their share), one steady stream at the offered rate over all of them, batched every 50 ms, until every destination has had at least one event and for at least 20 s; then the idle tail (from 2 s after the last delivery, the bench’s probes paused and, where the server has autovacuum off, after a VACUUM of the run’s database, as autovacuum would have run; 10 s unless `--curve-idle`). The floor is the same window measured the same way after the set-up, before the first event: the same processes and destinations, never worked — what the processes cost doing nothing (timers, connection checks, BullMQ’s stalled check), which the idle tail holds too. The idle target is judged twice: on the whole tail, and on the tail less the lowest floor of the target’s sizes (what the destinations add; a floor right after setting up 100,000 destinations can still hold the set-up’s end). The floor’s window begins with the same VACUUM (ANALYZE) where autovacuum is off, so the run starts on fresh statistics. A run whose median delivery took over 1 s was queueing (over capacity, or the machine shared): it is left out of its size’s medians when another run of the size did not queue. CPU: every process of the system (the single box; the distributed shape’s four services, its Postgres backends and redis-server) from the first hand-over to the last delivery, ÷ deliveries. Redis: `used_memory` after the last delivery minus before the first hand-over. Store: its size after the last delivery (SQLite: pages; Postgres: `pg_total_relation_size`, `pg_database_size`), the run’s events, deliveries and attempts included in the whole database.',
   );
   return out;
 }
@@ -152,28 +152,32 @@ function lagEverywhere(cells: Cells, target: TargetName): Judgement {
   };
 }
 
-/**
- * 100,000 idle destinations ≤ 1 % of a core, and no ticks: the tail less the processes' own
- * cost doing nothing (the lowest floor of the target's sizes: a floor measured right after a
- * large set-up can still hold its end, which would flatter the tail) when floors were
- * measured, else the tail whole. Both are shown.
- */
+/** 100,000 idle destinations: the whole system's idle tail ≤ 1 % of a core, and no ticks. */
 function idleLarge(cells: Cells, target: TargetName): Judgement {
+  const large = at(curveRows(cells, target), 100_000);
+  if (!large || large.idlePct === null) return { measured: 'not run at 100,000', met: null };
+  return {
+    measured: `${n(large.idlePct, 2)} % of a core, ${n(large.idleTicks)} ticks`,
+    met: large.idlePct <= 1 && large.idleTicks === 0,
+  };
+}
+
+/**
+ * What 100,000 idle destinations add to the processes' own cost doing nothing: the tail less
+ * the lowest floor of the target's sizes (a floor measured right after a large set-up can
+ * still hold its end, which would flatter the tail), ≤ 1 % of a core. Unclamped: a tail below
+ * the floor is the noise of a 10 s window, shown as it is.
+ */
+function idleAboveFloor(cells: Cells, target: TargetName): Judgement {
   const rows = curveRows(cells, target);
   const large = at(rows, 100_000);
-  if (!large || large.idlePct === null) return { measured: 'not run at 100,000', met: null };
-  const ticks = `${n(large.idleTicks)} ticks`;
   const floors = rows.map((r) => r.floorPct).filter((f): f is number => f !== null);
-  if (floors.length === 0)
-    return {
-      measured: `${n(large.idlePct, 2)} % of a core, ${ticks}`,
-      met: large.idlePct <= 1 && large.idleTicks === 0,
-    };
+  if (!large || large.idlePct === null || floors.length === 0)
+    return { measured: 'no floor measured at 100,000', met: null };
   const floor = Math.min(...floors);
-  const share = Math.max(0, large.idlePct - floor);
   return {
-    measured: `${n(share, 2)} % of a core: the tail ${n(large.idlePct, 2)} % less the processes' floor ${n(floor, 2)} %; ${ticks}`,
-    met: share <= 1 && large.idleTicks === 0,
+    measured: `${n(large.idlePct - floor, 2)} % of a core: the tail ${n(large.idlePct, 2)} % less the processes' lowest floor ${n(floor, 2)} %`,
+    met: large.idlePct - floor <= 1,
   };
 }
 
@@ -186,8 +190,12 @@ export function curveTargets(target: TargetName): { target: string; judge: (cell
     },
     { target: 'cost-curve: tick lag p99 < 20 ms at every size', judge: (c) => lagEverywhere(c, target) },
     {
-      target: 'cost-curve: 100,000 idle destinations ≤ 1 % of a core (no ticks)',
+      target: 'cost-curve: 100,000 idle destinations ≤ 1 % of a core (no ticks), the whole system',
       judge: (c) => idleLarge(c, target),
+    },
+    {
+      target: 'cost-curve: 100,000 idle destinations ≤ 1 % of a core above the processes doing nothing',
+      judge: (c) => idleAboveFloor(c, target),
     },
   ];
 }

@@ -254,7 +254,10 @@ export async function runOnce(o: RunOptions): Promise<Record<string, unknown>> {
       return vacuumS;
     };
     // The floor: the same processes and destinations before any work, measured as the tail is.
-    if (w.idleS > 0) vacuumed.floor = await idleWindow('floor');
+    if (w.idleS > 0) {
+      vacuumed.floor = await idleWindow('floor');
+      await sleep(1_000); // the probes resume within a second: the run's first is measured
+    }
     budget = await BudgetProbe.open(o.target, pids, o.runDir, o.targetOptions, database);
     if (budget) {
       await sleep(1_100);

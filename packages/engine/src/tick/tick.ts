@@ -10,8 +10,9 @@
  *   3. claim up to `allow` due deliveries, oldest first (a fifo destination: by sequence), which
  *      numbers the first-time ones (docs/adr/0006), learning when the next one left is due;
  *      count them against the window and publish them;
- *   4. when fewer were due than allowed and nothing is pending or queued: shut down (return
- *      null: the schedule drops the entry unless a wake arrived meanwhile);
+ *   4. when fewer were due than allowed and nothing is pending for later: shut down (return
+ *      null: the schedule drops the entry unless a wake arrived meanwhile), though what it
+ *      published may still be queued or in flight — what follows wakes the destination;
  *   5. otherwise return when the next tick is due.
  */
 
@@ -165,10 +166,10 @@ export function createTick(deps: TickDeps) {
     if (claimed.length > 0) await publisher.publish(destinationId, claimed);
     const roomForMore = claim !== null && claimed.length < allow;
     pacing.noteRoom(destinationId, roomForMore);
-    // Everything due went out with room to spare: no term held work back, so nothing waits
-    // for the window to free a slot. (The window term is smaller than the per-run one
-    // whenever a send is in the window; planning from it would tick again 10 ms later for
-    // nothing, once per event.)
+    // With room to spare, no term held work back: the next run is planned as a run (what is
+    // pending later is due at `nextPendingAt`, below), not from the window term, which is
+    // smaller than the per-run one whenever a send is in the window and would tick again
+    // 10 ms later for nothing.
     const planned = nextTickAt(due, now, plan, roomAt, roomForMore ? 'run' : limitedBy);
     // Held by the fair bound before it has answered once: looked at again soon (a fast new
     // receiver answers within ms), then ever less often (a hanging one).
@@ -192,6 +193,6 @@ export function createTick(deps: TickDeps) {
       return null;
     }
     metrics.ticks.inc({ result: claimed.length > 0 ? 'published' : 'short_circuit' });
-    return claim.nextPendingAt === null ? next : Math.max(next, claim.nextPendingAt);
+    return Math.max(next, claim.nextPendingAt);
   };
 }
