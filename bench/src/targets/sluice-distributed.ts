@@ -209,7 +209,10 @@ export async function createDistributed(setup: TargetSetup, shape: Shape): Promi
       const each = await Promise.all(processes.map((p) => readMetrics(p.url)));
       const metrics = merged(each);
       const byProcess = Object.fromEntries(
-        processes.flatMap((p, i) => (each[i] ? [[p.name, each[i] as SluiceMetrics]] : [])),
+        processes.flatMap((p, i) => {
+          const m = each[i];
+          return m ? [[p.name, m] as const] : [];
+        }),
       );
       return metrics ? { ...metrics, byProcess } : null;
     },

@@ -14,6 +14,7 @@ import {
   newEvent,
   type PlanNode,
   schemaClient,
+  sqlLiteral,
   TEST_DATABASE_URL,
   withPostgres,
 } from './testing.ts';
@@ -194,7 +195,7 @@ await withPostgres('PostgresStore batches', () => {
         await client.query('SET plan_cache_mode = force_generic_plan');
         await client.query(`PREPARE claim(text[], int[], bigint[]) AS ${CLAIM_SQL.due.many}`);
         // EXECUTE takes no bind parameters: the arrays go in as literals.
-        const array = (values: (string | number)[]): string => client.escapeLiteral(`{${values.join(',')}}`);
+        const array = (values: (string | number)[]): string => sqlLiteral(client, values);
         const { rows } = await client.query(
           `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim(${array(ids)}, ${array(ids.map(() => 300))}, ${array(ids.map(() => T0 + 1))})`,
         );
@@ -276,14 +277,8 @@ await withPostgres('PostgresStore batches', () => {
           T0 + 4,
         );
         const batch = await statementOf(early.slice(1).map((c) => succeeded(c, T0 + 5)));
-        const literal = (v: unknown): string =>
-          v === null
-            ? 'NULL'
-            : Array.isArray(v)
-              ? client.escapeLiteral(`{${v.map((x) => (x === null ? 'NULL' : JSON.stringify(x))).join(',')}}`)
-              : client.escapeLiteral(String(v));
         const { rows } = await client.query(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE complete(${batch.values.map(literal).join(', ')})`,
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE complete(${batch.values.map((v) => sqlLiteral(client, v)).join(', ')})`,
         );
         const plan = (rows[0]['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;
         const scans = (node: PlanNode): string[] => [

@@ -27,6 +27,7 @@ import {
   newEvent,
   type PlanNode,
   schemaClient,
+  sqlLiteral,
   TEST_DATABASE_URL,
   withPostgres,
 } from './testing.ts';
@@ -156,14 +157,8 @@ await withPostgres('the plans a connection keeps', () => {
       const on = generic ? await store.db.genericPool.connect() : client;
       try {
         const name = `plan_${++prepared}`;
-        const literal = (v: unknown): string =>
-          v === null
-            ? 'NULL'
-            : Array.isArray(v)
-              ? on.escapeLiteral(`{${v.map((x) => (x === null ? 'NULL' : JSON.stringify(x))).join(',')}}`)
-              : on.escapeLiteral(String(v));
         await on.query(`PREPARE ${name} AS ${text}`);
-        const args = values.length === 0 ? '' : `(${values.map(literal).join(', ')})`;
+        const args = values.length === 0 ? '' : `(${values.map((v) => sqlLiteral(on, v)).join(', ')})`;
         const { rows } = await on.query(`EXPLAIN (FORMAT JSON) EXECUTE ${name}${args}`);
         await on.query(`DEALLOCATE ${name}`);
         return (rows[0]['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan;

@@ -35,6 +35,17 @@ export async function schemaClient(schema: string): Promise<pg.Client> {
   return client;
 }
 
+/**
+ * `v` as an SQL literal, for `EXECUTE name(…)` of a prepared statement (EXECUTE takes no bind
+ * parameters): NULL, an array (`{…}`, each element JSON-quoted), or text.
+ */
+export function sqlLiteral(client: Pick<pg.ClientBase, 'escapeLiteral'>, v: unknown): string {
+  if (v === null) return 'NULL';
+  if (Array.isArray(v))
+    return client.escapeLiteral(`{${v.map((x) => (x === null ? 'NULL' : JSON.stringify(x))).join(',')}}`);
+  return client.escapeLiteral(String(v));
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
 }
