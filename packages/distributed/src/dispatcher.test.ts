@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { RedisTickLoop } from '@sluice/redis';
 import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { Destination, Store } from '@sluice/store';
 import { pino } from 'pino';
@@ -31,24 +32,22 @@ function storeAt(limit: number, updatedAt: number): Store {
         id,
         state: 'active',
         rateLimit: { limit, period: 'second' },
+        health: { state: 'healthy' },
         updatedAt,
       } as unknown as Destination;
     },
   } as unknown as Store;
 }
 
+/** What the API's dispatcher reads of a process's shared state. */
+function dependenciesOf(state: SharedState) {
+  const { redis, keys, schedule, pacing, destinations } = state;
+  return { redis, keys, schedule, pacing, destinations, logger: pino({ level: 'silent' }), clock: Date.now };
+}
+
 /** The API's dispatcher over a process's shared state. */
 function dispatcherOf(state: SharedState): RedisDispatcher {
-  const { redis, keys, schedule, pacing, destinations } = state;
-  return new RedisDispatcher({
-    redis,
-    keys,
-    schedule,
-    pacing,
-    destinations,
-    logger: pino({ level: 'silent' }),
-    clock: Date.now,
-  });
+  return new RedisDispatcher(dependenciesOf(state));
 }
 
 describe('RedisDispatcher', { skip }, () => {
@@ -145,5 +144,111 @@ describe('RedisDispatcher', { skip }, () => {
     await pacing.published('dst_dead', ['c'], plan, Date.now());
     assert.ok(await pacing.start('dst_dead', 'c', 1_000, 60_000, Date.now()));
     await dispatcherOf(state).destinationChanged('dst_dead');
+  });
+});
+
+describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }, () => {
+  const prefix = uniquePrefix();
+  let state: SharedState;
+  let dispatcher: RedisDispatcher;
+  let ticks: RedisTickLoop;
+  /** The ticks the API ran: destination, due, and when it started. */
+  const ran: { id: string; due: number; startedAt: number }[] = [];
+
+  before(async () => {
+    state = await openSharedState({
+      store: storeAt(10, 1_000),
+      redis: REDIS_TARGET,
+      prefix,
+      shards: 1,
+      ...SETTINGS,
+    });
+    await state.redis.set(state.keys.epoch(), 'ready');
+    ticks = new RedisTickLoop({
+      redis: state.redis,
+      keys: state.keys,
+      tick: async (id, due) => {
+        ran.push({ id, due, startedAt: Date.now() });
+        return null;
+      },
+      clock: Date.now,
+      onTickError: (_id, err) => {
+        throw err;
+      },
+      leaseMs: 10_000,
+    });
+    dispatcher = new RedisDispatcher({ ...dependenciesOf(state), ticks });
+  });
+  after(async () => {
+    await ticks.stop();
+    await state.close();
+    const redis = connect();
+    await cleanup(redis, prefix);
+    redis.disconnect();
+  });
+
+  /** Where the destination is in the schedule: due at, leased until (null: not there). */
+  const where = async (id: string) => ({
+    due: await state.redis.zscore(state.keys.schedule(0), id),
+    lease: await state.redis.zscore(state.keys.leases(0), id),
+  });
+  const until = async (ok: () => Promise<boolean> | boolean): Promise<void> => {
+    const deadline = Date.now() + 5_000;
+    while (!(await ok())) {
+      assert.ok(Date.now() < deadline, 'in time');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  it('claims the tick during the commit and runs it once the commit returns, due from then', async () => {
+    const committed = dispatcher.wakeAhead(['dst_a']);
+    await until(async () => (await where('dst_a')).lease !== null);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(ran.length, 0, 'nothing runs before the commit returns');
+    const committedAt = Date.now();
+    committed(new Set(['dst_a']));
+    await dispatcher.settled();
+    await until(() => ran.length === 1);
+    assert.equal(ran[0]?.id, 'dst_a');
+    assert.ok((ran[0]?.due ?? 0) >= committedAt, 'due from the commit, not from the claim');
+    assert.ok((ran[0]?.startedAt ?? 0) - (ran[0]?.due ?? 0) < 1_000);
+    await until(async () => (await where('dst_a')).lease === null);
+    assert.deepEqual(await where('dst_a'), { due: null, lease: null }, 'its settle shut it down');
+    ran.length = 0;
+  });
+
+  it('a failed commit hands its claims back untouched, due as they were', async () => {
+    const before = Date.now();
+    const committed = dispatcher.wakeAhead(['dst_b', 'dst_c']);
+    await until(async () => (await where('dst_b')).lease !== null && (await where('dst_c')).lease !== null);
+    committed(null);
+    await dispatcher.settled();
+    await until(async () => (await where('dst_b')).lease === null && (await where('dst_c')).lease === null);
+    assert.equal(ran.length, 0, 'no tick ran');
+    for (const id of ['dst_b', 'dst_c']) {
+      const due = Number((await where(id)).due);
+      assert.ok(due >= before && due <= Date.now(), `${id} is due as it was, for a rate limiter`);
+    }
+    await state.redis.zrem(state.keys.schedule(0), 'dst_b', 'dst_c');
+  });
+
+  it('a destination whose tick ran elsewhere during the commit is woken after it', async () => {
+    // A rate limiter runs dst_d's tick; the accept's claim finds it running.
+    const { scripts } = state.schedule;
+    const room = { limit: 10, periodMs: 1_000, windowMarginMs: 5, queuedExpiryMs: 60_000 };
+    const elsewhere = await scripts.wakeForWork('dst_d', Date.now(), room, 10_000);
+    assert.ok(elsewhere.lease !== null);
+    const committed = dispatcher.wakeAhead(['dst_d']);
+    await until(async () => (await state.redis.zscore(state.keys.woken(0), 'dst_d')) !== null);
+    // It finishes before the commit; so does the tick the wake left it (a rate limiter's,
+    // run at once): neither saw the accept's work, and the schedule no longer holds it.
+    assert.equal((await scripts.settleKick('dst_d', elsewhere.lease, null)).state, 'scheduled');
+    await state.redis.zrem(state.keys.schedule(0), 'dst_d');
+    assert.deepEqual(await where('dst_d'), { due: null, lease: null });
+    committed(new Set(['dst_d']));
+    await dispatcher.settled();
+    await until(() => ran.length === 1);
+    assert.equal(ran[0]?.id, 'dst_d', 'the wake after the commit ran its tick');
+    ran.length = 0;
   });
 });

@@ -14,6 +14,7 @@ import {
   runtimeStats,
 } from '@sluice/engine';
 import {
+  type ClaimedTick,
   type Keys,
   publishChange,
   type RedisClient,
@@ -65,8 +66,57 @@ export class RedisDispatcher implements Dispatcher {
       .catch((err: unknown) => {
         logger.warn({ err, destinationId }, 'wake failed; the sweeper will repair it');
       });
-    this.waking.add(woken);
-    void woken.finally(() => this.waking.delete(woken));
+    this.track(woken);
+  }
+
+  /**
+   * An accept's destinations, woken while its transaction commits: a tick due now with none
+   * running is claimed meanwhile, so its round trip hides behind the commit's and the tick
+   * runs the moment the commit returns (due from then: its work exists from the commit on).
+   * The answer names the destinations the commit gave work (null: it failed). Each runs the
+   * tick it claimed, or is woken as after any commit when it claimed none (a tick running
+   * elsewhere may have finished before the commit); every other claim goes back untouched,
+   * due as it was. A commit slower than a third of the lease hands its claims back and wakes
+   * after it: a rate limiter may have taken the lease over meanwhile. Without `ticks`, the
+   * wakes follow the commit.
+   */
+  wakeAhead(destinationIds: Iterable<string>): (woken: ReadonlySet<string> | null) => void {
+    const { clock, ticks } = this.deps;
+    if (ticks === undefined)
+      return (woken) => {
+        for (const id of woken ?? []) this.wake(id);
+      };
+    const claimedAt = clock();
+    const claims = new Map<string, Promise<[boolean, ClaimedTick | null] | null>>();
+    for (const id of destinationIds)
+      claims.set(
+        id,
+        Promise.all([ticks.ready(), wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
+      );
+    return (woken) => {
+      const committedAt = clock();
+      const fresh = committedAt - claimedAt < ticks.leaseMs / 3;
+      for (const [id, claim] of claims) {
+        const work = woken?.has(id) === true;
+        this.track(
+          claim.then((got) => {
+            const [ready, claimed] = got ?? [false, null];
+            if (claimed !== null && work && fresh) {
+              ticks.runClaimed({ ...claimed, due: Math.max(claimed.due, committedAt) }, ready);
+              return;
+            }
+            if (claimed !== null) ticks.runClaimed(claimed, false);
+            if (work) this.wake(id);
+          }),
+        );
+      }
+      for (const id of woken ?? []) if (!claims.has(id)) this.wake(id);
+    };
+  }
+
+  private track(work: Promise<void>): void {
+    this.waking.add(work);
+    void work.finally(() => this.waking.delete(work));
   }
 
   /** The wakes in flight are done (their claimed ticks handed to `ticks`, which stop awaits). */

@@ -10,6 +10,13 @@ export interface Dispatcher {
   /** New work was committed for this destination. */
   wake(destinationId: string): void;
   /**
+   * Begins waking these destinations while the work for them commits, where a wake costs a
+   * round trip (the distributed shape: `RedisDispatcher.wakeAhead`); the answer is told which
+   * of them the commit gave work (null: it failed) and wakes those. Absent: `wake` each after
+   * the commit.
+   */
+  wakeAhead?(destinationIds: Iterable<string>): (woken: ReadonlySet<string> | null) => void;
+  /**
    * A destination was created: every process caches it now, so its first events read
    * nothing (a first event whose tick, request and ingest each read the destination paid
    * those reads when every destination of a platform starts at once). Never fails: a

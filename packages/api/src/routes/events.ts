@@ -23,7 +23,8 @@ const tags = ['events'];
 /**
  * Within the tenant's quotas (quota.ts: a request past them is refused whole), one
  * transaction for all the events; after commit, wake their destinations (docs/design.md,
- * flow 1). The test event (test-event.ts) goes the same way.
+ * flow 1) — where the dispatcher can, begun while the transaction commits (`wakeAhead`).
+ * The test event (test-event.ts) goes the same way.
  */
 export async function acceptEvents(
   { quotas, store, clock, dispatcher }: ApiContext,
@@ -33,17 +34,20 @@ export async function acceptEvents(
 ) {
   const withDeliveries = events.filter((e) => e.destinationIds.length > 0).length;
   const admitted = await quotas.admit(tenantId, events.length, withDeliveries, reply);
+  const ahead = dispatcher.wakeAhead?.(new Set(events.flatMap((e) => e.destinationIds)));
   let results: Awaited<ReturnType<typeof store.acceptEvents>>;
   try {
     results = await store.acceptEvents(tenantId, events, clock());
   } catch (err) {
     admitted(false);
+    ahead?.(null);
     throw err;
   }
   admitted(true);
   const woken = new Set<string>();
   for (const { event } of results) for (const { destinationId } of event.deliveries) woken.add(destinationId);
-  for (const destinationId of woken) dispatcher.wake(destinationId);
+  if (ahead) ahead(woken);
+  else for (const destinationId of woken) dispatcher.wake(destinationId);
   return results.map((r) => r.event);
 }
 
