@@ -15,7 +15,8 @@
  * reported apart), --soak-total N, --soak-rate N (events/s), --latency-rate N (events/s; 400),
  * --curve-sizes 1000,10000,100000 (cost-curve: destinations of each run), --curve-rate R
  * (its events/s: `1000`, or per target `1000,sluice-distributed=400`), --curve-seconds S (a
- * size's run at least S s; 20), --curve-idle S (the idle tail, s; 10), --no-report.
+ * size's run at least S s; 20), --curve-idle S (the idle tail, s; 10), --no-report. The
+ * environment's $BENCH_NODE_ARGS adds Node/V8 flags to every Sluice process (`--trace-gc`).
  *
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
  * (for the limiting targets) no sliding window over the limit — at the receiver, and for

@@ -56,6 +56,9 @@ export async function startSluice(o: SpawnOptions): Promise<SluiceProcess> {
   const port = o.port ?? (await freePort());
   const nodeArgs = ['--import', PROBE];
   if (o.options.profile) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${o.profileDir}`);
+  // $BENCH_NODE_ARGS: Node/V8 flags for every Sluice process (`--trace-gc`, a heap size…),
+  // which NODE_OPTIONS does not all allow; an experiment's, never a default.
+  if (process.env.BENCH_NODE_ARGS) nodeArgs.push(...process.env.BENCH_NODE_ARGS.split(' '));
   const log = createWriteStream(join(o.runDir, `${o.name}.log`));
   const child = spawn(process.execPath, [...nodeArgs, join(o.options.sluiceRoot, o.script)], {
     cwd: o.options.sluiceRoot,
