@@ -30,6 +30,9 @@ export class RecordingDispatcher implements Dispatcher {
     this.#store = store;
   }
 
+  /** Absent: woken after each commit (the single box's way); a test sets it to wake ahead. */
+  wakeAhead?: Dispatcher['wakeAhead'];
+
   wake(destinationId: string): void {
     this.woken.push(destinationId);
   }

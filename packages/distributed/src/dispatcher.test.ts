@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { RedisTickLoop } from '@sluice/redis';
 import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { Destination, Store } from '@sluice/store';
@@ -151,20 +151,13 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }
   const prefix = uniquePrefix();
   let state: SharedState;
   let dispatcher: RedisDispatcher;
-  let ticks: RedisTickLoop;
+  const loops: RedisTickLoop[] = [];
   /** The ticks the API ran: destination, due, and when it started. */
   const ran: { id: string; due: number; startedAt: number }[] = [];
 
-  before(async () => {
-    state = await openSharedState({
-      store: storeAt(10, 1_000),
-      redis: REDIS_TARGET,
-      prefix,
-      shards: 1,
-      ...SETTINGS,
-    });
-    await state.redis.set(state.keys.epoch(), 'ready');
-    ticks = new RedisTickLoop({
+  /** The API's dispatcher, running the ticks it claims under leases of `leaseMs`. */
+  const apiOf = (leaseMs: number): RedisDispatcher => {
+    const ticks = new RedisTickLoop({
       redis: state.redis,
       keys: state.keys,
       tick: async (id, due) => {
@@ -175,12 +168,28 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }
       onTickError: (_id, err) => {
         throw err;
       },
-      leaseMs: 10_000,
+      leaseMs,
     });
-    dispatcher = new RedisDispatcher({ ...dependenciesOf(state), ticks });
+    loops.push(ticks);
+    return new RedisDispatcher({ ...dependenciesOf(state), ticks });
+  };
+
+  before(async () => {
+    state = await openSharedState({
+      store: storeAt(10, 1_000),
+      redis: REDIS_TARGET,
+      prefix,
+      shards: 1,
+      ...SETTINGS,
+    });
+    await state.redis.set(state.keys.epoch(), 'ready');
+    dispatcher = apiOf(10_000);
+  });
+  beforeEach(() => {
+    ran.length = 0;
   });
   after(async () => {
-    await ticks.stop();
+    for (const ticks of loops) await ticks.stop();
     await state.close();
     const redis = connect();
     await cleanup(redis, prefix);
@@ -214,20 +223,25 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }
     assert.ok((ran[0]?.startedAt ?? 0) - (ran[0]?.due ?? 0) < 1_000);
     await until(async () => (await where('dst_a')).lease === null);
     assert.deepEqual(await where('dst_a'), { due: null, lease: null }, 'its settle shut it down');
-    ran.length = 0;
   });
 
   it('a failed commit hands its claims back untouched, due as they were', async () => {
-    const before = Date.now();
+    const claimedFrom = Date.now();
     const committed = dispatcher.wakeAhead(['dst_b', 'dst_c']);
     await until(async () => (await where('dst_b')).lease !== null && (await where('dst_c')).lease !== null);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const failedAt = Date.now();
     committed(null);
     await dispatcher.settled();
+    // The hand-back is a settle of the tick loop's (its `stop` awaits it).
     await until(async () => (await where('dst_b')).lease === null && (await where('dst_c')).lease === null);
     assert.equal(ran.length, 0, 'no tick ran');
     for (const id of ['dst_b', 'dst_c']) {
-      const due = Number((await where(id)).due);
-      assert.ok(due >= before && due <= Date.now(), `${id} is due as it was, for a rate limiter`);
+      const { due } = await where(id);
+      assert.ok(
+        Number(due) >= claimedFrom && Number(due) < failedAt,
+        `${id} is due from its claim, for a rate limiter`,
+      );
     }
     await state.redis.zrem(state.keys.schedule(0), 'dst_b', 'dst_c');
   });
@@ -249,6 +263,40 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }
     await dispatcher.settled();
     await until(() => ran.length === 1);
     assert.equal(ran[0]?.id, 'dst_d', 'the wake after the commit ran its tick');
-    ran.length = 0;
+  });
+
+  it('a commit slower than a third of the lease sends its claims back meanwhile, and wakes after it', async () => {
+    const slow = apiOf(600);
+    const committed = slow.wakeAhead(['dst_e']);
+    await until(async () => (await where('dst_e')).lease !== null);
+    await until(async () => (await where('dst_e')).lease === null);
+    assert.ok((await where('dst_e')).due !== null, 'given back to the schedule, for a rate limiter');
+    assert.equal(ran.length, 0);
+    // No rate limiter runs here: the wake after the commit claims the tick and runs it.
+    committed(new Set(['dst_e']));
+    await slow.settled();
+    await until(() => ran.length === 1);
+    assert.equal(ran[0]?.id, 'dst_e');
+  });
+
+  it('a shutdown waits for the claims of an accept still committing', async () => {
+    const api = apiOf(10_000);
+    const ticks = loops.at(-1) as RedisTickLoop;
+    const committed = api.wakeAhead(['dst_f']);
+    let down = false;
+    // The API's close: its dispatcher settles, then its tick loop stops.
+    const shutdown = api
+      .settled()
+      .then(() => ticks.stop())
+      .then(() => {
+        down = true;
+      });
+    await until(async () => (await where('dst_f')).lease !== null);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(down, false, 'not down while the commit runs');
+    committed(new Set());
+    await shutdown;
+    assert.equal((await where('dst_f')).lease, null, 'its claim went back: no lease is left behind');
+    await state.redis.zrem(state.keys.schedule(0), 'dst_f');
   });
 });

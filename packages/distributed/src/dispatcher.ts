@@ -73,45 +73,73 @@ export class RedisDispatcher implements Dispatcher {
    * An accept's destinations, woken while its transaction commits: a tick due now with none
    * running is claimed meanwhile, so its round trip hides behind the commit's and the tick
    * runs the moment the commit returns (due from then: its work exists from the commit on).
-   * The answer names the destinations the commit gave work (null: it failed). Each runs the
-   * tick it claimed, or is woken as after any commit when it claimed none (a tick running
-   * elsewhere may have finished before the commit); every other claim goes back untouched,
-   * due as it was. A commit slower than a third of the lease hands its claims back and wakes
-   * after it: a rate limiter may have taken the lease over meanwhile. Without `ticks`, the
-   * wakes follow the commit.
+   * The answer names the destinations the commit gave work (an idempotent replay's included:
+   * they run a tick as after any commit) or null (it failed). Each runs the tick it claimed,
+   * or is woken as after any commit when it claimed none — a second round trip, needed: a
+   * tick running elsewhere, or scheduled sooner than the commit's end, may finish before
+   * the commit without seeing its work. Every other claim goes back untouched, due as it
+   * was. A claim's lease runs unrenewed until its tick starts, so a commit that has not
+   * returned within a third of the lease sends every claim back then (a slow commit holds no
+   * destination's ticks) and wakes after it, as does a claim whose reply came that late.
+   * Without `ticks`, the wakes follow the commit.
    */
   wakeAhead(destinationIds: Iterable<string>): (woken: ReadonlySet<string> | null) => void {
-    const { clock, ticks } = this.deps;
+    const { clock, ticks, logger } = this.deps;
     if (ticks === undefined)
       return (woken) => {
         for (const id of woken ?? []) this.wake(id);
       };
     const claimedAt = clock();
+    const freshMs = ticks.leaseMs / 3;
     const claims = new Map<string, Promise<[boolean, ClaimedTick | null] | null>>();
     for (const id of destinationIds)
       claims.set(
         id,
         Promise.all([ticks.ready(), wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
       );
-    return (woken) => {
-      const committedAt = clock();
-      const fresh = committedAt - claimedAt < ticks.leaseMs / 3;
-      for (const [id, claim] of claims) {
-        const work = woken?.has(id) === true;
-        this.track(
+    const handBack = (got: [boolean, ClaimedTick | null] | null): void => {
+      const claimed = got?.[1] ?? null;
+      if (claimed !== null) ticks.runClaimed(claimed, false);
+    };
+    let answer: (woken: ReadonlySet<string> | null) => void = () => undefined;
+    const answered = new Promise<ReadonlySet<string> | null>((resolve) => {
+      answer = resolve;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), freshMs);
+      timer.unref();
+    });
+    // Tracked from now: a shutdown waits for the claims to run or go back.
+    const handled = Promise.race([answered, late])
+      .then(async (first) => {
+        clearTimeout(timer);
+        if (first === 'late') {
+          await Promise.all([...claims.values()].map((claim) => claim.then(handBack)));
+          for (const id of (await answered) ?? []) this.wake(id);
+          return;
+        }
+        const committedAt = clock();
+        const runs = [...claims].map(([id, claim]) =>
           claim.then((got) => {
+            const work = first?.has(id) === true;
             const [ready, claimed] = got ?? [false, null];
-            if (claimed !== null && work && fresh) {
+            if (claimed !== null && work && clock() - claimedAt < freshMs) {
               ticks.runClaimed({ ...claimed, due: Math.max(claimed.due, committedAt) }, ready);
               return;
             }
-            if (claimed !== null) ticks.runClaimed(claimed, false);
+            handBack(got);
             if (work) this.wake(id);
           }),
         );
-      }
-      for (const id of woken ?? []) if (!claims.has(id)) this.wake(id);
-    };
+        for (const id of first ?? []) if (!claims.has(id)) this.wake(id);
+        await Promise.all(runs);
+      })
+      .catch((err: unknown) => {
+        logger.warn({ err }, 'wake failed; the sweeper will repair it');
+      });
+    this.track(handled);
+    return answer;
   }
 
   private track(work: Promise<void>): void {

@@ -1,12 +1,14 @@
 /**
  * `/v1/events` through `app.inject`: accepted with 202 and a delivery per destination (named,
  * or every one whose event types match), the idempotency key's replay, the payload limit,
- * batches all or nothing, reading an event back; and each destination woken once per commit.
+ * batches all or nothing, reading an event back; and each destination woken once per commit
+ * (or, where the dispatcher wakes ahead, begun before the commit and told its outcome).
  */
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AcceptedEvent, AcceptedEventBatch, Delivery, Destination, Event, Page } from '@sluice/client';
+import { StoreUnavailableError } from '@sluice/store';
 import { ADMIN_TOKEN, assertError, DESTINATION, type TestApi, testApi } from '../test-app.ts';
 
 describe('/v1/events', () => {
@@ -185,5 +187,41 @@ describe('/v1/events', () => {
     );
     const after = await api.inject('GET', '/v1/deliveries?limit=500', { token: key });
     assert.equal(after.json<Page<Delivery>>().data.length, count, 'nothing of a refused batch was kept');
+  });
+
+  it('where the dispatcher wakes ahead: begun before the commit, told what it gave work, or that it failed', async () => {
+    const order: string[] = [];
+    const aheads: { ids: string[]; woken?: string[] | null }[] = [];
+    api.dispatcher.wakeAhead = (ids) => {
+      const call: (typeof aheads)[number] = { ids: [...ids].sort() };
+      aheads.push(call);
+      order.push('ahead');
+      return (woken) => {
+        call.woken = woken && [...woken].sort();
+      };
+    };
+    const accept = api.store.acceptEvents.bind(api.store);
+    api.store.acceptEvents = (...args) => {
+      order.push('commit');
+      return accept(...args);
+    };
+    try {
+      api.dispatcher.woken.length = 0;
+      const res = await send({ type: 'order.created', payload: {}, destinationIds: [orders, invoices] });
+      assert.equal(res.statusCode, 202, res.body);
+      assert.deepEqual(order, ['ahead', 'commit']);
+      assert.deepEqual(aheads, [{ ids: [orders, invoices].sort(), woken: [orders, invoices].sort() }]);
+      assert.deepEqual(api.dispatcher.woken, [], 'woken through the answer, not again');
+
+      api.store.acceptEvents = async () => {
+        throw new StoreUnavailableError('postgres is down');
+      };
+      const down = await send({ type: 'order.created', payload: {}, destinationIds: [orders] });
+      assert.equal(down.statusCode, 503, down.body);
+      assert.deepEqual(aheads[1], { ids: [orders], woken: null }, 'a failed commit: every claim goes back');
+    } finally {
+      delete api.dispatcher.wakeAhead;
+      api.store.acceptEvents = accept;
+    }
   });
 });
