@@ -91,11 +91,13 @@ export class RedisDispatcher implements Dispatcher {
       };
     const claimedAt = clock();
     const freshMs = ticks.leaseMs / 3;
+    // One read of the epoch for the accept's claims, in the same round trip as they are.
+    const ready = ticks.ready();
     const claims = new Map<string, Promise<[boolean, ClaimedTick | null] | null>>();
     for (const id of destinationIds)
       claims.set(
         id,
-        Promise.all([ticks.ready(), wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
+        Promise.all([ready, wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
       );
     const handBack = (got: [boolean, ClaimedTick | null] | null): void => {
       const claimed = got?.[1] ?? null;
@@ -123,9 +125,10 @@ export class RedisDispatcher implements Dispatcher {
         const runs = [...claims].map(([id, claim]) =>
           claim.then((got) => {
             const work = first?.has(id) === true;
-            const [ready, claimed] = got ?? [false, null];
+            const [epochReady, claimed] = got ?? [false, null];
+            // Due from the commit: claimed due now, before the commit, its work exists from then.
             if (claimed !== null && work && clock() - claimedAt < freshMs) {
-              ticks.runClaimed({ ...claimed, due: Math.max(claimed.due, committedAt) }, ready);
+              ticks.runClaimed({ ...claimed, due: committedAt }, epochReady);
               return;
             }
             handBack(got);
