@@ -279,35 +279,6 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }
     assert.equal(ran[0]?.id, 'dst_e');
   });
 
-  it('a destination its last wake found held back claims nothing during the commit: one wake, after it', async (t) => {
-    // Its window is full for about a second: the limit's 10 sends, each arriving until then.
-    const now = Date.now();
-    await state.redis.zadd(
-      state.keys.sends('dst_g'),
-      ...Array.from({ length: 10 }, (_, i) => [now + 1_000, `s${i}`]).flat(),
-    );
-    const wakes = t.mock.method(state.schedule.scripts, 'wakeForWork');
-    const woken = () => wakes.mock.calls.map((call) => call.arguments[0]);
-    // Not known yet: it claims during the commit (finding none due) and is woken after it.
-    dispatcher.wakeAhead(['dst_g'])(new Set(['dst_g']));
-    await dispatcher.settled();
-    assert.deepEqual(woken(), ['dst_g', 'dst_g']);
-    const { due } = await where('dst_g');
-    assert.ok(Number(due) > now + 900, 'due when its window has room');
-    // Known now: no claim while the next accept commits, one wake after it.
-    wakes.mock.resetCalls();
-    const committed = dispatcher.wakeAhead(['dst_g']);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    assert.deepEqual(woken(), [], 'no claim during the commit');
-    committed(new Set(['dst_g']));
-    await dispatcher.settled();
-    assert.deepEqual(woken(), ['dst_g']);
-    assert.deepEqual(await where('dst_g'), { due, lease: null }, 'still due when its window has room');
-    assert.equal(ran.length, 0);
-    await state.redis.del(state.keys.sends('dst_g'));
-    await state.redis.zrem(state.keys.schedule(0), 'dst_g');
-  });
-
   it('a shutdown waits for the claims of an accept still committing', async () => {
     const api = apiOf(10_000);
     const ticks = loops.at(-1) as RedisTickLoop;

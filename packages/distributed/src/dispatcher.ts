@@ -23,12 +23,8 @@ import {
   type ScheduleClient,
 } from '@sluice/redis';
 import { type Destination, StoreUnavailableError } from '@sluice/store';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { type Woken, wakeForWork } from './wake.ts';
-
-/** How many held-back destinations a dispatcher remembers (`heldUntil`): ~1 MB at most. */
-const HELD_REMEMBERED = 10_000;
+import { wakeForWork } from './wake.ts';
 
 export interface RedisDispatcherDeps {
   redis: RedisClient;
@@ -48,14 +44,6 @@ export interface RedisDispatcherDeps {
 export class RedisDispatcher implements Dispatcher {
   private readonly deps: RedisDispatcherDeps;
   private readonly waking = new Set<Promise<void>>();
-  /**
-   * Destination -> when its window has room, as this process's last wake of it answered, for
-   * the ones held back then. An accept claims no tick of a destination still held back: the
-   * claim would find none due, and the wake after the commit is needed anyway (wakeAhead).
-   * A stale entry (the limit raised since) costs only that the tick is claimed after the
-   * commit rather than during it. lru-cache (isaacs), as the destination cache: a Map with a bound.
-   */
-  private readonly heldUntil = new LRUCache<string, number>({ max: HELD_REMEMBERED });
 
   constructor(deps: RedisDispatcherDeps) {
     this.deps = deps;
@@ -65,11 +53,11 @@ export class RedisDispatcher implements Dispatcher {
     const { clock, logger, ticks } = this.deps;
     const woken = (
       ticks === undefined
-        ? this.wakeForWork(destinationId, clock())
+        ? wakeForWork(this.deps, destinationId, clock())
         : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
-          Promise.all([ticks.ready(), this.wakeForWork(destinationId, clock(), ticks.leaseMs)]).then(
-            ([ready, woken]) => {
-              if (woken?.claimed) ticks.runClaimed(woken.claimed, ready);
+          Promise.all([ticks.ready(), wakeForWork(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
+            ([ready, claimed]) => {
+              if (claimed !== null) ticks.runClaimed(claimed, ready);
               return null;
             },
           )
@@ -93,8 +81,6 @@ export class RedisDispatcher implements Dispatcher {
    * was. A claim's lease runs unrenewed until its tick starts, so a commit that has not
    * returned within a third of the lease sends every claim back then (a slow commit holds no
    * destination's ticks) and wakes after it, as does a claim whose reply came that late.
-   * A destination its last wake found held back by its window until after now claims
-   * nothing (it would find no tick due): it is woken after the commit only, one round trip.
    * Without `ticks`, the wakes follow the commit.
    */
   wakeAhead(destinationIds: Iterable<string>): (woken: ReadonlySet<string> | null) => void {
@@ -108,15 +94,11 @@ export class RedisDispatcher implements Dispatcher {
     // One read of the epoch for the accept's claims, in the same round trip as they are.
     const ready = ticks.ready();
     const claims = new Map<string, Promise<[boolean, ClaimedTick | null] | null>>();
-    for (const id of destinationIds) {
-      if ((this.heldUntil.get(id) ?? 0) > claimedAt) continue;
+    for (const id of destinationIds)
       claims.set(
         id,
-        Promise.all([ready, this.wakeForWork(id, claimedAt, ticks.leaseMs)])
-          .then(([epochReady, woken]): [boolean, ClaimedTick | null] => [epochReady, woken?.claimed ?? null])
-          .catch(() => null),
+        Promise.all([ready, wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
       );
-    }
     const handBack = (got: [boolean, ClaimedTick | null] | null): void => {
       const claimed = got?.[1] ?? null;
       if (claimed !== null) ticks.runClaimed(claimed, false);
@@ -163,14 +145,6 @@ export class RedisDispatcher implements Dispatcher {
     return answer;
   }
 
-  /** `wakeForWork`, remembering when a destination it found held back has room. */
-  private async wakeForWork(id: string, now: number, tickLeaseMs?: number): Promise<Woken | null> {
-    const woken = await wakeForWork(this.deps, id, now, tickLeaseMs);
-    if (woken !== null && woken.at > now) this.heldUntil.set(id, woken.at);
-    else this.heldUntil.delete(id);
-    return woken;
-  }
-
   private track(work: Promise<void>): void {
     this.waking.add(work);
     void work.finally(() => this.waking.delete(work));
@@ -210,7 +184,6 @@ export class RedisDispatcher implements Dispatcher {
    */
   async destinationChanged(destinationId: string): Promise<void> {
     const { redis, keys, destinations, schedule, pacing, clock, logger } = this.deps;
-    this.heldUntil.delete(destinationId); // its window may have room sooner under the new limit
     await followDestinationChange(destinationId, {
       destinations,
       logger,

@@ -11,24 +11,17 @@ import { probeWakeAt } from '@sluice/engine';
 import type { ClaimedTick } from '@sluice/redis';
 import type { SharedState } from './shared-state.ts';
 
-/** What a wake found: when the window has room (`at`), and the tick claimed, if any. */
-export interface Woken {
-  at: number;
-  claimed: ClaimedTick | null;
-}
-
 /**
  * Schedules a tick at the earliest moment the destination may have room, in one round trip
  * (`wakeForWork-6.lua`). With `tickLeaseMs`, a tick due now with none running is claimed for
- * the caller instead (docs/adr/0013), under that lease: run it, then settle. Null: nothing
- * woken at its room (not active, or its circuit open: woken at the probe).
+ * the caller instead (docs/adr/0013), under that lease: run it, then settle.
  */
 export async function wakeForWork(
   shared: Pick<SharedState, 'schedule' | 'destinations' | 'pacing'>,
   destinationId: string,
   now: number,
   tickLeaseMs = 0,
-): Promise<Woken | null> {
+): Promise<ClaimedTick | null> {
   const { schedule, destinations, pacing } = shared;
   const destination = await destinations.get(destinationId);
   if (destination === undefined || destination.state !== 'active') return null;
@@ -54,5 +47,5 @@ export async function wakeForWork(
     },
     tickLeaseMs,
   );
-  return { at, claimed: lease === null ? null : { destinationId, due: at, lease, takenOver: false } };
+  return lease === null ? null : { destinationId, due: at, lease, takenOver: false };
 }
