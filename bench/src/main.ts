@@ -15,7 +15,8 @@
  * reported apart), --soak-total N, --soak-rate N (events/s), --latency-rate N (events/s; 400),
  * --curve-sizes 1000,10000,100000 (cost-curve: destinations of each run), --curve-rate R
  * (its events/s: `1000`, or per target `1000,sluice-distributed=400`), --curve-seconds S (a
- * size's run at least S s; 20), --curve-idle S (the idle tail, s; 10), --no-report. The
+ * size's run at least S s; 20), --curve-idle S (the idle tail, s; 10), --cluster-replicas N
+ * (sluice-cluster's replicas a master; 0: three masters alone, as one Redis has none), --no-report. The
  * environment's $BENCH_NODE_ARGS adds Node/V8 flags to every Sluice process (`--trace-gc`).
  *
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
@@ -95,6 +96,7 @@ const { values } = parseArgs({
     'curve-rate': { type: 'string' },
     'curve-seconds': { type: 'string' },
     'curve-idle': { type: 'string' },
+    'cluster-replicas': { type: 'string', default: '0' },
     report: { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
   },
@@ -145,13 +147,19 @@ const redis = privateRedis
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/';
 const scenarios = list(values.scenarios, SCENARIOS, quick ? QUICK_SCENARIOS : DEFAULT_SCENARIOS);
 const reps = Number(values.reps ?? (quick ? 1 : 3));
-// sluice-cluster runs on a Redis Cluster of the session's own (3 masters, a replica each, on
-// loopback), started only when a session's targets name it (--quick never does unless asked),
+// sluice-cluster runs on a Redis Cluster of the session's own (3 masters on loopback, with
+// --cluster-replicas replicas each: none by default, as the one Redis it is measured against
+// has none), started only when a session's targets name it (--quick never does unless asked),
 // stopped at the end, killed if the bench exits first.
+const clusterReplicas = Number(values['cluster-replicas']);
+if (!Number.isInteger(clusterReplicas) || clusterReplicas < 0) {
+  process.stderr.write(`--cluster-replicas must be a whole number ≥ 0: ${values['cluster-replicas']}\n`);
+  process.exit(2);
+}
 const privateCluster =
   list(values.targets, TARGETS, quick ? [] : [...TARGETS]).includes('sluice-cluster') &&
   (values.targets !== undefined || scenarios.some((s) => CLUSTER_SCENARIOS.includes(s)))
-    ? await startPrivateCluster().catch((err: unknown) => {
+    ? await startPrivateCluster({ replicasPerMaster: clusterReplicas }).catch((err: unknown) => {
         process.stderr.write(
           `a Redis Cluster could not be started (${errorMessage(err)}); sluice-cluster needs redis-server and redis-cli on PATH (or leave it out of --targets)\n`,
         );
@@ -262,6 +270,7 @@ const sessionRecord = {
   sluiceEnv,
   redisPrivate: privateRedis !== null,
   redisCluster: privateCluster !== null,
+  ...(privateCluster ? { clusterReplicas } : {}),
   machine,
 };
 if (!quick) {
