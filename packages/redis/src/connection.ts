@@ -45,13 +45,10 @@ function urlOptions(redisUrl: string): {
  * at a `cluster-node-timeout` of a few seconds (ioredis' 100 ms defaults gave up after 1.6 s,
  * before our test cluster's ~3 s failovers ended); a longer outage fails the command, as a
  * lost connection does. After a MOVED, the next try waits 100 ms so as not to bounce between
- * nodes mid-promotion. The slot map is also re-read every 15 s, so a promotion is noticed even
- * by a connection whose old master vanished without closing it (a host lost, not a process):
- * as go-redis does (10–15 s), and as fast as Redis' default `cluster-node-timeout` promotes.
- * Not ioredis' 5 s: each re-read opens a connection and rebuilds a map of the 16,384 slots,
- * ~2–4 ms of a loaded process, and a worker holds a connection per shard (BullMQ's blocking
- * ones): at 5 s that was 1.7 % of a worker's core, busy or idle. A failover a command meets
- * re-reads it at once (above). A cluster has no databases: the URL's `/db` is dropped.
+ * nodes mid-promotion. The slot map is also re-read every `slotsRefreshInterval` (ioredis'
+ * 5 s for our own clients): the only re-read for the subscriber, which sends no keyed command,
+ * and for a client whose master's host vanished without closing the connection (a command
+ * that times out does not re-read it). A cluster has no databases: the URL's `/db` is dropped.
  */
 function clusterOptions(target: RedisTarget, node: RedisOptions, options: ClusterOptions): ClusterOptions {
   const { host: _host, port: _port, db: _db, ...auth } = urlOptions(target.url);
@@ -59,7 +56,7 @@ function clusterOptions(target: RedisTarget, node: RedisOptions, options: Cluste
     retryDelayOnFailover: 300,
     retryDelayOnClusterDown: 300,
     retryDelayOnMoved: 100,
-    slotsRefreshInterval: 15_000,
+    slotsRefreshInterval: 5_000,
     ...options,
     redisOptions: { ...auth, ...node },
   };
@@ -99,6 +96,18 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
 }
 
 /**
+ * How often BullMQ's cluster clients re-read the slot map: 15 s, not 5. Each re-read opens a
+ * connection and rebuilds a map of the 16,384 slots (2–4 ms of a loaded process), and a
+ * delivery worker holds one such client per shard (BullMQ duplicates it for each worker's
+ * blocking connection): at 5 s that was 1.7 % of a worker's core, busy or idle, at 12 shards.
+ * The price is on a master whose host vanished without closing its connections: a blocking
+ * pop or a publish waiting on it moves at the next re-read, up to 15 s after the promotion
+ * rather than 5 (the watch in delivery-worker.ts replaces a worker that takes no job
+ * meanwhile). A master lost with its process closes them, and the failover re-reads at once.
+ */
+const BULL_SLOTS_REFRESH_MS = 15_000;
+
+/**
  * BullMQ's connection: options for one server (BullMQ opens its own connections from them; a
  * `rediss://` URL means TLS, as ioredis reads it, carried here because BullMQ takes options,
  * not a URL); on a cluster, a `Cluster` of BullMQ's own, which BullMQ uses as given and
@@ -107,7 +116,10 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
  */
 export function bullConnection(target: RedisTarget): BullConnection {
   if (!target.cluster) return urlOptions(target.url);
-  return new Cluster(seed(target), clusterOptions(target, { maxRetriesPerRequest: null }, {}));
+  return new Cluster(
+    seed(target),
+    clusterOptions(target, { maxRetriesPerRequest: null }, { slotsRefreshInterval: BULL_SLOTS_REFRESH_MS }),
+  );
 }
 
 export type BullConnection = ConnectionOptions;
