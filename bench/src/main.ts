@@ -152,8 +152,10 @@ const reps = Number(values.reps ?? (quick ? 1 : 3));
 // has none), started only when a session's targets name it (--quick never does unless asked),
 // stopped at the end, killed if the bench exits first.
 const clusterReplicas = Number(values['cluster-replicas']);
-if (!Number.isInteger(clusterReplicas) || clusterReplicas < 0) {
-  process.stderr.write(`--cluster-replicas must be a whole number ≥ 0: ${values['cluster-replicas']}\n`);
+if (!/^\d$/.test(values['cluster-replicas'] ?? '')) {
+  process.stderr.write(
+    `--cluster-replicas must be a whole number from 0 to 9: ${values['cluster-replicas']}\n`,
+  );
   process.exit(2);
 }
 const privateCluster =

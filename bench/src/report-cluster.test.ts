@@ -30,7 +30,7 @@ test('cluster throughput is judged against the single Redis at 0.8 ×', () => {
   });
   cells.set('throughput/sluice-cluster', [run('sluice-cluster', 900, 's2')]);
   assert.deepEqual(judge(cells), {
-    measured: '900 vs 1100 deliveries/s = 0.82 × (3 masters, no replica) (measured in different sessions)',
+    measured: '900 vs 1100 deliveries/s = 0.82 × (3 masters, no replica; measured in different sessions)',
     met: true,
   });
   // The cluster's replicas are named: a ratio with them is another measurement.

@@ -42,7 +42,7 @@ export const CLUSTER_TARGETS: IssueTarget[] = [
         ),
       );
       return {
-        measured: `${fixed(cluster, 0)} vs ${fixed(single, 0)} deliveries/s = ${fixed(ratio, 2)} × (${topology(c.get('throughput/sluice-cluster') ?? [])})${sessions.size > 1 ? ' (measured in different sessions)' : ''}`,
+        measured: `${fixed(cluster, 0)} vs ${fixed(single, 0)} deliveries/s = ${fixed(ratio, 2)} × (${topology(c.get('throughput/sluice-cluster') ?? [])}${sessions.size > 1 ? '; measured in different sessions' : ''})`,
         met: ratio === null ? null : ratio >= FACTOR,
       };
     },

@@ -4,7 +4,7 @@
  * `--cluster-replicas` replicas each (none by default: the one Redis it is measured against
  * has none; `startPrivateCluster`, started by main.ts when a session's targets include this
  * one) — with the schedule, the pace state and the delivery queue split into 12 shards: the
- * slots of `{s0}`…`{s11}` put 4, 3 and 5 of them on the three masters. What it answers
+ * shards' tags spread evenly over the slots, 4 on each master. What it answers
  * against `sluice-distributed`: what the hops across nodes cost on one machine; with
  * replicas, what redundancy adds on top.
  */
