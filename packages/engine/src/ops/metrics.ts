@@ -104,7 +104,7 @@ export class EngineMetrics {
     });
     this.queueDepth = new Gauge({
       name: 'sluice_delivery_queue_depth',
-      help: 'Deliveries published to the delivery queue whose request has not started.',
+      help: 'Published to the delivery queue, not started: jobs (distributed, every shard) or deliveries (single box).',
       registers,
       async collect() {
         await guardQueued(async () => this.set((await sampleOnce()).queued));
