@@ -151,13 +151,13 @@ const reps = Number(values.reps ?? (quick ? 1 : 3));
 // --cluster-replicas replicas each: none by default, as the one Redis it is measured against
 // has none), started only when a session's targets name it (--quick never does unless asked),
 // stopped at the end, killed if the bench exits first.
-const clusterReplicas = Number(values['cluster-replicas']);
 if (!/^\d$/.test(values['cluster-replicas'] ?? '')) {
   process.stderr.write(
     `--cluster-replicas must be a whole number from 0 to 9: ${values['cluster-replicas']}\n`,
   );
   process.exit(2);
 }
+const clusterReplicas = Number(values['cluster-replicas']);
 const privateCluster =
   list(values.targets, TARGETS, quick ? [] : [...TARGETS]).includes('sluice-cluster') &&
   (values.targets !== undefined || scenarios.some((s) => CLUSTER_SCENARIOS.includes(s)))
@@ -272,7 +272,6 @@ const sessionRecord = {
   sluiceEnv,
   redisPrivate: privateRedis !== null,
   redisCluster: privateCluster !== null,
-  ...(privateCluster ? { clusterReplicas } : {}),
   machine,
 };
 if (!quick) {

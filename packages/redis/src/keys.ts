@@ -74,9 +74,10 @@ export class Keys {
    * Destination -> shard, for the most recently asked: a delivery asks for five or six of its
    * keys, and each SHA-1 of its id cost a worker ~3.5 µs (5 % of its busy time at full load
    * on 12 shards, in a profile; 10–15 µs a delivery less, measured).
-   * lru-cache (isaacs), as the destination cache: a bounded Map.
+   * lru-cache (isaacs), as the destination cache: a bounded Map. None with one shard, which
+   * asks nothing (lru-cache allocates its ~220 KB up front).
    */
-  private readonly shardsOf = new LRUCache<string, number>({ max: SHARDS_REMEMBERED });
+  private readonly shardsOf: LRUCache<string, number> | undefined;
 
   constructor(prefix: string, shards = 1, options: { cluster?: boolean } = {}) {
     if (!/^[A-Za-z0-9_.:-]+$/.test(prefix)) throw new Error(`bad Redis key prefix: ${prefix}`);
@@ -86,6 +87,7 @@ export class Keys {
     this.shards = shards;
     this.taggedQueues = shards > 1 || options.cluster === true;
     this.tags = Array.from({ length: shards }, (_, n) => shardTag(n, shards));
+    this.shardsOf = shards === 1 ? undefined : new LRUCache({ max: SHARDS_REMEMBERED });
   }
 
   /** Shard n's hash tag, braces included: `{s0}`, or `{s<n>.<k>}` with several shards. */
@@ -104,7 +106,7 @@ export class Keys {
   }
 
   shardOf(destinationId: string): number {
-    if (this.shards === 1) return 0;
+    if (this.shardsOf === undefined) return 0;
     let shard = this.shardsOf.get(destinationId);
     if (shard === undefined) {
       shard = createHash('sha1').update(destinationId).digest().readUInt32BE(0) % this.shards;
