@@ -2,8 +2,8 @@
  * The claim of due deliveries on Postgres, for many destinations in one statement.
  *
  * A rate limiter runs the ticks it claims from the schedule side by side; each asks the store
- * for its destination's due deliveries. One statement per tick cost a round trip, a snapshot
- * and a commit each — most of Postgres' work per delivery at light load. `ClaimBatcher`
+ * for its destination's due deliveries. One statement per tick would cost a round trip, a
+ * snapshot and a commit each — most of Postgres' work per delivery at light load. `ClaimBatcher`
  * gathers the claims asked for in one turn of the event loop (DataLoader) and runs them as
  * one statement, so the cost per tick falls as the load rises.
  *
@@ -48,8 +48,8 @@ interface ClaimRequest {
  *
  * Every join is shaped so that its cost does not depend on the planner's estimates (a
  * prepared statement's generic plan guesses one row per CTE): each updated row is found
- * by its key, from `picked` alone — a join of two CTEs there ran as a nested loop, 36
- * million comparisons for 6,000 rows.
+ * by its key, from `picked` alone — a join of two CTEs there runs as a nested loop,
+ * quadratic in the rows claimed.
  *
  * One row per claimed delivery and one with a null id per destination that claimed nothing;
  * every row names its destination, whether its row was locked, and its `next_pending_at`.
