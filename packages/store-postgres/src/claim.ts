@@ -9,7 +9,7 @@
  *
  * Locks, and why a batch cannot deadlock: a claim locks its destination's row before its
  * deliveries (as a completion batch does, and the probe claim), because it bumps the row's
- * `next_sequence`. A claim of one destination waits for that lock, as before. A claim of many
+ * `next_sequence`. A claim of one destination waits for that lock. A claim of many
  * takes the destination rows it can (`SKIP LOCKED`) and never waits on one: holding some
  * destination rows while waiting for another (locked by a completion batch that waits on one
  * of ours) would be a deadlock. A destination whose row was busy is claimed again on its own,
