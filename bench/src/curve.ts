@@ -40,9 +40,8 @@ const STEP_MS = 50;
 export const CURVE_DEFAULTS: CurveOptions = {
   sizes: [1_000, 10_000, 100_000],
   rate: 1_000,
-  // The distributed shape on the bench machine's 2 cores: 1,000/s saturates it (745/s
-  // delivered, p99 8 s at 1,000 destinations); 650/s holds at ~1.5 cores; 500/s leaves room
-  // for the larger sizes.
+  // The distributed shape on the bench machine's 2 cores saturates below 1,000/s; 500/s
+  // leaves it room for the larger sizes (docs/performance.md, How to measure).
   rates: { 'sluice-distributed': 500 },
   minSeconds: 20,
   idleS: 10,

@@ -9,10 +9,10 @@
  * write its own loop's delay into the main thread's series. With $BENCH_CALLS_FILE set it also
  * counts the process's Redis commands and Postgres statements (calls-probe.ts).
  *
- * The histogram's timer wakes the process 100 times a second, which costs ~0.7 % of a core:
- * as much as an idle Sluice process itself. So while `idle.pause` exists in the probe file's
- * directory (the cost curve's idle tail, `pauseProbes`) the histogram is off and the lines
- * carry no delay: what the tail measures is the process, not its probe.
+ * The histogram's timer wakes the process 100 times a second, which costs as much as an idle
+ * Sluice process itself (docs/performance.md, How to measure). So while `idle.pause` exists
+ * in the probe file's directory (the cost curve's idle tail, `pauseProbes`) the histogram is
+ * off and the lines carry no delay: what the tail measures is the process, not its probe.
  */
 
 import { appendFileSync, existsSync } from 'node:fs';

@@ -1,7 +1,8 @@
 /**
  * BENCHMARKS.md's "Budget per delivery": what one delivery costs each process and asks of
  * Redis and Postgres, at light load (the latency scenario) and at full load (throughput),
- * per target — the numbers issue 31's budget (docs/performance.md) is written against.
+ * per target — the numbers docs/performance.md's "The distributed delivery's budget" is
+ * written against.
  * Every value is a run's total ÷ its deliveries, the median of the runs. CPU is over the
  * delivery window (run.ts); commands and statements over the run's `budget` window
  * (budget.ts), both counted by the processes that send them (calls-probe.ts) and by the

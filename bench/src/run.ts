@@ -133,7 +133,7 @@ interface ProbeLine {
  * when the server has it off (as the bench machine's shared one does): without it, every
  * version the run wrote stays in the partial indexes the sweeper walks (the claims of
  * `deliveries_claimed`, the pending walk), and the tail would measure the sweeps wading through
- * them — 2.3 % of a core for Postgres alone after 100,000 deliveries, against 0.3 % after 1,000.
+ * them (docs/performance.md, How to measure).
  * Returns the seconds it took, or null when autovacuum is on (it then runs when it would).
  */
 async function vacuumUnlessAutovacuum(serverUrl: string, database: string): Promise<number | null> {

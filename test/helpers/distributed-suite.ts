@@ -96,10 +96,9 @@ export function distributedSuite(redis: () => Record<string, string>): void {
   }, async () => {
     // The receiver lives in this test process and shares 2 cores with 9 service processes:
     // a request can wait more than the default 250 ms between its worker's write and the
-    // receiver's parse, and a send then leaves the window before it arrived (22-24 in a
-    // second at 20/s in 2 of 4 runs on a slow day, whether or not the ticks batch their scripts).
-    // That is the arrival bound's assumption broken by the test machine, not the tick
-    // arithmetic across replicas this test checks; 2 s keeps the assumption true here.
+    // receiver's parse, and a send then leaves the window before it arrived (ADR 0001,
+    // Consequences). That is the arrival bound's assumption broken by the test machine, not
+    // the tick arithmetic across replicas this test checks; 2 s keeps the assumption true here.
     await withCluster(
       { limiters: 3, workers: 4, env: { ...redis(), SLUICE_ARRIVAL_BOUND_MS: '2000' } },
       async (c, rcv) => {

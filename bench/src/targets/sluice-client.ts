@@ -10,9 +10,9 @@
  * The client sends through the `fetch` it is given (its `FetchLike`: `status`,
  * `headers.get()`, `text()`). Here that is undici's `request` over one pool of keep-alive
  * connections: the bench posts tens of thousands of events, a connection per request would
- * measure the handshakes, and undici's `fetch` costs the driver about three times the CPU
- * of `request` per call (its WHATWG streams) — enough to make the driver lag its own plan
- * in the latency scenario on a small machine.
+ * measure the handshakes, and undici's `fetch` costs the driver several times the CPU of
+ * `request` per call (its WHATWG streams) — enough to make the driver lag its own plan in
+ * the latency scenario on a small machine (docs/performance.md, How to measure).
  */
 
 import { type FetchLike, type NewEvent, Sluice, SluiceError } from '@sluice/client';

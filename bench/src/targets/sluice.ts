@@ -33,9 +33,9 @@ export const createTarget: CreateTarget = async (setup: TargetSetup): Promise<Ta
       ...(port === undefined ? {} : { port }),
     });
   // The cost curve creates up to 100,000 destinations, each a commit that waits for the disk
-  // (~4 ms here): they are created by a box whose commits do not wait, which is then
-  // restarted with the operator's settings on the same data and address for the run, and
-  // its destination cache filled as the creating box's was (`warm`).
+  // (docs/performance.md, How to measure): they are created by a box whose commits do not
+  // wait, which is then restarted with the operator's settings on the same data and address
+  // for the run, and its destination cache filled as the creating box's was (`warm`).
   const restart = setup.workload.curve !== undefined;
   let sluice = await spawn(
     restart ? 'sluice-setup' : 'sluice',

@@ -73,9 +73,9 @@ const TOUCH_EVERY_MS = 60_000;
  * Every request reads its key's row (one probe of the unique index on the key's hash, joined
  * with its tenant): nothing keeps a tenant found by key, so a deleted key, or a deleted
  * tenant's, is refused at its next request in every API replica of either shape, with no
- * message between processes to lose. The cost is that indexed read (before tenant keys, a
- * cache kept tenants found by key for 30 s and saved it); the Postgres store reads the keys
- * of one turn's requests in one statement, so it is one round trip a turn, not a request.
+ * message between processes to lose. The cost is that indexed read; the Postgres store reads
+ * the keys of one turn's requests in one statement, so it is one round trip a turn, not a
+ * request.
  */
 export class Authenticator {
   private readonly adminDigest: Buffer;

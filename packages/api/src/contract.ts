@@ -353,8 +353,8 @@ export const DestinationOverview = Destination.extend({ stats: Backlog }).meta({
 
 /**
  * An event's payload: any JSON value. The body was parsed as JSON, so every value in it is
- * one already; `z.json()` would walk the whole document again to prove it (~18 µs an event,
- * a sixth of the single box's work per accepted event in the compliance bench).
+ * one already; `z.json()` would walk the whole document again to prove it, a large share of
+ * the single box's work per accepted event (docs/performance.md, Decisions).
  */
 export const jsonValue = z.unknown().meta({ description: 'Any JSON value.' }) as unknown as z.ZodType<
   z.infer<ReturnType<typeof z.json>>

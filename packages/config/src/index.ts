@@ -237,8 +237,9 @@ export const ticking = {
    * How long before its window has room a tick held back by the window runs (docs/adr/0012);
    * 0: never ahead. What the window will have room for within the lead is published then,
    * each request to start when its slot frees (core `publishAhead`): the tick, the claim, the
-   * publish and a worker's pick-up take place inside the lead instead of after the slot frees
-   * — on a busy machine ~100 ms of every window cycle of a backlogged destination.
+   * publish and a worker's pick-up take place inside the lead instead of after the slot frees,
+   * where they would lengthen every window cycle of a backlogged destination (ADR 0012 says
+   * by how much).
    */
   SLUICE_TICK_LEAD_MS: int(0, 1_000).default(100),
   /**

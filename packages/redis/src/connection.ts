@@ -42,9 +42,9 @@ function urlOptions(redisUrl: string): {
  * ioredis' cluster options for ours: a command that meets a failover (the node it was sent to
  * is gone, or the whole cluster answers CLUSTERDOWN while a replica is promoted) is retried
  * every 300 ms instead of failing, up to `maxRedirections` (16) times — ~5 s, past a failover
- * at a `cluster-node-timeout` of a few seconds (ioredis' 100 ms defaults gave up after 1.6 s,
- * before our test cluster's ~3 s failovers ended); a longer outage fails the command, as a
- * lost connection does. After a MOVED, the next try waits 100 ms so as not to bounce between
+ * at a `cluster-node-timeout` of a few seconds (ioredis' 100 ms defaults give up after 1.6 s,
+ * while a replica is still being promoted); a longer outage fails the command, as a lost
+ * connection does. After a MOVED, the next try waits 100 ms so as not to bounce between
  * nodes mid-promotion. The slot map is also re-read every `slotsRefreshInterval` (ioredis'
  * 5 s for our own clients): the only re-read for the subscriber, which sends no keyed command,
  * and for a client whose master's host vanished without closing the connection (a command
@@ -96,14 +96,14 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
 }
 
 /**
- * How often BullMQ's cluster clients re-read the slot map: 15 s, not 5. Each re-read opens a
- * connection and rebuilds a map of the 16,384 slots (2–4 ms of a loaded process), and a
- * delivery worker holds one such client per shard (BullMQ duplicates it for each worker's
- * blocking connection): at 5 s that was 1.7 % of a worker's core, busy or idle, at 12 shards.
- * The price is on a master whose host vanished without closing its connections: a blocking
- * pop or a publish waiting on it moves at the next re-read, up to 15 s after the promotion
- * rather than 5 (the watch in delivery-worker.ts replaces a worker that takes no job
- * meanwhile). A master lost with its process closes them, and the failover re-reads at once.
+ * How often BullMQ's cluster clients re-read the slot map: 15 s, not ioredis' 5 (which our
+ * own clients keep, above). Each re-read opens a connection and rebuilds a map of the 16,384
+ * slots, and a delivery worker holds one such client per shard (BullMQ duplicates it for each
+ * worker's blocking connection), so the re-reads cost a worker in proportion to its shards,
+ * busy or idle (docs/performance.md, "On a Redis Cluster"). The price is on a master whose
+ * host vanished without closing its connections: a blocking pop or a publish waiting on it
+ * moves at the next re-read, up to 15 s after the promotion rather than 5 (the watch in
+ * delivery-worker.ts replaces a worker that takes no job meanwhile). A master lost with its process closes them, and the failover re-reads at once.
  */
 const BULL_SLOTS_REFRESH_MS = 15_000;
 

@@ -9,8 +9,8 @@
  * by one tick, or by the ticks of several destinations that ran together
  * (docs/adr/0010-delivery-jobs.md): BullMQ's own work per job (add, move to active, move to
  * finished, its events stream) is most of Redis' work per delivery, paid once for up to ten.
- * A worker starts a job's requests in order, each paced on its own exactly as before, with at
- * most `concurrency` requests in flight.
+ * A worker starts a job's requests in order, each paced on its own exactly as a job of one
+ * delivery would be, with at most `concurrency` requests in flight.
  *
  * Retries are ours, not BullMQ's: a failed attempt goes back to `pending` in the store and
  * through the rate limiter again. BullMQ retries a job only when the worker failed before

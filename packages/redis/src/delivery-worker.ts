@@ -3,10 +3,10 @@
  * shard's queue, all drawing on one pool of `concurrency` request slots, so a worker process
  * serves every shard and its concurrency is the same whatever the shard count. Each shard's
  * worker holds at most ⌈concurrency ÷ shards⌉ jobs at once (a job carries up to ten
- * deliveries, so that still fills the slots from one busy shard): with `concurrency` jobs
- * each, 12 shards let a process hold 1,200 locked jobs for 100 slots, and on a saturated
- * machine their lock renewals lapsed — stalled jobs run again, repeated deliveries (the
- * bench's sluice-cluster runs: 3,000–4,900 a run).
+ * deliveries, so that still fills the slots from one busy shard). With `concurrency` jobs
+ * each, a process would hold shards × concurrency locked jobs for `concurrency` slots, and on
+ * a saturated machine their lock renewals lapse: stalled jobs run again and their deliveries
+ * repeat (docs/performance.md, "On a Redis Cluster").
  *
  * A worker whose connection survived a failover but stopped taking jobs (reported of BullMQ
  * after Sentinel and Cluster failovers: taskforcesh/bullmq#3088, #4378) is watched for: a

@@ -7,8 +7,8 @@
  * slot lies mid-way in the n-th of `shards` equal ranges of the 16,384 slots: the shards are spread
  * evenly over the slot space, so a cluster whose masters hold equal ranges of slots (what
  * `redis-cli --cluster create` and `rebalance` make) holds equal numbers of shards when the
- * shard count is a multiple of the masters'. (CRC16 of `s0`, `s1`, … is not even: 16 plain
- * tags on 12 masters left some with none and others with two.) BullMQ's keys are its own (its own prefix), never in our scripts.
+ * shard count is a multiple of the masters'. (CRC16 of `s0`, `s1`, … is not even: plain
+ * tags leave some masters with none and others with two.) BullMQ's keys are its own (its own prefix), never in our scripts.
  * The delivery queue is one BullMQ queue per shard, its prefix tagged with the shard's tag
  * too (`<prefix>-bull:{s<n>}`): a destination's ticks, pace and jobs live on one node, so
  * each node a cluster adds takes its shards' whole work. One shard on one server keeps the
@@ -72,10 +72,10 @@ export class Keys {
   private readonly tags: string[];
   /**
    * Destination -> shard, for the most recently asked: a delivery asks for five or six of its
-   * keys, and each SHA-1 of its id cost a worker ~3.5 µs (5 % of its busy time at full load
-   * on 12 shards, in a profile; 10–15 µs a delivery less, measured).
-   * lru-cache (isaacs), as the destination cache: a bounded Map. None with one shard, which
-   * asks nothing (lru-cache allocates its ~220 KB up front).
+   * keys, and hashing its id (SHA-1) for each was a visible share of a worker's time on a
+   * cluster (docs/performance.md, "On a Redis Cluster"). lru-cache (isaacs), as the
+   * destination cache: a bounded Map. None with one shard, which asks nothing (lru-cache
+   * allocates its whole table up front).
    */
   private readonly shardsOf: LRUCache<string, number> | undefined;
 

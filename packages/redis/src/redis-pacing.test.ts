@@ -168,8 +168,8 @@ describe('RedisPacing', { skip }, () => {
 
   it('a response that comes after its send has left the window does not bring it back', async () => {
     // Found by the trajectories above with other draws (seed 1, step 264): written, then a
-    // tick's read past written + bound + period + margin drops the send, then its response —
-    // whose `ZADD LT` used to add it again, counted until response + period + margin.
+    // tick's read past written + bound + period + margin drops the send, then its response,
+    // whose `ZADD LT` must not add it again to count until response + period + margin.
     const keys = new Keys(`${prefix}-late-finish`);
     const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const local = new MemoryPacing(

@@ -174,8 +174,8 @@ export async function acceptEvents(
  * $1 the tenant, $2 the keys: the event holding each key (one probe of `events_idempotency` on
  * both its columns, the LIMIT keeping it a probe per key) and its deliveries. With the keys as
  * `idempotency_key = ANY($2)`, a connection's generic plan made while `events` was nearly
- * empty read the index by the tenant alone: all of its keyed events for each lookup (7.5 ms
- * at 50,000; 0.1 ms now).
+ * empty reads the index by the tenant alone: all of its keyed events for each lookup
+ * (docs/performance.md, "Postgres statements and their generic plans").
  */
 const WINNERS = `SELECT e.id, e.idempotency_key, d.id AS delivery_id, d.destination_id
   FROM (SELECT DISTINCT unnest($2::text[]) AS key) k

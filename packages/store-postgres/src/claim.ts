@@ -2,14 +2,14 @@
  * The claim of due deliveries on Postgres, for many destinations in one statement.
  *
  * A rate limiter runs the ticks it claims from the schedule side by side; each asks the store
- * for its destination's due deliveries. One statement per tick cost a round trip, a snapshot
- * and a commit each — most of Postgres' work per delivery at light load. `ClaimBatcher`
+ * for its destination's due deliveries. One statement per tick would cost a round trip, a
+ * snapshot and a commit each — most of Postgres' work per delivery at light load. `ClaimBatcher`
  * gathers the claims asked for in one turn of the event loop (DataLoader) and runs them as
  * one statement, so the cost per tick falls as the load rises.
  *
  * Locks, and why a batch cannot deadlock: a claim locks its destination's row before its
  * deliveries (as a completion batch does, and the probe claim), because it bumps the row's
- * `next_sequence`. A claim of one destination waits for that lock, as before. A claim of many
+ * `next_sequence`. A claim of one destination waits for that lock. A claim of many
  * takes the destination rows it can (`SKIP LOCKED`) and never waits on one: holding some
  * destination rows while waiting for another (locked by a completion batch that waits on one
  * of ours) would be a deadlock. A destination whose row was busy is claimed again on its own,
@@ -48,8 +48,8 @@ interface ClaimRequest {
  *
  * Every join is shaped so that its cost does not depend on the planner's estimates (a
  * prepared statement's generic plan guesses one row per CTE): each updated row is found
- * by its key, from `picked` alone — a join of two CTEs there ran as a nested loop, 36
- * million comparisons for 6,000 rows.
+ * by its key, from `picked` alone — a join of two CTEs there runs as a nested loop,
+ * quadratic in the rows claimed.
  *
  * One row per claimed delivery and one with a null id per destination that claimed nothing;
  * every row names its destination, whether its row was locked, and its `next_pending_at`.

@@ -12,12 +12,11 @@
  *
  * It runs on the generic-plan pool (`Db.generic`), and every row it touches is found by its
  * key, however few rows the tables held when the plan was made. A plan made on the store's
- * own choice read the destinations with a sequential scan and the deliveries through a
+ * own choice reads the destinations with a sequential scan and the deliveries through a
  * bitmap of the whole `deliveries_claimed` index, which holds an entry for every version a
- * claim wrote until a vacuum: 7,600 entries for a batch of two, 0.9 of the statement's
- * 1.1 ms, in the latency bench. So the statuses a completion may move come as a
- * parameter ($35), which no plan can match to that partial index, and the pool plans no
- * sequential scan; `batched.test.ts` checks the plan.
+ * claim wrote until a vacuum (docs/performance.md, Decisions). So the statuses a completion
+ * may move come as a parameter ($35), which no plan can match to that partial index, and the
+ * pool plans no sequential scan; `batched.test.ts` checks the plan.
  */
 
 import {

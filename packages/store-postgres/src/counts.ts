@@ -7,10 +7,10 @@
  *
  * Each destination's reads are a lateral subquery of its own, so each is under its id whatever
  * the connection's plan was made on. As one grouped read per kind over `destination_id =
- * ANY($1)`, a generic plan made while `deliveries` was nearly empty counted the pending and the
+ * ANY($1)`, a generic plan made while `deliveries` was nearly empty counts the pending and the
  * claimed deliveries from the whole of `deliveries_unfinished_tenant`, twice: every unfinished
- * delivery of every tenant (100,000 of them: 68 ms for 20 destinations, 31 ms now, most of it
- * the 75,000 pending and settled deliveries they count).
+ * delivery of every tenant (docs/performance.md, "Postgres statements and their generic
+ * plans").
  */
 
 import { type DestinationCounts, emptyCounts } from '@sluice/store';

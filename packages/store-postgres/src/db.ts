@@ -96,9 +96,9 @@ export class Db implements Queryable {
    * (`plan_cache_mode = force_generic_plan`), for statements shaped so that no estimate
    * changes their cost (the claim, claim.ts; the completion, complete.ts). Postgres otherwise
    * plans such a statement anew at every run while a plan for the values at hand is
-   * estimated cheaper than the generic one — for the claim, always: 0.4 ms of planning a
-   * run, more than running it — or settles on a generic plan made on the tables as they were
-   * at its sixth run.
+   * estimated cheaper than the generic one — for the claim, always, and its planning costs
+   * more than running it — or settles on a generic plan made on the tables as they were at its
+   * sixth run.
    */
   readonly genericPool: pg.Pool;
   /** Runs statements on `genericPool`. */

@@ -46,9 +46,9 @@ export async function requeue(
 /**
  * `Store.releaseClaims`: queued deliveries back to pending, their due time unchanged. On the
  * generic-plan pool, by their primary key, as a completion finds them (complete.ts): with the
- * statuses in the SQL, a generic plan made while `deliveries` was nearly empty read the whole
- * of `deliveries_claimed` for the ids, an entry for every claim since the last vacuum (2 ms at
- * 50,000), so the statuses come as a parameter ($4), which no plan can match to that index.
+ * statuses in the SQL, a generic plan made while `deliveries` was nearly empty reads the whole
+ * of `deliveries_claimed` for the ids, an entry for every claim since the last vacuum, so the
+ * statuses come as a parameter ($4), which no plan can match to that index.
  */
 export async function releaseClaims(
   db: Pick<Db, 'generic'>,
@@ -72,10 +72,10 @@ export async function releaseClaims(
  * walk), cancelled. On the generic-plan pool, and the status a parameter ($2): the orphans'
  * deliveries are then read under their ids from `deliveries_destination`, whatever the plan was
  * made on. As `destination_id IN (<the walk>)`, a generic plan made while `deliveries` was
- * nearly empty read every pending delivery and walked the destinations again for each one
- * (1 s a sweep at 50,000 pending over 12 destinations, none deleted: 0.2 ms now); as
- * `destination_id = ANY(…)` with the status in the SQL, it read the whole of
- * `deliveries_unfinished_tenant`.
+ * nearly empty reads every pending delivery and walks the destinations again for each one; as
+ * `destination_id = ANY(…)` with the status in the SQL, it reads the whole of
+ * `deliveries_unfinished_tenant` (docs/performance.md, "Postgres statements and their generic
+ * plans").
  */
 export async function cancelOrphans(db: Pick<Db, 'generic'>, now: number): Promise<number> {
   const [r] = await db.generic.query(

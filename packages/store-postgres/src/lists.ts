@@ -148,9 +148,8 @@ export async function retryDelivery(db: Db, id: string, now: number): Promise<Re
  *
  * On the generic-plan pool (`Db.generic`), which plans no sequential scan: each statement
  * finds the rows it deletes by their keys. On the other pool, a connection's generic plan made
- * while the tables were nearly empty deleted the events, health transitions and rate-limit
- * changes through a hash join with their whole table, read again for every batch (a batch of
- * 100: 14.5 ms at 100,000 events, 7 ms at 50,000 transitions or changes; 0.3 to 0.5 ms now).
+ * while the tables were nearly empty deletes the events, health transitions and rate-limit
+ * changes through a hash join with their whole table, read again for every batch.
  */
 export async function deleteExpired(
   db: Pick<Db, 'tx'>,

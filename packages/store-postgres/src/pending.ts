@@ -17,8 +17,8 @@ export const WITH_PENDING = `WITH RECURSIVE pending(id) AS (
 /**
  * Each pending destination's row, looked up by its primary key. The planner cannot estimate
  * how many rows the recursive walk yields (it guesses ~100) and, with young statistics on
- * `destinations`, once chose to scan the walk again for every destination: 10,000 × 10,000
- * comparisons, 28 s per sweep. The LIMIT keeps this subquery from being flattened into a
+ * `destinations`, may choose to scan the walk again for every destination: a sweep quadratic
+ * in the pending destinations. The LIMIT keeps this subquery from being flattened into a
  * join, so it stays one index probe per pending destination.
  */
 export const PENDING_DESTINATION = `CROSS JOIN LATERAL (
@@ -27,9 +27,9 @@ export const PENDING_DESTINATION = `CROSS JOIN LATERAL (
 /**
  * $1 a destination: its earliest pending due time, the first entry of `deliveries_due` under
  * its id. Not `min(next_attempt_at)`: a connection's generic plan made while `deliveries` was
- * nearly empty answered that from `deliveries_fifo`, reading every pending delivery of the
- * destination (7.9 ms at 25,000, a suspended destination's backlog; 0.02 ms now). In this order
- * only `deliveries_due` gives the first row without reading the others.
+ * nearly empty answers that from `deliveries_fifo`, reading every pending delivery of the
+ * destination (a suspended destination's whole backlog). In this order only `deliveries_due`
+ * gives the first row without reading the others.
  */
 export const NEXT_PENDING = `SELECT next_attempt_at AS at FROM deliveries WHERE destination_id = $1 AND status = 'pending'
   ORDER BY next_attempt_at LIMIT 1`;

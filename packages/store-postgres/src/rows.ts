@@ -26,8 +26,8 @@ export const mark: Mark = (n) => `$${n}`;
  * the partial index `destinations_tenant (tenant_id, id) WHERE deleted_at IS NULL`, reading all
  * of it for the one id. A connection's generic plan (the store's named statements, db.ts) made
  * while the table is nearly empty picks that index, as it saves the filter, and keeps it as
- * the table grows: each lookup then reads every destination's entry (2.7 ms at 60,000; the
- * distributed shape's creates slowed from 2 to 5.4 ms each as the bench made 100,000).
+ * the table grows: each lookup then reads every destination's entry (docs/performance.md,
+ * "Postgres statements and their generic plans").
  */
 export const DESTINATION_BY_ID = 'SELECT * FROM destinations WHERE id = $1';
 
@@ -39,10 +39,9 @@ export const DESTINATION_BY_ID_FOR_UPDATE = `${DESTINATION_BY_ID} FOR UPDATE`;
  * page walked back along a primary key. Written plainly on `destinations`, it lets a generic
  * plan answer from the whole of `destinations_tenant`, whose predicate it is (above). And on a
  * table never analyzed the planner guesses that 0.5 % of the rows are not deleted, so a page's
- * generic plan reads the whole table and sorts it rather than walk the primary key (35 ms a
- * page of 50,000 destinations, 13 ms of 50,000 tenants). This form matches no index's
- * predicate, and the planner guesses half the rows, as of any boolean expression it has no
- * statistics of.
+ * generic plan reads the whole table and sorts it rather than walk the primary key. This form
+ * matches no index's predicate, and the planner guesses half the rows, as of any boolean
+ * expression it has no statistics of.
  */
 export const NOT_DELETED = 'coalesce(deleted_at IS NULL, false)';
 

@@ -42,9 +42,9 @@ const INSERT_TENANT = insertTenantSql(mark);
 const INSERT_KEY = insertKeySql(mark);
 /**
  * Each key's tenant is read by its primary key, one probe a key. As a join, a connection's
- * generic plan made while `tenants` was nearly empty hashed the whole table for every lookup,
- * so for every API request (a sequential scan: 6.8 ms at 50,000 tenants; 0.06 ms now); the
- * LIMIT keeps the subquery from being flattened into such a join.
+ * generic plan made while `tenants` was nearly empty hashes the whole table (a sequential
+ * scan) for every lookup, so for every API request; the LIMIT keeps the subquery from being
+ * flattened into such a join.
  */
 const KEYS_BY_HASH = keyMatchSql(
   'k.key_hash = ANY($1)',

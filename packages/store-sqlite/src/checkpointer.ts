@@ -2,8 +2,8 @@
  * WAL checkpoints off the main thread. SQLite runs an automatic checkpoint inside the commit
  * that pushes the WAL past 1,000 pages: the main thread then copies every page into the
  * database file and syncs it, tens of milliseconds in which no request, tick or response
- * is served (the single box's latency tail; a fifth of the commits' time in the throughput
- * bench). With a checkpointer the main connection turns its automatic checkpoints off
+ * is served (the single box's latency tail: docs/performance.md, Decisions). With a
+ * checkpointer the main connection turns its automatic checkpoints off
  * (`wal_autocheckpoint = 0`) and a worker thread with a connection of its own checkpoints
  * every `intervalMs` (`checkpoint-thread.ts`).
  *
@@ -13,8 +13,8 @@
  * transactions — so its next write starts the WAL over, and `journal_size_limit` cuts the
  * file back then.
  *
- * Should the thread end, the main connection checkpoints automatically again, as before:
- * the WAL never grows without bound.
+ * Should the thread end, the main connection checkpoints automatically again, as SQLite does
+ * by default: the WAL never grows without bound.
  */
 
 import type { DatabaseSync } from 'node:sqlite';

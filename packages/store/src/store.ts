@@ -61,7 +61,7 @@ export interface Store {
    */
   pendingEvents(tenantId: string, cap: number): Promise<number>;
 
-  // ---- tenants' lifecycle, keys and the event log (#32; tenant-keys.ts)
+  // ---- tenants' lifecycle, keys and the event log (tenant-keys.ts)
   /** The key with this hash and its tenant, unless the key or the tenant was deleted. */
   keyByHash(hash: string): Promise<KeyMatch | undefined>;
   /** Adds a key to the tenant; undefined when the tenant is missing or deleted. */

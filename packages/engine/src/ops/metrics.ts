@@ -167,9 +167,9 @@ export class EngineMetrics {
       registers,
     });
     // prom-client samples the event loop's delay every 10 ms by default: 100 wake-ups a
-    // second, about half a percent of a core on an idle box (I4). A stall still delays the
-    // next sample, so every stall past 100 ms shows; shorter ones are sampled, not missed
-    // in aggregate.
+    // second, most of an idle box's CPU (I4; docs/performance.md, Decisions). A stall still
+    // delays the next sample, so every stall past 100 ms shows; shorter ones are sampled, not
+    // missed in aggregate.
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   }
 }
