@@ -1,16 +1,17 @@
 /**
  * BENCHMARKS.md and its plots, generated from bench/results/{runs,sessions}.ndjson — never
  * typed by hand. For each scenario × target it takes the runs of the latest session that
- * ran that cell without a `--label` and reports their median. Runs with another label are
- * variants, each listed apart — except development runs (`--label dev` or `dev-…`), which
- * are recorded but never reported.
+ * ran that cell without a `--label` and reports their median; each reported variant
+ * (records.ts `VARIANTS`) the same, apart. Before it reads them, it prunes the two files to
+ * those runs and their sessions (records.ts). Development and A/B sessions (any other label)
+ * are recorded in results/dev/ and reported there (`writeDevReport`).
  */
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { median, round } from './common.ts';
-import type { MachineInfo } from './machine.ts';
 import { COLORS, type Panel, svg } from './plot.ts';
+import { type Pruned, pruneRecords, readRecords, reportedCells, type SessionRecord } from './records.ts';
 import { budgetSection } from './report-budget.ts';
 import { CLUSTER_TARGETS } from './report-cluster.ts';
 import { curveTable } from './report-curve.ts';
@@ -28,17 +29,6 @@ import { ISSUE_TARGETS, ISSUE6_TARGETS, type IssueTarget } from './report-target
 import { TARGETS, type TargetName } from './targets/target.ts';
 import { ISOLATION, SCENARIOS } from './workload.ts';
 
-interface SessionRecord {
-  session: string;
-  date: string;
-  command: string;
-  label: string | null;
-  sluiceRef: string | null;
-  sluiceDirty: boolean | null;
-  sluiceEnv: Record<string, string>;
-  machine: MachineInfo;
-}
-
 /** The ratio columns: each Sluice shape against the baseline and the ceiling. */
 const RATIOS: [TargetName, TargetName][] = [
   ['sluice', 'bullmq-rlf'],
@@ -46,17 +36,6 @@ const RATIOS: [TargetName, TargetName][] = [
   ['sluice-distributed', 'bullmq-rlf'],
   ['sluice-distributed', 'ceiling'],
 ];
-
-/** Development runs: recorded in runs.ndjson, never reported. */
-const isDevLabel = (label: string): boolean => label === 'dev' || label.startsWith('dev-');
-
-function readNdjson<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as T);
-}
 
 const key = (scenario: string, target: string): string => `${scenario}/${target}`;
 
@@ -166,10 +145,14 @@ function plotSoak(cells: Cells, file: string): boolean {
   return true;
 }
 
-export function writeReport(resultsDir: string, file: string): void {
-  const runs = readNdjson<RunRecord>(join(resultsDir, 'runs.ndjson'));
-  const sessions = readNdjson<SessionRecord>(join(resultsDir, 'sessions.ndjson'));
-  const cells = selectCells(runs);
+/** BENCHMARKS.md's text from the records (and the plots, written into `resultsDir`). */
+export function renderReport(
+  runs: RunRecord[],
+  sessions: SessionRecord[],
+  resultsDir: string,
+  file: string,
+): string {
+  const { cells, variants } = reportedCells(runs);
   const used = new Set([...cells.values()].flat().map((r) => r.session));
   const usedSessions = sessions.filter((s) => used.has(s.session));
   const last = usedSessions[usedSessions.length - 1];
@@ -236,23 +219,51 @@ export function writeReport(resultsDir: string, file: string): void {
     }
     if (scenario === 'soak' && soakPlot) out.push(`![soak](${rel(join(resultsDir, 'soak.svg'))})`, '');
   }
-  const labels = [
-    ...new Set(runs.map((r) => r.label).filter((l): l is string => typeof l === 'string' && !isDevLabel(l))),
-  ];
-  for (const label of labels) {
-    const variant = selectCells(runs, label);
-    out.push(`## Variant: ${label}`, '');
-    const ran = new Set([...variant.values()].flat().map((r) => r.session));
-    for (const s of sessions.filter((x) => ran.has(x.session)))
-      out.push(
-        `- ${s.date}, Sluice \`${s.sluiceRef}\`${s.sluiceDirty ? ' + uncommitted changes' : ''}, ${s.machine.cores} cores ${s.machine.cpuModel}: \`${s.command}\``,
-      );
-    if (ran.size > 0) out.push('');
-    out.push(...budgetSection(variant, '###'));
-    for (const scenario of SCENARIOS) {
-      if (!TARGETS.some((t) => variant.has(key(scenario, t)))) continue;
-      out.push(`### ${scenario}`, '', ...scenarioTable(variant, scenario), '');
-    }
+  for (const [label, variant] of variants) out.push(...variantSection(label, variant, sessions));
+  return `${out.join('\n')}\n`;
+}
+
+/** A variant's sessions and tables, as BENCHMARKS.md and the development report show them. */
+function variantSection(label: string, variant: Cells, sessions: SessionRecord[]): string[] {
+  const out = [`## Variant: ${label}`, ''];
+  const ran = new Set([...variant.values()].flat().map((r) => r.session));
+  for (const s of sessions.filter((x) => ran.has(x.session)))
+    out.push(
+      `- ${s.date}, Sluice \`${s.sluiceRef}\`${s.sluiceDirty ? ' + uncommitted changes' : ''}, ${s.machine.cores} cores ${s.machine.cpuModel}: \`${s.command}\``,
+    );
+  if (ran.size > 0) out.push('');
+  out.push(...budgetSection(variant, '###'));
+  for (const scenario of SCENARIOS) {
+    if (!TARGETS.some((t) => variant.has(key(scenario, t)))) continue;
+    out.push(`### ${scenario}`, '', ...scenarioTable(variant, scenario), '');
   }
-  writeFileSync(file, `${out.join('\n')}\n`);
+  return out;
+}
+
+/** Prunes the committed records to what the report shows, then writes BENCHMARKS.md from them. */
+export function writeReport(resultsDir: string, file: string): Pruned {
+  const pruned = pruneRecords(resultsDir);
+  const { runs, sessions } = readRecords(resultsDir);
+  writeFileSync(file, renderReport(runs, sessions, resultsDir, file));
+  return pruned;
+}
+
+/**
+ * results/dev/report.md: each development or A/B label's tables (for each scenario × target,
+ * its latest session's runs), newest label first. False when there are no such runs.
+ */
+export function writeDevReport(devDir: string): boolean {
+  const { runs, sessions } = readRecords(devDir);
+  const labels = [...new Set(runs.map((r) => r.label).filter((l): l is string => typeof l === 'string'))];
+  if (labels.length === 0) return false;
+  const out = [
+    '# Development and A/B runs',
+    '',
+    'Generated by `npm run bench` from `runs.ndjson` here (ignored by git); never part of BENCHMARKS.md.',
+    '',
+  ];
+  for (const label of labels.reverse())
+    out.push(...variantSection(label, selectCells(runs, label), sessions));
+  writeFileSync(join(devDir, 'report.md'), `${out.join('\n')}\n`);
+  return true;
 }
