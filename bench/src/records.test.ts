@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { prune, pruneRecords, RUNS_FILE, readRecords, recordsDir, SESSIONS_FILE } from './records.ts';
-import { renderReport } from './report.ts';
+import { renderReport, writeDevReport } from './report.ts';
 
 const BENCH = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = join(BENCH, 'results');
@@ -117,6 +117,30 @@ test('BENCHMARKS.md is what the report renders from the committed records, and r
       ...sessions.map((s) => ({ ...s, session: `new-${s.session}` })),
     ];
     assert.equal(renderReport([...older, ...runs, ...dev, ...failed], moreSessions, results, file), rendered);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a development report shows each label apart, the newest first, with its sessions’ commands', () => {
+  const { root, results } = scratch();
+  try {
+    const dev = join(results, 'dev');
+    mkdirSync(dev);
+    assert.equal(writeDevReport(dev), false, 'no development runs: no report');
+    const { runs, sessions } = readRecords(RESULTS);
+    const as = (label: string) => ({
+      runs: runs.map((r) => JSON.stringify({ ...r, session: `${label}-${r.session}`, label })),
+      sessions: sessions.map((s) => JSON.stringify({ ...s, session: `${label}-${s.session}`, label })),
+    });
+    writeLines(join(dev, RUNS_FILE), [...as('dev-a').runs, ...as('ab-b').runs]);
+    writeLines(join(dev, SESSIONS_FILE), [...as('dev-a').sessions, ...as('ab-b').sessions]);
+    assert.equal(writeDevReport(dev), true);
+    const report = readFileSync(join(dev, 'report.md'), 'utf8');
+    const headings = report.split('\n').filter((l) => l.startsWith('## '));
+    assert.deepEqual(headings, ['## Variant: ab-b', '## Variant: dev-a']);
+    assert.ok(report.includes(`: \`${sessions[0]?.command}\``));
+    assert.ok(report.includes('### throughput'));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

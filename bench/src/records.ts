@@ -33,9 +33,9 @@ export interface SessionRecord {
  * The labels BENCHMARKS.md reports, each apart from the unlabelled runs, with what it
  * measures. Recording a new one in the committed files takes a line here.
  */
-const VARIANTS: Record<string, string> = {
+export const VARIANTS: Record<string, string> = {
   'cluster-ha':
-    'the Redis Cluster with a replica a master (`--cluster-replicas 1`) against one Redis, in a session of its own',
+    'The distributed shape on the Redis Cluster with a replica a master (`--cluster-replicas 1`), against one Redis, in a session of its own: what redundancy adds.',
 };
 
 export const RUNS_FILE = 'runs.ndjson';
