@@ -1,19 +1,20 @@
 /**
  * `npm run bench`: Sluice against the usual Node approach (BullMQ + rate-limiter-flexible)
  * and the ceiling (undici straight to the receiver), scenario by scenario, measured at the
- * receiver. Appends one record per run to bench/results/runs.ndjson, then regenerates
- * BENCHMARKS.md (report.ts) and the plots.
+ * receiver. Appends one record per run to bench/results/runs.ndjson, then prunes it to what
+ * BENCHMARKS.md shows and regenerates BENCHMARKS.md (report.ts) and the plots; a session
+ * under a development or A/B label records in bench/results/dev/ instead (records.ts).
  *
  *   npm run bench                                   every scenario but soak, 3 repetitions
  *   npm run bench -- --scenarios compliance,latency --targets sluice,ceiling --reps 5
  *   npm run bench -- --scenarios soak --targets sluice      1,000,000 deliveries (long)
  *   npm run bench -- --quick                        correctness only, ~1 min (npm test)
- *   npm run bench -- --report                       only regenerate BENCHMARKS.md
+ *   npm run bench -- --report                       only prune results/ and regenerate BENCHMARKS.md
  *
  * Other flags: --sluice-ref <git ref> (bench a committed version), --profile (Sluice under
- * --cpu-prof, summarised by profile.ts), --sluice-env KEY=VALUE, --label <name> (a variant,
- * reported apart), --soak-total N, --soak-rate N (events/s), --latency-rate N (events/s; 400),
- * --curve-sizes 1000,10000,100000 (cost-curve: destinations of each run), --curve-rate R
+ * --cpu-prof, summarised by profile.ts), --sluice-env KEY=VALUE, --label <name> (a
+ * development or A/B session, or a reported variant: records.ts), --soak-total N, --soak-rate
+ * N (events/s), --latency-rate N (events/s; 400), --curve-sizes 1000,10000,100000 (cost-curve: destinations of each run), --curve-rate R
  * (its events/s: `1000`, or per target `1000,sluice-distributed=400`), --curve-seconds S (a
  * size's run at least S s; 20), --curve-idle S (the idle tail, s; 10), --cluster-replicas N
  * (sluice-cluster's replicas a master; 0: three masters alone, as one Redis has none), --no-report. The
@@ -27,7 +28,7 @@
  * and fails under CI=true. Its logs go to a temp directory.
  */
 
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +46,8 @@ import {
 } from './curve.ts';
 import { runIsolation } from './isolation.ts';
 import { machineInfo, postgresInfo, redisInfo } from './machine.ts';
-import { writeReport } from './report.ts';
+import { appendRecord, isReported, RUNS_FILE, recordsDir, SESSIONS_FILE } from './records.ts';
+import { writeDevReport, writeReport } from './report.ts';
 import { runOnce } from './run.ts';
 import { prepareSnapshot } from './snapshot.ts';
 import { TARGETS, type TargetName, type TargetOptions } from './targets/target.ts';
@@ -119,8 +121,18 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
   process.exit(2);
 }
 if (values.report) {
-  writeReport(RESULTS, join(REPO, 'BENCHMARKS.md'));
+  report();
+  if (writeDevReport(join(RESULTS, 'dev'))) process.stdout.write('results/dev/report.md written\n');
   process.exit(0);
+}
+
+/** BENCHMARKS.md, after pruning the committed records to what it shows (records.ts). */
+function report(): void {
+  const pruned = writeReport(RESULTS, join(REPO, 'BENCHMARKS.md'));
+  const dropped = pruned.runs.before - pruned.runs.after;
+  process.stdout.write(
+    `BENCHMARKS.md written from results/: ${pruned.runs.after} runs of ${pruned.sessions.after} sessions${dropped > 0 ? ` (${dropped} runs it no longer shows left out; git keeps them)` : ''}\n`,
+  );
 }
 
 const quick = values.quick;
@@ -251,6 +263,10 @@ const workloadsOf = (scenario: Scenario, target: TargetName): Workload[] =>
     : [buildWorkload(scenario, scenarioOptions)];
 
 const session = newRunId();
+// Unlabelled and reported variants' sessions are the committed records; any other label's
+// go to results/dev/ (ignored by git).
+const label = values.label ?? null;
+const records = recordsDir(RESULTS, label);
 const logRoot = quick ? join(tmpdir(), `sluice-bench-${session}`) : join(RESULTS, 'logs', session);
 mkdirSync(logRoot, { recursive: true });
 const log = (line: string): void => {
@@ -263,7 +279,7 @@ const sessionRecord = {
   date: new Date().toISOString(),
   command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   quick,
-  label: values.label ?? null,
+  label,
   scenarios,
   targets,
   reps,
@@ -274,11 +290,9 @@ const sessionRecord = {
   redisCluster: privateCluster !== null,
   machine,
 };
-if (!quick) {
-  mkdirSync(RESULTS, { recursive: true });
-  appendFileSync(join(RESULTS, 'sessions.ndjson'), `${JSON.stringify(sessionRecord)}\n`);
-}
+if (!quick) appendRecord(records, SESSIONS_FILE, sessionRecord);
 log(`session ${session}: ${scenarios.join(', ')} × ${targets.join(', ')} × ${reps} (logs in ${logRoot})`);
+if (!quick && !isReported(label)) log(`label ${label}: development runs, recorded in ${records}`);
 
 const failures: string[] = [];
 for (let rep = 1; rep <= reps; rep++) {
@@ -321,8 +335,8 @@ for (let rep = 1; rep <= reps; rep++) {
           log(`  ✗ ${errorMessage(err)} (logs: ${runDir})`);
           record = { scenario, target, rep, runId, curve: workload.curve, error: errorMessage(err) };
         }
-        record = { session, label: values.label ?? null, date: new Date().toISOString(), ...record };
-        if (!quick) appendFileSync(join(RESULTS, 'runs.ndjson'), `${JSON.stringify(record)}\n`);
+        record = { session, label, date: new Date().toISOString(), ...record };
+        if (!quick) appendRecord(records, RUNS_FILE, record);
         writeFileSync(join(runDir, 'result.json'), JSON.stringify(record, null, 1));
         if (record.error === undefined) log(`  ${oneLine(record)}`);
         if (quick && record.error === undefined) failures.push(...check(name, target, record));
@@ -392,8 +406,8 @@ function check(name: string, target: TargetName, r: Record<string, unknown>): st
 if (quick) {
   if (failures.length === 0) rmSync(logRoot, { recursive: true, force: true });
 } else if (!values['no-report']) {
-  writeReport(RESULTS, join(REPO, 'BENCHMARKS.md'));
-  log('BENCHMARKS.md written');
+  if (isReported(label)) report();
+  else if (writeDevReport(records)) log(`${join(records, 'report.md')} written`);
 }
 await privateRedis?.stop();
 await privateCluster?.stop();

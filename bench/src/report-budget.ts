@@ -17,7 +17,7 @@ const LOADS: [string, string][] = [
   ['latency', 'light load'],
   ['throughput', 'full load'],
 ];
-const BUDGET_TARGETS: TargetName[] = ['sluice-distributed', 'sluice-cluster', 'bullmq-rlf', 'sluice'];
+export const BUDGET_TARGETS: TargetName[] = ['sluice-distributed', 'sluice-cluster', 'bullmq-rlf', 'sluice'];
 /** The processes that send commands and statements, as the tables group them. */
 const GROUPS: [string, string[]][] = [
   ['API', ['api']],
@@ -170,13 +170,14 @@ function topRows(kind: 'redis' | 'pg', columns: Column[], cells: Cells) {
  * The section, or nothing when no run of the two loads is there — or, for a variant
  * (`###`), when none of its runs counted calls (its CPU is in its scenario tables already).
  */
-export function budgetSection(cells: Cells, level: '##' | '###'): string[] {
+export function budgetSection(cells: Cells, level: '##' | '###', note?: string): string[] {
   const columns = columnsOf(cells);
   const counted = columns.filter((c) => (cells.get(`${c.scenario}/${c.target}`) ?? []).some((r) => r.budget));
   if (columns.length === 0 || (level === '###' && counted.length === 0)) return [];
   const out = [
     `${level} Budget per delivery`,
     '',
+    ...(note === undefined ? [] : [note, '']),
     'Each value: the run’s total ÷ its deliveries, median of the runs. CPU over the delivery window (first hand-over → last first 2xx); Redis commands and Postgres statements from the first hand-over to 1.5 s after the last first 2xx, counted in each process as it sends them (`bench/src/calls-probe.ts`) and by the servers: `INFO commandstats` of the bench session’s own redis-server, `pg_stat_database` of the run’s database (pg_stat_statements is not loaded on the shared server). What each hop must do and what it does: [`docs/performance.md`](docs/performance.md).',
     '',
     ...table('per delivery', columns, ROWS, cells),

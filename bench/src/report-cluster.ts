@@ -6,7 +6,7 @@
  * targets (report.ts), which names the replicas its runs had.
  */
 
-import { type Cells, cellMedian, type RunRecord } from './report-rows.ts';
+import { type Cells, cellMedian, cellRuns, type RunRecord } from './report-rows.ts';
 import type { IssueTarget } from './report-targets.ts';
 
 const FACTOR = 0.8;
@@ -30,6 +30,7 @@ function topology(runs: readonly RunRecord[]): string {
 export const CLUSTER_TARGETS: IssueTarget[] = [
   {
     target: `cluster: throughput ≥ ${FACTOR} × single Redis`,
+    runs: cellRuns('throughput', ['sluice-cluster', 'sluice-distributed']),
     judge: (c: Cells) => {
       const cluster = cellMedian(c, 'throughput', 'sluice-cluster', (r) => r.deliveriesPerS);
       const single = cellMedian(c, 'throughput', 'sluice-distributed', (r) => r.deliveriesPerS);

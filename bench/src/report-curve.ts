@@ -6,7 +6,7 @@
  */
 
 import { median, round } from './common.ts';
-import { type Cells, NAMES, type RunRecord } from './report-rows.ts';
+import { type Cells, cellRuns, NAMES, type RunRecord } from './report-rows.ts';
 import { TARGETS, type TargetName } from './targets/target.ts';
 
 const SCENARIO = 'cost-curve';
@@ -182,20 +182,32 @@ function idleAboveFloor(cells: Cells, target: TargetName): Judgement {
 }
 
 /** The cost curve's three targets for a shape, as report-targets.ts lists them. */
-export function curveTargets(target: TargetName): { target: string; judge: (cells: Cells) => Judgement }[] {
+export function curveTargets(target: TargetName): {
+  target: string;
+  judge: (cells: Cells) => Judgement;
+  runs: (cells: Cells) => RunRecord[];
+}[] {
+  const runs = cellRuns(SCENARIO, [target]);
   return [
     {
       target: 'cost-curve: CPU per delivery at 100,000 destinations ≤ 1.2 × at 1,000',
       judge: (c) => cpuGrowth(c, target),
+      runs,
     },
-    { target: 'cost-curve: tick lag p99 < 20 ms at every size', judge: (c) => lagEverywhere(c, target) },
+    {
+      target: 'cost-curve: tick lag p99 < 20 ms at every size',
+      judge: (c) => lagEverywhere(c, target),
+      runs,
+    },
     {
       target: 'cost-curve: 100,000 idle destinations ≤ 1 % of a core (no ticks), the whole system',
       judge: (c) => idleLarge(c, target),
+      runs,
     },
     {
       target: 'cost-curve: 100,000 idle destinations ≤ 1 % of a core above the processes doing nothing',
       judge: (c) => idleAboveFloor(c, target),
+      runs,
     },
   ];
 }

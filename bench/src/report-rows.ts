@@ -311,3 +311,9 @@ export function cellMedian(
     .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   return median(values);
 }
+
+/** The runs of a scenario's cells on these targets. */
+export const cellRuns =
+  (scenario: string, targets: readonly string[]) =>
+  (cells: Cells): RunRecord[] =>
+    targets.flatMap((t) => cells.get(key(scenario, t)) ?? []);

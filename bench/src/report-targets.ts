@@ -1,11 +1,13 @@
 /**
  * Each shape's targets (docs/performance.md, "Single box" and "Distributed"), each judged
- * from the medians of the report's cells. A judge that both shapes' targets ask for takes the target it judges and the ones it is compared with in the "measured" text.
+ * from the medians of the report's cells, with the runs its figures come from (for the
+ * sessions BENCHMARKS.md names beside them). A judge that both shapes' targets ask for takes
+ * the target it judges and the ones it is compared with in the "measured" text.
  */
 
 import { WARM_S } from './analyze.ts';
 import { curveTargets } from './report-curve.ts';
-import { type Cells, cellMedian, type RunRecord, SHORT_NAMES } from './report-rows.ts';
+import { type Cells, cellMedian, cellRuns, type RunRecord, SHORT_NAMES } from './report-rows.ts';
 import type { TargetName } from './targets/target.ts';
 import { ISOLATION } from './workload.ts';
 
@@ -17,6 +19,8 @@ interface Judgement {
 export interface IssueTarget {
   target: string;
   judge: (cells: Cells) => Judgement;
+  /** The runs behind the measured text. */
+  runs: (cells: Cells) => RunRecord[];
 }
 
 const f = (x: number | null, d = 2): string => (x === null ? '–' : String(Math.round(x * 10 ** d) / 10 ** d));
@@ -43,6 +47,7 @@ const others = (
 function complianceWorst(target: TargetName, compared: TargetName[]): IssueTarget {
   return {
     target: 'compliance: worst sliding window ÷ limit ≤ 1.00 for every destination',
+    runs: cellRuns('compliance', [target, ...compared]),
     judge: (c) => {
       const rs = runs(c, 'compliance', target);
       const worst = rs.length ? Math.max(...rs.map((r) => r.worstRatio)) : null;
@@ -57,6 +62,7 @@ function complianceWorst(target: TargetName, compared: TargetName[]): IssueTarge
 function complianceWall(target: TargetName, compared: TargetName[]): IssueTarget {
   return {
     target: 'compliance: wall time ≤ 1.05 × ideal',
+    runs: cellRuns('compliance', [target, ...compared]),
     judge: (c) => {
       const v = s(c, 'compliance', (r) => r.wallRatio, target);
       return {
@@ -70,6 +76,7 @@ function complianceWall(target: TargetName, compared: TargetName[]): IssueTarget
 function latencyP99(target: TargetName, compared: TargetName[], atMostMs: number): IssueTarget {
   return {
     target: `latency: p99 ≤ ${atMostMs} ms`,
+    runs: cellRuns('latency', [target, ...compared]),
     judge: (c) => {
       const v = s(c, 'latency', (r) => r.latencyMs.p99, target);
       const warm = s(c, 'latency', (r) => r.latencyMs.p99Warm, target);
@@ -87,6 +94,7 @@ function throughputAgainst(target: TargetName, baseline: TargetName, factor: num
   const name = baseline === 'ceiling' ? 'the ceiling' : SHORT_NAMES[baseline];
   return {
     target: `throughput: ≥ ${factor} × ${name}`,
+    runs: cellRuns('throughput', [target, baseline]),
     judge: (c) => {
       const a = s(c, 'throughput', (r) => r.deliveriesPerS, target);
       const b = s(c, 'throughput', (r) => r.deliveriesPerS, baseline);
@@ -100,13 +108,16 @@ function throughputAgainst(target: TargetName, baseline: TargetName, factor: num
 }
 
 function noLoss(target: TargetName, which: string): IssueTarget {
+  // Isolation runs end without waiting for their noise (a slow receiver, a backlog): not losses.
+  const counted = (c: Cells): RunRecord[] =>
+    [...c.entries()]
+      .filter(([k]) => k.endsWith(`/${target}`) && !ISOLATION.some((s) => k.startsWith(`${s}/`)))
+      .flatMap(([, v]) => v);
   return {
     target: `no loss, no duplicates anywhere (every ${which} run)`,
+    runs: counted,
     judge: (c) => {
-      // Isolation runs end without waiting for their noise (a slow receiver, a backlog): not losses.
-      const all = [...c.entries()]
-        .filter(([k]) => k.endsWith(`/${target}`) && !ISOLATION.some((s) => k.startsWith(`${s}/`)))
-        .flatMap(([, v]) => v);
+      const all = counted(c);
       const lost = all.reduce((a, r) => a + r.lost, 0);
       const dup = all.reduce((a, r) => a + r.duplicated + r.webhookIdMismatches, 0);
       return {
@@ -127,6 +138,7 @@ export const ISSUE_TARGETS: IssueTarget[] = [
   ...curveTargets('sluice'),
   {
     target: 'limit-change: in force within one tick (1 s)',
+    runs: cellRuns('limit-change', ['sluice']),
     judge: (c) => {
       const low = s(c, 'limit-change', (r) => r.limitChange?.lowered.settleMsMax);
       const high = s(c, 'limit-change', (r) => r.limitChange?.raised.visibleMsMax);
@@ -139,6 +151,7 @@ export const ISSUE_TARGETS: IssueTarget[] = [
   },
   {
     target: 'soak: RSS growth ≤ 10 % from 100k to 1M deliveries',
+    runs: cellRuns('soak', ['sluice']),
     judge: (c) => {
       const v = s(c, 'soak', (r) => r.soak?.rssGrowthPct);
       return {
