@@ -4089,8 +4089,11 @@ export interface components {
     schemas: {
         ErrorInput: {
             error: {
-                /** @description Stable, machine-readable: validation_failed, unauthorized, … */
-                code: string;
+                /**
+                 * @description Stable, machine-readable (docs/api.md "Errors").
+                 * @enum {string}
+                 */
+                code: "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "destination_not_allowed" | "rate_limited" | "request_header_too_large" | "unknown_event_type" | "unavailable" | "internal";
                 message: string;
                 details: unknown;
             };
@@ -4539,8 +4542,11 @@ export interface components {
         } | null;
         Error: {
             error: {
-                /** @description Stable, machine-readable: validation_failed, unauthorized, … */
-                code: string;
+                /**
+                 * @description Stable, machine-readable (docs/api.md "Errors").
+                 * @enum {string}
+                 */
+                code: "validation_failed" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "destination_not_allowed" | "rate_limited" | "request_header_too_large" | "unknown_event_type" | "unavailable" | "internal";
                 message: string;
                 details: unknown;
             };
