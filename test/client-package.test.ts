@@ -104,9 +104,22 @@ console.log(JSON.stringify({
 }));
 `;
 
-/** A TypeScript user's program: strict, its declarations only (no skipLibCheck, no @types). */
+/**
+ * A TypeScript user's program: strict, its declarations only (no skipLibCheck, no @types),
+ * with some of the named types the client generates from the API's document.
+ */
 const TS_PROGRAM = `
-import { type Delivery, type NewEvent, Sluice, SluiceError } from '@sluice/client';
+import {
+  type CreateDestinationInput,
+  type Delivery,
+  type DeliveryWithAttempts,
+  type DestinationWithSecret,
+  type NewEvent,
+  type ServerErrorCode,
+  Sluice,
+  SluiceError,
+  type TenantWithKey,
+} from '@sluice/client';
 
 const sluice = new Sluice({ baseUrl: 'http://127.0.0.1:1', token: 'key' });
 const event: NewEvent = { type: 'order.paid', payload: { order: 'ord_1' } };
@@ -119,6 +132,12 @@ export async function send(): Promise<Delivery['status'] | string> {
     throw err;
   }
 }
+export function create(tenant: TenantWithKey): Promise<DestinationWithSecret> {
+  const input: CreateDestinationInput = { url: 'https://example.com/hook', rateLimit: { limit: 5, period: 'second' } };
+  return new Sluice({ baseUrl: 'http://127.0.0.1:1', token: tenant.apiKey }).destinations.create(input);
+}
+export const statusCodes = (d: DeliveryWithAttempts): (number | null)[] => d.attempts.map((a) => a.statusCode);
+export const overQuota = (code: ServerErrorCode): boolean => code === 'rate_limited';
 `;
 const TS_CONFIG = {
   compilerOptions: {

@@ -33,10 +33,29 @@ const text = (max: number) =>
 
 // ---------------------------------------------------------------- errors
 
+/**
+ * Every `error.code` the API answers (docs/api.md "Errors"). The document lists them, so the
+ * typed client's `ServerErrorCode` is generated from this list.
+ */
+export const ERROR_CODES = [
+  'validation_failed',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'destination_not_allowed',
+  'rate_limited',
+  'request_header_too_large',
+  'unknown_event_type',
+  'unavailable',
+  'internal',
+] as const;
+
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().meta({ description: 'Stable, machine-readable: validation_failed, unauthorized, …' }),
+      code: z.enum(ERROR_CODES).meta({ description: 'Stable, machine-readable (docs/api.md "Errors").' }),
       message: z.string(),
       details: z.unknown(),
     }),

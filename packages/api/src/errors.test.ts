@@ -7,8 +7,10 @@
  */
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Destination } from '@sluice/client';
+import { ERROR_CODES } from './contract.ts';
 import { assertError, DESTINATION, type TestApi, testApi } from './test-app.ts';
 
 describe('the error envelope', () => {
@@ -141,5 +143,17 @@ describe('an internal error', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('the error codes', () => {
+  it('docs/api.md "Errors" lists every code of ERROR_CODES, and no other', async () => {
+    const doc = await readFile(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+    const start = doc.indexOf('\n## Errors\n');
+    assert.ok(start >= 0, 'docs/api.md has an "Errors" section');
+    const end = doc.indexOf('\n## ', start + 1);
+    const section = doc.slice(start, end < 0 ? undefined : end);
+    const listed = [...section.matchAll(/^\| \d{3} \| `(\w+)` \|/gm)].map((m) => m[1]);
+    assert.deepEqual([...new Set(listed)].sort(), [...ERROR_CODES].sort());
   });
 });

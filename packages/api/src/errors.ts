@@ -9,20 +9,10 @@
 import { isUnavailable } from '@sluice/store';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ERROR_CODES } from './contract.ts';
 
-export type ErrorCode =
-  | 'validation_failed'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'destination_not_allowed'
-  | 'rate_limited'
-  | 'request_header_too_large'
-  | 'unknown_event_type'
-  | 'unavailable'
-  | 'internal';
+/** A code of `ERROR_CODES` (contract.ts), the one list of them. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * The `Retry-After` of a 503 `unavailable`, in seconds: long enough that a client's retries

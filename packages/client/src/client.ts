@@ -7,8 +7,9 @@
 
 import { EventTypes } from './event-types.ts';
 import { type CallOptions, type FetchLike, type HttpConfig, type RequestSpec, send } from './http.ts';
-import { PortalLinks, type Whoami } from './portal.ts';
+import { PortalLinks } from './portal.ts';
 import { Alerts, Deliveries, Destinations, Events, type TenantCallOptions, Tenants } from './resources.ts';
+import type { Whoami } from './types.ts';
 
 export interface SluiceOptions {
   /** Where the API is, e.g. `http://127.0.0.1:3000` (a path prefix is kept). */

@@ -9,23 +9,16 @@
  * `retryAfterSeconds`.
  */
 
+import type { ErrorBody } from './types.ts';
+
 /** Codes the client itself produces, next to the server's. */
 export type ClientErrorCode = 'timeout' | 'aborted' | 'network_error' | 'unexpected_response';
 
-/** The server's codes (docs/api.md "Errors"); other strings may be added by the server. */
-export type ServerErrorCode =
-  | 'validation_failed'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'destination_not_allowed'
-  | 'rate_limited'
-  | 'request_header_too_large'
-  | 'unknown_event_type'
-  | 'unavailable'
-  | 'internal';
+/**
+ * The server's codes (docs/api.md "Errors"), as the API's document lists them; a newer
+ * server may answer others, so `SluiceError.code` takes any string too.
+ */
+export type ServerErrorCode = ErrorBody['error']['code'];
 
 /** One entry of a `validation_failed` error's `details`. */
 export interface ValidationIssue {

@@ -6,40 +6,7 @@
 
 import type { CallOptions, Query, RequestSpec } from './http.ts';
 import { pick, seg } from './http.ts';
-import type { JsonValue, ListParams, Page } from './types.ts';
-
-/** A JSON Schema (draft-07) as a plain object. */
-export type JsonSchema = { [key: string]: unknown };
-
-export interface EventType {
-  name: string;
-  description: string;
-  /** The schema an event's payload of this type must satisfy; null: any payload. */
-  schema: JsonSchema | null;
-  /** An example payload (absent: none). */
-  example?: unknown;
-  /** Sluice's own type (`sluice.…`): read-only. */
-  builtIn: boolean;
-  /** Null for a built-in type. */
-  createdAt: string | null;
-  updatedAt: string | null;
-}
-
-export interface CreateEventTypeInput {
-  /** Dotted words of `[A-Za-z0-9_-]`, at most 200 characters, no wildcard; not `sluice.…`. */
-  name: string;
-  description: string;
-  schema?: JsonSchema;
-  /** Must satisfy `schema`. */
-  example?: JsonValue;
-}
-
-/** Fields left out stay; `null` removes the schema or the example. */
-export interface UpdateEventTypeInput {
-  description?: string;
-  schema?: JsonSchema | null;
-  example?: JsonValue;
-}
+import type { CreateEventTypeInput, EventType, ListParams, Page, UpdateEventTypeInput } from './types.ts';
 
 /** What the event-type resource needs from the client. */
 interface Caller {

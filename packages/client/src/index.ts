@@ -12,22 +12,8 @@ export {
   SluiceError,
   type ValidationIssue,
 } from './errors.ts';
-export type {
-  CreateEventTypeInput,
-  EventType,
-  EventTypes,
-  JsonSchema,
-  UpdateEventTypeInput,
-} from './event-types.ts';
+export type { EventTypes } from './event-types.ts';
 export type { CallOptions, FetchLike, FetchResponse, Query, RequestSpec } from './http.ts';
-export type {
-  Branding,
-  CreatedPortalLink,
-  CreatePortalLinkInput,
-  PortalAccess,
-  PortalLink,
-  PortalLinks,
-  Whoami,
-} from './portal.ts';
+export type { PortalLinks } from './portal.ts';
 export type { Alerts, Deliveries, Destinations, Events, TenantCallOptions, Tenants } from './resources.ts';
 export type * from './types.ts';

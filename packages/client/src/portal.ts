@@ -6,65 +6,7 @@
 
 import type { CallOptions, Query, RequestSpec } from './http.ts';
 import { pick, seg } from './http.ts';
-import type { ListParams, Page } from './types.ts';
-
-export type PortalAccess = 'read' | 'manage';
-
-/** How the portal looks: shown by the viewer's browser; Sluice never fetches the logo. */
-export interface Branding {
-  title?: string | undefined;
-  /** `#rrggbb`. */
-  accentColor?: string | undefined;
-  /** https:, data:image/…, or http: on a loopback address. */
-  logoUrl?: string | undefined;
-}
-
-/** `GET /v1/whoami`: the token's role, its tenant (null for the admin token) and, for a portal token, its link. */
-export interface Whoami {
-  role: 'admin' | 'tenant' | 'portal';
-  tenant: { id: string; name: string } | null;
-  portal: {
-    id: string;
-    access: PortalAccess;
-    destinationIds: string[] | null;
-    branding: Branding | null;
-    expiresAt: string;
-  } | null;
-}
-
-export interface CreatePortalLinkInput {
-  /** The admin token names the tenant here (or with the client's `tenantId`). */
-  tenantId?: string | undefined;
-  /** Default `manage`. */
-  access?: PortalAccess | undefined;
-  /** 10 to 86,400; default 900. */
-  expiresInSeconds?: number | undefined;
-  /** Only these destinations of the tenant; absent: all of them. */
-  destinationIds?: string[] | undefined;
-  branding?: Branding | undefined;
-}
-
-/** A link's token and URL are in this answer only. */
-export interface CreatedPortalLink {
-  id: string;
-  /** Opens the portal signed in with the token. */
-  url: string;
-  /** A v1 bearer token with the link's rights. */
-  token: string;
-  expiresAt: string;
-}
-
-/** A link as listed: never its token. */
-export interface PortalLink {
-  id: string;
-  tenantId: string;
-  access: PortalAccess;
-  destinationIds: string[] | null;
-  branding: Branding | null;
-  createdAt: string;
-  expiresAt: string;
-  expired: boolean;
-}
+import type { CreatedPortalLink, CreatePortalLinkInput, ListParams, Page, PortalLink } from './types.ts';
 
 /** What the portal-link resource needs from the client. */
 interface Caller {

@@ -1,11 +1,29 @@
 /**
- * The API's shapes, written out so the package stands alone: its JavaScript and its
- * declarations import nothing, neither zod nor the server's packages. The server's zod
- * contract (packages/api/src/contract.ts) is still the one description:
- * packages/api/src/client-types.test.ts proves at type-check time that each type here is
- * exactly the contract's (requests its input type, what you may send; answers its output
- * type, what the server answers), so a contract change not made here fails the typecheck.
+ * The API's shapes by name: each is an alias of a type generated from the API's OpenAPI
+ * document (openapi.ts, `npm run generate:client -w @sluice/api`), so none is written out
+ * by hand and none can disagree with the server. Requests are the document's input schemas
+ * (what you may send: fields with a default may be left out), answers its output schemas
+ * (what the server answers). Like the rest of the package, they import nothing at run time.
+ *
+ * Beyond the document, three choices of the client's own: an answer's event payload is typed
+ * `JsonValue` (the document says any JSON), a replay's `status` may be left out (the client
+ * sends `dead`), and list parameters leave out `tenantId` (the call's options carry it).
  */
+
+import type { components, paths } from './openapi.ts';
+
+type Schemas = components['schemas'];
+
+/** The JSON body an operation accepts. */
+type JsonBody<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } }
+  ? NonNullable<B>
+  : never;
+
+/** An operation's query parameters, without `tenantId` (`TenantCallOptions` sends it). */
+type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? Omit<NonNullable<Q>, 'tenantId'> : never;
+
+/** An answer with its event payload as `JsonValue` (the document says any JSON). */
+type WithJsonPayload<T extends { payload: unknown }> = Omit<T, 'payload'> & { payload: JsonValue };
 
 /** Any JSON value: an event's payload, as the server answers it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -19,373 +37,170 @@ export interface Page<T> {
 }
 
 /** `?limit=` (1–500, default 50) and `?cursor=` (a previous page's `nextCursor`). */
-export interface ListParams {
-  limit?: number;
-  cursor?: string;
-}
+export type ListParams = QueryOf<paths['/v1/tenants']['get']>;
 
 /** The body of every error answer. */
-export interface ErrorBody {
-  error: {
-    /** Stable, machine-readable: `validation_failed`, `unauthorized`, … */
-    code: string;
-    message: string;
-    details: unknown;
-  };
-}
+export type ErrorBody = Schemas['Error'];
 
-export type Period = 'second' | 'minute' | 'hour';
+export type Period = RateLimit['period'];
 
 /** Most requests in any sliding window of one period (the burst, where one is set). */
-export interface RateLimit {
-  /** 1–1,000,000. */
-  limit: number;
-  period: Period;
-  /**
-   * A token bucket of this capacity refilled at `limit` per period: up to `burst` requests
-   * at once after an idle spell, the long-run rate `limit`. At least `limit`; absent: no burst.
-   */
-  burst?: number | undefined;
-}
+export type RateLimit = Schemas['RateLimit'];
 
 /**
  * `fifo`: first attempts leave one at a time in the order the events were accepted (a
  * failing one is retried later and blocks nothing); `none`: no ordering.
  */
-export type Ordering = 'none' | 'fifo';
+export type Ordering = Schemas['Ordering'];
 
-export interface RetryPolicy {
-  /** 1–50. */
-  maxAttempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-}
+export type RetryPolicy = Schemas['RetryPolicy'];
 
 // ---- tenants
 
-export interface CreateTenantInput {
-  name: string;
-}
+export type CreateTenantInput = JsonBody<paths['/v1/tenants']['post']>;
 
 /**
  * The operator's quotas of a tenant: a number is the tenant's own, null falls back to the
  * operator-wide default (none unless the operator set one). Past a quota, ingest answers
  * `429 rate_limited` with `Retry-After` (`SluiceError.retryAfterSeconds`).
  */
-export interface TenantQuota {
-  /** Events a second (room for one second's burst). */
-  eventsPerSecond: number | null;
-  /** Most events not yet delivered. */
-  pendingEvents: number | null;
-}
+export type TenantQuota = Schemas['TenantQuota'];
 
-export interface Tenant {
-  id: string;
-  name: string;
-  createdAt: string;
-  quota: TenantQuota;
-}
+export type Tenant = Schemas['Tenant'];
 
 /** `tenants.update`: the fields named change, the others stay. */
-export interface UpdateTenantInput {
-  name?: string | undefined;
-  quota?:
-    | {
-        eventsPerSecond?: number | null | undefined;
-        pendingEvents?: number | null | undefined;
-      }
-    | undefined;
-}
+export type UpdateTenantInput = Schemas['PatchTenantInput'];
 
 /** A tenant as created: its API key is in this answer only. */
-export interface TenantWithKey extends Tenant {
-  apiKey: string;
-}
+export type TenantWithKey = Schemas['TenantWithKey'];
 
 /** One of a tenant's API keys as listed: never the key itself. */
-export interface TenantKey {
-  id: string;
-  /** The key's first characters, to tell keys apart; null for a key made before they were kept. */
-  prefix: string | null;
-  createdAt: string;
-  /** When a request last used it, to within a minute; null: never. */
-  lastUsedAt: string | null;
-}
+export type TenantKey = Schemas['TenantKey'];
 
 /** A key as created: `apiKey` is in this answer only. */
-export interface CreatedKey {
-  id: string;
-  apiKey: string;
-}
+export type CreatedKey = Schemas['CreatedKey'];
 
 // ---- destinations
 
-export interface CreateDestinationInput {
-  name?: string | null | undefined;
-  url: string;
-  rateLimit: RateLimit;
-  /** Requests open at once; absent or null: no cap. */
-  maxConcurrency?: number | null | undefined;
-  /** Adaptive pacing (default false): back off on 429, 503, Retry-After or rising latency. */
-  adaptive?: boolean | undefined;
-  ordering?: Ordering | undefined;
-  /**
-   * Exact types, `prefix.*` or `*`; default `['*']`. `*` matches every type but Sluice's own
-   * `sluice.…` operational events: name them, or `sluice.*`, to get them.
-   */
-  eventTypes?: string[] | undefined;
-  retry?: RetryPolicy | undefined;
-  /** One attempt's timeout, 100–120,000 ms; default 15,000. */
-  timeoutMs?: number | undefined;
-  /** `whsec_` and a base64 key of 16 to 128 bytes; generated when absent. */
-  secret?: string | undefined;
-}
+export type CreateDestinationInput = JsonBody<paths['/v1/destinations']['post']>;
 
 /** A patch: at least one field. */
-export type UpdateDestinationInput = Partial<CreateDestinationInput>;
+export type UpdateDestinationInput = JsonBody<paths['/v1/destinations/{id}']['patch']>;
 
-export type DestinationState = 'active' | 'paused' | 'disabled';
+export type DestinationState = Destination['state'];
 
 /** Endpoint health: the circuit breaker of a destination. */
-export type HealthState = 'healthy' | 'degraded' | 'suspended';
+export type HealthState = Health['state'];
 
 /** Endpoint health, the circuit breaker of a destination (on every `Destination` too). */
-export interface Health {
-  state: HealthState;
-  /** When this state began; null: since creation. */
-  since: string | null;
-  consecutiveFailures: number;
-  /** Suspended only: when the next probe may go. */
-  nextProbeAt: string | null;
-  /** `connection`, `dns`, `timeout`, `tls` or `5xx`: the class of the last failure that counted. */
-  lastErrorClass: string | null;
-}
+export type Health = Schemas['Health'];
 
-export interface HealthTransition {
-  at: string;
-  from: HealthState;
-  to: HealthState;
-  reason: 'failures' | 'success' | 'operator';
-  consecutiveFailures: number;
-  errorClass: string | null;
-}
+export type HealthTransition = Schemas['HealthTransition'];
 
 /** `GET /v1/destinations/:id/health`: the health and its latest transitions, newest first. */
-export interface HealthWithTransitions extends Health {
-  transitions: HealthTransition[];
-}
+export type HealthWithTransitions = Schemas['HealthWithTransitions'];
 
-export interface Destination {
-  id: string;
-  tenantId: string;
-  name: string | null;
-  url: string;
-  rateLimit: RateLimit;
-  maxConcurrency: number | null;
-  adaptive: boolean;
-  ordering: Ordering;
-  eventTypes: string[];
-  retry: RetryPolicy;
-  timeoutMs: number;
-  state: DestinationState;
-  disabledReason: string | null;
-  health: Health;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Destination = Schemas['Destination'];
 
 /** A destination as created: with its current signing secret. */
-export interface DestinationWithSecret extends Destination {
-  secret: string;
-}
+export type DestinationWithSecret = Schemas['DestinationWithSecret'];
 
-export interface RotatedSecret {
-  secret: string;
-  previousSecretExpiresAt: string | null;
-}
+export type RotatedSecret = Schemas['RotatedSecret'];
 
 /** A destination's signing secrets: the current one and the rotated-out ones still signing. */
-export interface DestinationSecrets {
-  secret: string;
-  /** Each signs beside the current one until its `expiresAt`. */
-  previous: { secret: string; expiresAt: string }[];
-}
+export type DestinationSecrets = Schemas['DestinationSecrets'];
+
+type ReplayBody = JsonBody<paths['/v1/destinations/{id}/replay']['post']>;
 
 /** The replay body; `status` defaults to `dead`, the only status that can be replayed. */
-export interface ReplayInput {
-  status?: 'dead';
-  /** Only deliveries that died at or after this ISO time. */
-  since?: string | undefined;
-}
+export type ReplayInput = Omit<ReplayBody, 'status'> & { status?: ReplayBody['status'] };
 
-export interface ReplayResult {
-  count: number;
-}
+export type ReplayResult = Schemas['Count'];
 
-export interface DestinationStats {
-  rateLimit: RateLimit;
-  state: DestinationState;
-  pending: number;
-  queued: number;
-  inFlight: number;
-  oldestPendingAgeMs: number;
-  delivered: number;
-  dead: number;
-  /** The most requests started in any sliding window of one period (at most the burst, else the limit). */
-  maxSentInAnyWindow: number;
-  /** With a burst: requests a token bucket would have refused (0 when the rate held); null without one. */
-  bucketRefusals: number | null;
-  /** The limit the rate limiter plans with now: the configured one, or lower while adaptive pacing backs off. */
-  effectiveLimit: number;
-  /** Adaptive pacing holds the rate below the limit, or waits out a Retry-After. */
-  backingOff: boolean;
-  perSecond: { t: string; sent: number }[];
-  /**
-   * The changes of `rateLimit` over the span, oldest first: before the first, its `from` was
-   * in force; after the last, `rateLimit`.
-   */
-  limitChanges: { at: string; from: RateLimit; to: RateLimit }[];
-}
+export type DestinationStats = Schemas['DestinationStats'];
 
 /** A destination's backlog now, and its outcomes over the span. */
-export interface Backlog {
-  pending: number;
-  queued: number;
-  inFlight: number;
-  effectiveLimit: number;
-  backingOff: boolean;
-  oldestPendingAgeMs: number;
-  delivered: number;
-  dead: number;
-}
+export type Backlog = Schemas['Backlog'];
 
 /** A destination with its backlog and the span's outcomes (`GET /v1/destinations/stats`). */
-export interface DestinationOverview extends Destination {
-  stats: Backlog;
-}
+export type DestinationOverview = Schemas['DestinationOverview'];
 
-export interface OverviewParams extends ListParams {
-  /** The span `delivered` and `dead` count over, in seconds (1–86400, default 3600). */
-  seconds?: number;
-}
+/** A page (`limit`, `cursor`) and the span `delivered` and `dead` count over (`seconds`, 1–86400, default 3600). */
+export type OverviewParams = QueryOf<paths['/v1/destinations/stats']['get']>;
 
-export interface StatsParams {
-  /** The span, in seconds (1–86400, default 300). */
-  seconds?: number;
-}
+/** The span, in seconds (1–86400, default 300). */
+export type StatsParams = QueryOf<paths['/v1/destinations/{id}/stats']['get']>;
 
-export interface HealthParams {
-  /** How many transitions, newest first (1–500, default 50). */
-  limit?: number;
-}
+/** How many transitions, newest first (1–500, default 50). */
+export type HealthParams = QueryOf<paths['/v1/destinations/{id}/health']['get']>;
+
+/** `POST /v1/destinations/:id/test`: both optional (type `sluice.test`; the payload from the catalog). */
+export type TestEventInput = NonNullable<Schemas['TestEventInput']>;
 
 // ---- events
 
-export interface NewEvent {
-  /** A dotted event type, no wildcard. */
-  type: string;
-  /** Any value `JSON.stringify` keeps: it is sent as JSON. */
-  payload: unknown;
-  destinationId?: string | undefined;
-  /** 1–100 destinations; not with `destinationId`. */
-  destinationIds?: string[] | undefined;
-  idempotencyKey?: string | undefined;
-}
+/** An event to accept: its payload is any value `JSON.stringify` keeps (it is sent as JSON). */
+export type NewEvent = Schemas['NewEventInput'];
 
-export interface AcceptedEvent {
-  id: string;
-  deliveries: { id: string; destinationId: string }[];
-}
+export type AcceptedEvent = Schemas['AcceptedEvent'];
 
-export interface AcceptedEventBatch {
-  /** One result per event, in order. */
-  data: AcceptedEvent[];
-}
+export type AcceptedEventBatch = Schemas['AcceptedEventBatch'];
 
 /** An event with its deliveries. */
-export interface Event {
-  id: string;
-  type: string;
-  payload: JsonValue;
-  idempotencyKey: string | null;
-  createdAt: string;
-  deliveries: Delivery[];
-}
+export type Event = WithJsonPayload<Schemas['Event']>;
 
 /** An event of the event log: without its deliveries (`events.get` has them). */
-export type LoggedEvent = Omit<Event, 'deliveries'>;
+export type LoggedEvent = WithJsonPayload<Schemas['LoggedEvent']>;
 
-export interface EventListParams extends ListParams {
-  /** A type, or `prefix.*`: the types that start with `prefix.`; `*`: all. */
-  type?: string;
-  /** Only events with a delivery to this destination. */
-  destinationId?: string;
-  /** Only events accepted at or after this ISO time. */
-  since?: string;
-  /** Only events accepted at or before this ISO time. */
-  until?: string;
-}
+/** The event log's filters: `type` (or `prefix.*`), `destinationId`, `since`, `until`, and a page. */
+export type EventListParams = QueryOf<paths['/v1/events']['get']>;
 
 // ---- deliveries
 
-export type DeliveryStatus = 'pending' | 'queued' | 'delivering' | 'delivered' | 'dead' | 'cancelled';
+export type DeliveryStatus = Delivery['status'];
 
-export interface Delivery {
-  id: string;
-  eventId: string;
-  destinationId: string;
-  /** Its place in its destination's order (`webhook-sequence`); null until first claimed. */
-  sequence: number | null;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Delivery = Schemas['Delivery'];
 
-export interface Attempt {
-  id: string;
-  attempt: number;
-  statusCode: number | null;
-  errorCode: string | null;
-  error: string | null;
-  latencyMs: number;
-  responseExcerpt: string | null;
-  startedAt: string;
-  finishedAt: string;
-}
+export type Attempt = Schemas['Attempt'];
 
-export interface DeliveryWithAttempts extends Delivery {
-  attempts: Attempt[];
-}
+export type DeliveryWithAttempts = Schemas['DeliveryWithAttempts'];
 
-export interface DeliveryListParams extends ListParams {
-  destinationId?: string;
-  eventId?: string;
-  status?: DeliveryStatus;
-  /** Only deliveries last changed at or after this ISO time (dead ones: died since). */
-  since?: string;
-}
+/** Deliveries by `destinationId`, `eventId`, `status` and `since` (last change), and a page. */
+export type DeliveryListParams = QueryOf<paths['/v1/deliveries']['get']>;
 
 // ---- backlog alerts
 
-export type AlertKind = 'pending_count' | 'pending_age';
+export type AlertKind = Alert['kind'];
 
 /** A backlog alert firing now: `pending_count` (deliveries) or `pending_age` (seconds). */
-export interface Alert {
-  destinationId: string;
-  tenantId: string;
-  kind: AlertKind;
-  /** The threshold it passed (a count, or seconds). */
-  threshold: number;
-  /** What was observed when it was raised. */
-  value: number;
-  raisedAt: string;
-}
+export type Alert = Schemas['Alert'];
 
-/** `POST /v1/destinations/:id/test`: both optional (type `sluice.test`; the payload from the catalog). */
-export interface TestEventInput {
-  type?: string | undefined;
-  payload?: JsonValue | undefined;
-}
+// ---- the event-type catalog
+
+/** A JSON Schema (draft-07) as a plain object. */
+export type JsonSchema = NonNullable<EventType['schema']>;
+
+export type EventType = Schemas['EventType'];
+
+export type CreateEventTypeInput = Schemas['CreateEventTypeInput'];
+
+/** Fields left out stay; `null` removes the schema or the example. */
+export type UpdateEventTypeInput = Schemas['PatchEventTypeInput'];
+
+// ---- who am I, portal links
+
+export type PortalAccess = PortalLink['access'];
+
+/** How the portal looks: shown by the viewer's browser; Sluice never fetches the logo. */
+export type Branding = Schemas['Branding'];
+
+/** `GET /v1/whoami`: the token's role, its tenant (null for the admin token) and, for a portal token, its link. */
+export type Whoami = Schemas['Whoami'];
+
+export type CreatePortalLinkInput = Schemas['CreatePortalLinkInput'];
+
+/** A link's token and URL are in this answer only. */
+export type CreatedPortalLink = Schemas['CreatedPortalLink'];
+
+/** A link as listed: never its token. */
+export type PortalLink = Schemas['PortalLink'];
