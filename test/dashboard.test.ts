@@ -106,6 +106,11 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
         100,
       );
       assert.equal(Number(await chart.getAttribute('data-limit')), HIGH);
+      // Not adaptive: the limit line alone, no effective limit in the legend.
+      assert.deepEqual(await page.locator('.chart .u-legend .u-label').allTextContents(), [
+        'sent / s',
+        'limit',
+      ]);
       await sleep(1_500);
       await shot(page, '2-at-the-limit');
 
@@ -153,6 +158,10 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       // Pause it: the backlog waits, and the table marks it.
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByRole('button', { name: 'Resume' }).waitFor();
+      // Its backlog, never attempted, offers no "Retry now": a retry would skip no wait.
+      await page.locator('tr[data-status="pending"]').first().waitFor();
+      assert.equal(await page.getByRole('button', { name: /^Retry now/ }).count(), 0);
+      assert.equal(await page.locator('#retry-help').count(), 0);
 
       // A dead delivery: one attempt, answered 500.
       const billingPath = rcv.path('billing');
