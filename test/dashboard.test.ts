@@ -15,6 +15,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { browserMissing, launch, shooter } from './helpers/browser.ts';
 import { now, sleep } from './helpers/receiver.ts';
 import {
@@ -36,6 +37,30 @@ const LOW = 5;
 const TICK_MS = 1_000;
 
 const why = browserMissing('the dashboard browser test');
+
+/**
+ * The characters on the page (its text and its stylesheets' `content`) that no installed font
+ * draws: each drawn on a canvas against a code point no font has (the box a missing glyph
+ * gets). A string, evaluated in the page: this file is typed without the DOM's names.
+ */
+async function missingGlyphs(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const chars = new Set(document.body.innerText);
+    for (const sheet of document.styleSheets)
+      for (const rule of sheet.cssRules) for (const c of rule.style?.content ?? '') chars.add(c);
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 48;
+    const g = canvas.getContext('2d', { willReadFrequently: true });
+    g.font = '32px ' + getComputedStyle(document.body).fontFamily;
+    const draw = (c) => {
+      g.clearRect(0, 0, 48, 48);
+      g.fillText(c, 4, 38);
+      return g.getImageData(0, 0, 48, 48).data.join();
+    };
+    const none = draw('\\u{10FFFD}');
+    return [...chars].filter((c) => c.codePointAt(0) > 0x7f && draw(c) === none);
+  })()`)) as string[];
+}
 const shot = shooter('dashboard');
 
 describe('the operator dashboard', { skip: why ?? false }, () => {
@@ -191,6 +216,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       const ordersRow = page.locator('tr', { has: page.getByRole('link', { name: 'orders', exact: true }) });
       await ordersRow.locator('.state-paused').waitFor();
       await ordersRow.locator('.mark-backing-up').waitFor();
+      assert.deepEqual(await missingGlyphs(page), [], 'every character on the page has a font here');
       await shot(page, '4-destinations');
       await page.getByRole('link', { name: 'Dead letters' }).click();
       const row = page.locator(`tr[data-delivery="${dlv}"]`);
