@@ -74,6 +74,12 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(err.message));
+      // Nothing the page itself loads fails (the API's own answers, such as a 404 for another
+      // tenant's destination, are the page's to show).
+      page.on('response', (res) => {
+        if (res.status() >= 400 && !res.url().startsWith(`${box.url}/v1/`))
+          errors.push(`${res.status()} ${res.url()}`);
+      });
 
       // Sign in with the admin token: every tenant's destinations.
       await page.goto(`${box.url}/dashboard`);
@@ -291,6 +297,12 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       assert.equal(await page.getByText('3 / minute').count(), 1);
       await page.goto(`${box.url}/dashboard/#/destinations/${destinationId}`);
       await page.getByText(`destination not found: ${destinationId}`).waitFor();
+      // The site's icon: the page links one, and a browser asking for /favicon.ico gets it.
+      const icon = await fetch(`${box.url}/favicon.ico`);
+      assert.equal(icon.status, 200);
+      assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+      const linked = await page.locator('link[rel="icon"]').getAttribute('href');
+      assert.equal((await fetch(new URL(linked ?? '/nowhere', box.url))).status, 200, `${linked}`);
       assert.deepEqual(errors, [], 'no error in the page');
       await page.close();
     } finally {
