@@ -99,7 +99,10 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       await page.reload();
       await page.getByRole('heading', { name: 'Destinations' }).waitFor();
       const tenantFilter = page.locator('form.filters').getByLabel('Tenant');
-      await tenantFilter.selectOption({ label: 'acme' });
+      // Tenants may share a name: the picker tells them apart by id.
+      const acme = `acme · ten_…${tenant.id.slice(-6)}`;
+      await tenantFilter.selectOption({ label: acme });
+      assert.equal(await tenantFilter.locator('option:checked').getAttribute('title'), tenant.id);
       assert.equal(
         await page.getByTestId('tenant-quota').textContent(),
         `Ingest quota of acme: default · ${(100_000).toLocaleString()} pending events`,
@@ -110,7 +113,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       const path = rcv.path('orders');
       await page.getByRole('button', { name: 'New destination' }).click();
       const form = page.locator('form.new-destination');
-      await form.getByLabel('Tenant').selectOption({ label: 'acme' });
+      await form.getByLabel('Tenant').selectOption({ label: acme });
       await form.getByLabel('Name').fill('orders');
       await form.getByLabel('URL').fill(rcv.url('orders'));
       await form.getByLabel('Limit').fill(String(HIGH));
@@ -260,7 +263,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
         );
       }
       await rcv.setDefault(billingPath, 200);
-      await page.getByLabel('Destination').selectOption({ label: 'billing — acme' });
+      await page.getByLabel('Destination').selectOption({ label: `billing — ${acme}` });
       await page.getByLabel('Died in').selectOption({ label: 'the last hour' });
       for (const id of moreIds) await page.locator(`tr[data-delivery="${id}"]`).waitFor();
       await page.getByRole('button', { name: 'Replay all matching' }).click();
