@@ -3,10 +3,12 @@
  * by playwright-core): signed in with a tenant's key, the header names the tenant; edit a
  * destination's URL, event types (from the catalog, `sluice.*` included, and a free pattern),
  * retry policy and timeout, and see each saved; a destination whose deliveries all fail with
- * 4xx says so beside "healthy"; "Retry now" and "Replay" say what they do; the event log's
- * filters (type and prefix.*, destination, since / until) and pages; delete a destination
- * after confirming; and at 390 px wide the table scrolls inside its box while the sign-out
- * stays in view.
+ * 4xx says so beside "healthy"; "Retry now" and "Replay" say what they do; adaptive pacing
+ * turned on draws the effective limit (only then), and a notice stays with its destination;
+ * the event log's filters (type and prefix.*, destination, since / until) and pages; "Retry
+ * now" on a delivery waiting out its backoff, none on one never attempted; delete a
+ * destination after confirming; and at 390 px wide the table scrolls inside its box while the
+ * sign-out stays in view.
  *
  * Screenshots go to `test-artifacts/dashboard-edit/` (git-ignored).
  */
@@ -168,6 +170,27 @@ describe('the dashboard: edit, delete, the 4xx note, the event log, phone width'
       );
       await shot(page, '1-edited-4xx');
 
+      // Adaptive pacing on from the limit form: the chart draws the effective limit, and its legend.
+      const limitForm = page.locator('form.limit-form');
+      await limitForm.getByLabel('Limit').fill('40');
+      await limitForm.getByLabel(/^Adaptive pacing/).check();
+      await limitForm.getByRole('button', { name: 'Apply limit' }).click();
+      await page.getByText('Limit set to 40 / second').waitFor();
+      const legend = page.locator('.chart .u-legend');
+      await legend.getByText('effective limit', { exact: true }).waitFor();
+      await page.getByTestId('effective-limit').waitFor();
+      await shot(page, '2-adaptive');
+      // Straight on to another destination (users: 50/s, not adaptive): the notice was about
+      // orders, and without adaptive pacing there is no effective limit to draw.
+      await page.evaluate(`location.hash = '#/destinations/${other.id}'`);
+      await page.getByRole('heading', { name: 'users', exact: true }).waitFor();
+      await legend.getByText('limit', { exact: true }).waitFor();
+      assert.equal(await page.getByTestId('current-limit').textContent(), '50 / second');
+      assert.equal(await page.getByText(/^Limit set to/).count(), 0, "orders' notice is not on users' page");
+      assert.equal(await legend.getByText('effective limit').count(), 0, 'no effective limit in the legend');
+      assert.equal(await page.getByTestId('effective-limit').count(), 0);
+      assert.equal(await page.locator('.chart').getAttribute('data-effective'), '');
+
       // The event log: filters and pages.
       await postEvent(box, key, { type: 'invoice.paid', payload: { invoice: 1 } });
       await postEvents(
@@ -211,11 +234,57 @@ describe('the dashboard: edit, delete, the 4xx note, the event log, phone width'
       await page.getByRole('button', { name: 'Older' }).click();
       await logShows(page, 5, 'bulk.* page 2');
       assert.equal(await page.getByRole('button', { name: 'Older' }).isDisabled(), true);
-      await shot(page, '2-event-log');
+      await shot(page, '3-event-log');
       await page.getByRole('button', { name: 'Newer' }).click();
       await logShows(page, 25, 'bulk.* page 1 again');
       await page.locator('tr[data-event] a').first().click();
       await page.getByRole('heading', { name: 'Event lookup' }).waitFor();
+
+      // "Retry now" where a retry means something: on a pending delivery waiting out its
+      // backoff (attempted once, answered 500), not on one never attempted (its destination
+      // paused); the API takes the retry.
+      await rcv.setDefault(rcv.path('flaky'), 500);
+      const flaky = await createDestination(box, key, {
+        name: 'flaky',
+        url: rcv.url('flaky'),
+        rateLimit: { limit: 50, period: 'second' },
+        retry: { maxAttempts: 5, initialDelayMs: 600_000, maxDelayMs: 600_000 },
+      });
+      const job = async (n: number) =>
+        (await postEvent(box, key, { type: 'job.ran', destinationId: flaky.id, payload: { job: n } }))
+          .deliveries[0]?.id ?? assert.fail('no delivery');
+      const tried = await job(1);
+      await waitUntil(
+        async () => {
+          const d = await getDelivery(box, key, tried);
+          return d.status === 'pending' && d.attempts.length === 1;
+        },
+        15_000,
+        'one failed attempt, then the backoff wait',
+      );
+      assert.equal((await box.api('POST', `/v1/destinations/${flaky.id}/pause`, undefined, key)).status, 200);
+      const untried = await job(2);
+      await page.goto(`${box.url}/dashboard/#/destinations/${flaky.id}`);
+      await page.getByRole('heading', { name: 'flaky', exact: true }).waitFor();
+      await page.locator(`tr[data-delivery="${untried}"][data-status="pending"]`).waitFor();
+      const retryNow = page.getByRole('button', { name: `Retry now ${tried}` });
+      await retryNow.waitFor();
+      assert.equal(
+        await page.getByRole('button', { name: `Retry now ${untried}` }).count(),
+        0,
+        'no "Retry now" on a delivery never attempted',
+      );
+      assert.match(
+        (await page.locator('#retry-help').textContent()) ?? '',
+        /^Retry now: attempt this pending/,
+      );
+      await retryNow.click();
+      await page.locator(`tr[data-delivery="${tried}"]`).getByText('Replayed: pending').waitFor();
+      const retried = await getDelivery(box, key, tried);
+      assert.ok(
+        retried.nextAttemptAt !== null && Date.parse(retried.nextAttemptAt) <= Date.now(),
+        `retried: due now, not in 10 minutes (${retried.nextAttemptAt})`,
+      );
 
       // Delete, after confirming: gone from the table and from the API.
       await page.goto(`${box.url}/dashboard/#/destinations/${other.id}`);
@@ -244,12 +313,12 @@ describe('the dashboard: edit, delete, the 4xx note, the event log, phone width'
       })()`)) as { page: number; wrap: { scroll: number; client: number } | null };
       assert.ok(overflow.page <= 390, `the page does not scroll sideways: ${overflow.page}`);
       assert.ok(overflow.wrap && overflow.wrap.scroll > overflow.wrap.client, `the table scrolls in its box`);
-      await shot(page, '3-phone-destinations');
+      await shot(page, '4-phone-destinations');
       await page.getByRole('link', { name: 'orders', exact: true }).click();
       await page.getByRole('heading', { name: 'orders', exact: true }).waitFor();
       await insideViewport(page, ['button:has-text("Sign out")', 'form.edit-form', '.chart']);
       assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 390);
-      await shot(page, '4-phone-destination');
+      await shot(page, '5-phone-destination');
       assert.deepEqual(errors, [], 'no error in the page');
       await page.close();
     } finally {

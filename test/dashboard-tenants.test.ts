@@ -5,7 +5,8 @@
  * reads its API key once (copied to the clipboard); renames it; creates a second key, which
  * works against the API; deletes the first key, refused (401) at once; the last key cannot be
  * deleted (the 409 said plainly); deletes the tenant by typing its name: its key is refused,
- * its destination and the tenant are gone. A tenant's key sees no Tenants view. Screenshots at
+ * its destination and the tenant are gone. Two tenants of one name are told apart by id in
+ * the pickers and the destinations table. A tenant's key sees no Tenants view. Screenshots at
  * 1366 and 390 px wide go to `test-artifacts/dashboard/` (git-ignored). Without a browser it
  * skips, loudly; in CI (`CI=true`) a missing browser fails it.
  */
@@ -14,7 +15,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserMissing, launch, shooter } from './helpers/browser.ts';
-import { createDestination, harness, waitUntil } from './helpers/sluice.ts';
+import { createDestination, createTenant, harness, waitUntil } from './helpers/sluice.ts';
 
 const SYSTEM_TENANT_ID = 'ten_00000000000000000000000000';
 const ALERT_SECRET = `whsec_${Buffer.from('operator-alert-secret-0123456789').toString('base64')}`;
@@ -200,6 +201,50 @@ describe('the dashboard: tenants', { skip: why ?? false }, () => {
       const globexKey = await page.getByLabel('API key of globex').inputValue();
       await page.locator('tr[data-tenant]', { hasText: 'globex' }).waitFor();
       await shot(page, '5-list-1366');
+
+      // Tenants of one name (each guide makes an "acme"): the pickers and the destinations
+      // table tell them apart by a short id, the full one on hover and on copy.
+      const acmes = [await createTenant(box, box.adminToken), await createTenant(box, box.adminToken)];
+      for (const acme of acmes) {
+        await createDestination(box, acme.apiKey, {
+          name: 'acme-hooks',
+          url: 'http://127.0.0.1:9/hooks',
+          rateLimit: { limit: 5, period: 'second' },
+        });
+      }
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Destinations' })
+        .click();
+      const picker = page
+        .locator('form.filters')
+        .getByLabel('Tenant')
+        .locator('option', { hasText: /^acme/ });
+      await waitUntil(async () => (await picker.count()) === 2, 5_000, 'both acmes in the picker', 50);
+      const options = [];
+      for (const option of await picker.all())
+        options.push({ label: await option.textContent(), title: await option.getAttribute('title') });
+      const byId = (a: { title: string | null }, b: { title: string | null }) =>
+        String(a.title).localeCompare(String(b.title));
+      assert.deepEqual(
+        options.sort(byId),
+        acmes.map((a) => ({ label: `acme · ten_…${a.id.slice(-6)}`, title: a.id })).sort(byId),
+      );
+      const tenantOf = page.getByTestId('tenant-of').filter({ hasText: /^acme / });
+      assert.deepEqual(
+        (await tenantOf.allTextContents()).sort(),
+        acmes.map((a) => `acme ten_…${a.id.slice(-6)}`).sort(),
+      );
+      const shortId = page.locator(`.short-id[data-id="${acmes[0]?.id}"]`);
+      assert.equal(await shortId.getAttribute('title'), acmes[0]?.id);
+      await shortId.click(); // one click selects it
+      await page.keyboard.press('ControlOrMeta+KeyC');
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        acmes[0]?.id,
+        'the whole id copied',
+      );
+      await shot(page, '6-same-names-1366');
 
       // A tenant's key: no Tenants view, and its address shows the destinations instead.
       await page.getByRole('button', { name: 'Sign out' }).click();

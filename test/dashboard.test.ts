@@ -15,6 +15,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { browserMissing, launch, shooter } from './helpers/browser.ts';
 import { now, sleep } from './helpers/receiver.ts';
 import {
@@ -36,6 +37,30 @@ const LOW = 5;
 const TICK_MS = 1_000;
 
 const why = browserMissing('the dashboard browser test');
+
+/**
+ * The characters on the page (its text and its stylesheets' `content`) that no installed font
+ * draws: each drawn on a canvas against a code point no font has (the box a missing glyph
+ * gets). A string, evaluated in the page: this file is typed without the DOM's names.
+ */
+async function missingGlyphs(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const chars = new Set(document.body.innerText);
+    for (const sheet of document.styleSheets)
+      for (const rule of sheet.cssRules) for (const c of rule.style?.content ?? '') chars.add(c);
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 48;
+    const g = canvas.getContext('2d', { willReadFrequently: true });
+    g.font = '32px ' + getComputedStyle(document.body).fontFamily;
+    const draw = (c) => {
+      g.clearRect(0, 0, 48, 48);
+      g.fillText(c, 4, 38);
+      return g.getImageData(0, 0, 48, 48).data.join();
+    };
+    const none = draw('\\u{10FFFD}');
+    return [...chars].filter((c) => c.codePointAt(0) > 0x7f && draw(c) === none);
+  })()`)) as string[];
+}
 const shot = shooter('dashboard');
 
 describe('the operator dashboard', { skip: why ?? false }, () => {
@@ -49,6 +74,12 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(err.message));
+      // Nothing the page itself loads fails (the API's own answers, such as a 404 for another
+      // tenant's destination, are the page's to show).
+      page.on('response', (res) => {
+        if (res.status() >= 400 && !res.url().startsWith(`${box.url}/v1/`))
+          errors.push(`${res.status()} ${res.url()}`);
+      });
 
       // Sign in with the admin token: every tenant's destinations.
       await page.goto(`${box.url}/dashboard`);
@@ -68,7 +99,10 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       await page.reload();
       await page.getByRole('heading', { name: 'Destinations' }).waitFor();
       const tenantFilter = page.locator('form.filters').getByLabel('Tenant');
-      await tenantFilter.selectOption({ label: 'acme' });
+      // Tenants may share a name: the picker tells them apart by id.
+      const acme = `acme · ten_…${tenant.id.slice(-6)}`;
+      await tenantFilter.selectOption({ label: acme });
+      assert.equal(await tenantFilter.locator('option:checked').getAttribute('title'), tenant.id);
       assert.equal(
         await page.getByTestId('tenant-quota').textContent(),
         `Ingest quota of acme: default · ${(100_000).toLocaleString()} pending events`,
@@ -79,7 +113,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       const path = rcv.path('orders');
       await page.getByRole('button', { name: 'New destination' }).click();
       const form = page.locator('form.new-destination');
-      await form.getByLabel('Tenant').selectOption({ label: 'acme' });
+      await form.getByLabel('Tenant').selectOption({ label: acme });
       await form.getByLabel('Name').fill('orders');
       await form.getByLabel('URL').fill(rcv.url('orders'));
       await form.getByLabel('Limit').fill(String(HIGH));
@@ -106,6 +140,11 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
         100,
       );
       assert.equal(Number(await chart.getAttribute('data-limit')), HIGH);
+      // Not adaptive: the limit line alone, no effective limit in the legend.
+      assert.deepEqual(await page.locator('.chart .u-legend .u-label').allTextContents(), [
+        'sent / s',
+        'limit',
+      ]);
       await sleep(1_500);
       await shot(page, '2-at-the-limit');
 
@@ -153,6 +192,10 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       // Pause it: the backlog waits, and the table marks it.
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByRole('button', { name: 'Resume' }).waitFor();
+      // Its backlog, never attempted, offers no "Retry now": a retry would skip no wait.
+      await page.locator('tr[data-status="pending"]').first().waitFor();
+      assert.equal(await page.getByRole('button', { name: /^Retry now/ }).count(), 0);
+      assert.equal(await page.locator('#retry-help').count(), 0);
 
       // A dead delivery: one attempt, answered 500.
       const billingPath = rcv.path('billing');
@@ -182,6 +225,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       const ordersRow = page.locator('tr', { has: page.getByRole('link', { name: 'orders', exact: true }) });
       await ordersRow.locator('.state-paused').waitFor();
       await ordersRow.locator('.mark-backing-up').waitFor();
+      assert.deepEqual(await missingGlyphs(page), [], 'every character on the page has a font here');
       await shot(page, '4-destinations');
       await page.getByRole('link', { name: 'Dead letters' }).click();
       const row = page.locator(`tr[data-delivery="${dlv}"]`);
@@ -219,7 +263,7 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
         );
       }
       await rcv.setDefault(billingPath, 200);
-      await page.getByLabel('Destination').selectOption({ label: 'billing — acme' });
+      await page.getByLabel('Destination').selectOption({ label: `billing — ${acme}` });
       await page.getByLabel('Died in').selectOption({ label: 'the last hour' });
       for (const id of moreIds) await page.locator(`tr[data-delivery="${id}"]`).waitFor();
       await page.getByRole('button', { name: 'Replay all matching' }).click();
@@ -256,6 +300,12 @@ describe('the operator dashboard', { skip: why ?? false }, () => {
       assert.equal(await page.getByText('3 / minute').count(), 1);
       await page.goto(`${box.url}/dashboard/#/destinations/${destinationId}`);
       await page.getByText(`destination not found: ${destinationId}`).waitFor();
+      // The site's icon: the page links one, and a browser asking for /favicon.ico gets it.
+      const icon = await fetch(`${box.url}/favicon.ico`);
+      assert.equal(icon.status, 200);
+      assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+      const linked = await page.locator('link[rel="icon"]').getAttribute('href');
+      assert.equal((await fetch(new URL(linked ?? '/nowhere', box.url))).status, 200, `${linked}`);
       assert.deepEqual(errors, [], 'no error in the page');
       await page.close();
     } finally {

@@ -3,7 +3,8 @@
  * `npm install`; never committed), served as they are. The page calls the v1 API with the
  * token the operator types, so these routes need none. Hashed assets are cached for good;
  * `index.html` is revalidated, so a new build shows on the next load. Nothing is fetched
- * from anywhere else: the content security policy says so, and no page may frame it.
+ * from anywhere else: the content security policy says so, and no page may frame it. Its
+ * icon is also the site's `/favicon.ico`.
  *
  * The portal (`/portal/`, and `/portal/*` for deep links; docs/api.md "Portal links") is the
  * same bundle's `index.html` (its assets stay under `/dashboard/assets/`), which knows it is
@@ -65,6 +66,13 @@ export async function dashboardRoutes(app: App, portalFrameAncestors = "'self'")
     });
     return;
   }
+  // The page links its icon (`/dashboard/favicon.svg`); a browser that asks the site's root
+  // for one gets the same, not a 404.
+  app.get('/favicon.ico', hidden, async (_request, reply) => {
+    secure(reply);
+    reply.header('cache-control', 'public, max-age=86400');
+    return reply.type('image/svg+xml').send(await readFile(`${dashboardDir}favicon.svg`));
+  });
   await app.register(fastifyStatic, {
     root: dashboardDir,
     prefix: '/dashboard/',

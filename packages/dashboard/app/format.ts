@@ -40,3 +40,17 @@ export function formatQuota(quota: Tenant['quota']): string {
     quota.pendingEvents === null ? 'default' : `${quota.pendingEvents.toLocaleString()} pending events`;
   return `${rate} · ${pending}`;
 }
+
+/**
+ * An id abbreviated to its prefix and last six characters (`ten_…k3x9qp`): those are the ULID's
+ * random part, where ids made in the same second still differ (their first characters are the
+ * time). Where it is shown, the full id is a hover or a copy away.
+ */
+export function shortId(id: string): string {
+  const cut = id.indexOf('_') + 1;
+  return id.length - cut > 8 ? `${id.slice(0, cut)}…${id.slice(-6)}` : id;
+}
+
+/** A tenant as a picker lists it: names may repeat, so its short id tells it apart. */
+export const tenantLabel = (tenant: Pick<Tenant, 'id' | 'name'>): string =>
+  `${tenant.name} · ${shortId(tenant.id)}`;

@@ -3,9 +3,9 @@
  * uPlot. The bars are what the stats endpoint counted (attempt start times); the line is the
  * limit in force at each second, from the limit's recorded changes (a per-minute or per-hour
  * limit drawn as its average per second), so a changed limit shows as a step, also on a page
- * opened after the change. With adaptive pacing a second
- * line shows the effective limit the rate limiter planned with (docs/adr/0008): below the
- * limit while the receiver pushes back.
+ * opened after the change. Only with adaptive pacing a second line (and its legend) shows
+ * the effective limit the rate limiter planned with (docs/adr/0008): below the limit while
+ * the receiver pushes back; without it that is the limit, and the line would say nothing.
  */
 
 import { useEffect, useRef } from 'preact/hooks';
@@ -20,7 +20,7 @@ export interface ChartData {
   effective: (number | null)[];
 }
 
-export function RateChart({ data, label }: { data: ChartData; label: string }) {
+export function RateChart({ data, label, adaptive }: { data: ChartData; label: string; adaptive: boolean }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
@@ -60,15 +60,19 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
           dash: [6, 4],
           paths: uPlot.paths.stepped?.({ align: 1 }),
         },
-        {
-          label: 'effective limit',
-          stroke: '#2b8a3e',
-          width: 2,
-          paths: uPlot.paths.stepped?.({ align: 1 }),
-        },
+        ...(adaptive
+          ? [
+              {
+                label: 'effective limit',
+                stroke: '#2b8a3e',
+                width: 2,
+                paths: uPlot.paths.stepped?.({ align: 1 }),
+              },
+            ]
+          : []),
       ],
     };
-    plot.current = new uPlot(options, [[], [], [], []], el);
+    plot.current = new uPlot(options, adaptive ? [[], [], [], []] : [[], [], []], el);
     const resize = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height: 260 }));
     resize.observe(el);
     return () => {
@@ -76,11 +80,14 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
       plot.current?.destroy();
       plot.current = null;
     };
-  }, []);
+  }, [adaptive]);
 
   useEffect(() => {
-    plot.current?.setData([data.t, data.sent, data.limit, data.effective]);
-  }, [data]);
+    const drawn: uPlot.AlignedData = adaptive
+      ? [data.t, data.sent, data.limit, data.effective]
+      : [data.t, data.sent, data.limit];
+    plot.current?.setData(drawn);
+  }, [data, adaptive]);
 
   // The newest figures as attributes too: what a test (or a screen reader's user) can read.
   const recent = data.sent.slice(-6);
@@ -94,7 +101,7 @@ export function RateChart({ data, label }: { data: ChartData; label: string }) {
       data-peak={recent.length > 0 ? Math.max(...recent) : 0}
       data-limit={data.limit.at(-1) ?? ''}
       data-limit-steps={steps.join(',')}
-      data-effective={data.effective.at(-1) ?? ''}
+      data-effective={adaptive ? (data.effective.at(-1) ?? '') : ''}
     />
   );
 }

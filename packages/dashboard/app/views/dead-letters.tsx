@@ -8,6 +8,7 @@
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { CanWrite } from '../access.ts';
 import { api, type Role, type Tenant } from '../api.ts';
+import { tenantLabel } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { ConfirmButton } from './confirm-button.tsx';
 import { DeliveryTable } from './deliveries.tsx';
@@ -31,7 +32,10 @@ export function DeadLetters({ role }: { role: Role }) {
   useEffect(() => {
     if (role === 'admin') void api.tenants().then((page) => setTenants(page.data));
   }, [role]);
-  const tenantName = (id: string) => tenants.find((t) => t.id === id)?.name ?? id;
+  const tenantOf = (id: string) => {
+    const tenant = tenants.find((t) => t.id === id);
+    return tenant ? tenantLabel(tenant) : id;
+  };
 
   const destinations = usePoll(() => api.overview(), 10_000, []);
   const since = () =>
@@ -80,7 +84,7 @@ export function DeadLetters({ role }: { role: Role }) {
             {list.map((d) => (
               <option key={d.id} value={d.id}>
                 {d.name ?? d.id}
-                {role === 'admin' ? ` — ${tenantName(d.tenantId)}` : ''}
+                {role === 'admin' ? ` — ${tenantOf(d.tenantId)}` : ''}
               </option>
             ))}
           </select>

@@ -1,7 +1,7 @@
 /**
  * Deliveries with their attempts: the recent ones of a destination (polled), and the rows
- * that the dead-letter and event views share. A row opens to its attempts; a dead or pending
- * delivery can be retried from it.
+ * that the dead-letter and event views share. A row opens to its attempts; a dead delivery
+ * can be replayed from it, and a pending one waiting out its backoff retried now.
  */
 
 import { Fragment } from 'preact';
@@ -93,6 +93,34 @@ const RETRY_TEXT =
 const REPLAY_TEXT =
   'Replay: put this dead delivery back to pending with a fresh attempt budget; it is sent within the rate limit like any other.';
 
+/**
+ * What a row offers: a dead delivery is replayed; a pending one that has been attempted is
+ * retried now instead of after its backoff wait. One never attempted waits for nothing a
+ * retry removes (the rate limit, its order, a pause), so it offers nothing. The API accepts
+ * both (`POST /v1/deliveries/:id/retry`).
+ */
+function rowAction(d: Delivery): 'Replay' | 'Retry now' | null {
+  if (d.status === 'dead') return 'Replay';
+  return d.status === 'pending' && d.attemptCount > 0 ? 'Retry now' : null;
+}
+
+function RetryButton({ delivery, onRetry }: { delivery: Delivery; onRetry(d: Delivery): void }) {
+  const action = rowAction(delivery);
+  if (action === null) return null;
+  return (
+    <button
+      type="button"
+      class="small"
+      onClick={() => onRetry(delivery)}
+      title={action === 'Replay' ? REPLAY_TEXT : RETRY_TEXT}
+      aria-label={`${action} ${delivery.id}`}
+      aria-describedby="retry-help"
+    >
+      {action}
+    </button>
+  );
+}
+
 function DeliveryRows({
   deliveries,
   showDestination = false,
@@ -153,19 +181,7 @@ function DeliveryRows({
               {notice[d.id] ? (
                 <span role="status">{notice[d.id]}</span>
               ) : (
-                canWrite &&
-                (d.status === 'dead' || d.status === 'pending') && (
-                  <button
-                    type="button"
-                    class="small"
-                    onClick={() => retry(d)}
-                    title={d.status === 'dead' ? REPLAY_TEXT : RETRY_TEXT}
-                    aria-label={`${d.status === 'dead' ? 'Replay' : 'Retry now'} ${d.id}`}
-                    aria-describedby="retry-help"
-                  >
-                    {d.status === 'dead' ? 'Replay' : 'Retry now'}
-                  </button>
-                )
+                canWrite && <RetryButton delivery={d} onRetry={retry} />
               )}
               {d.lastError && <div class="sub">{d.lastError}</div>}
             </td>
@@ -230,10 +246,10 @@ export function DeliveryTable({
           )}
         </tbody>
       </table>
-      {canWrite && deliveries.some((d) => d.status === 'dead' || d.status === 'pending') && (
+      {canWrite && deliveries.some((d) => rowAction(d) !== null) && (
         <p id="retry-help" class="hint table-hint">
-          {deliveries.some((d) => d.status === 'pending') && `${RETRY_TEXT} `}
-          {deliveries.some((d) => d.status === 'dead') && REPLAY_TEXT}
+          {deliveries.some((d) => rowAction(d) === 'Retry now') && `${RETRY_TEXT} `}
+          {deliveries.some((d) => rowAction(d) === 'Replay') && REPLAY_TEXT}
         </p>
       )}
     </div>

@@ -54,7 +54,15 @@ function chartData(stats: Stats, effective: EffectiveHistory): ChartData {
   };
 }
 
+/**
+ * Keyed by its id: a notice ("Limit set to …"), a shown secret and the chart's history belong
+ * to the destination they were about, so moving straight to another starts its page afresh.
+ */
 export function DestinationDetail({ id }: { id: string }) {
+  return <DestinationPage key={id} id={id} />;
+}
+
+function DestinationPage({ id }: { id: string }) {
   const canWrite = useContext(CanWrite);
   const [destination, setDestination] = useState<Destination | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -67,7 +75,6 @@ export function DestinationDetail({ id }: { id: string }) {
   } = usePoll(() => api.stats(id, SPAN_SECONDS), 1_000, [id]);
 
   useEffect(() => {
-    effective.current = [];
     void api.destination(id).then(setDestination, (err: Error) => setNotice(`${err.message}: ${id}`));
   }, [id]);
 
@@ -128,6 +135,7 @@ export function DestinationDetail({ id }: { id: string }) {
           {stats && (
             <RateChart
               data={chartData(stats, effective.current)}
+              adaptive={destination.adaptive}
               label={`Requests started per second against the limit of ${formatRate(rate)}`}
             />
           )}

@@ -9,10 +9,19 @@
 
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Alert, api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
-import { drainSeconds, formatAge, formatQuota, formatRate, isBackingUp, perSecond } from '../format.ts';
+import {
+  drainSeconds,
+  formatAge,
+  formatQuota,
+  formatRate,
+  isBackingUp,
+  perSecond,
+  tenantLabel,
+} from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { HealthBadge } from './health.tsx';
 import { NewDestination } from './new-destination.tsx';
+import { ShortId } from './short-id.tsx';
 
 type SortKey =
   | 'name'
@@ -174,8 +183,8 @@ export function Destinations({ role }: { role: Role }) {
             <select value={tenantId} onChange={(e) => setTenantId(e.currentTarget.value)}>
               <option value="">All tenants</option>
               {tenants.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
+                <option key={t.id} value={t.id} title={t.id}>
+                  {tenantLabel(t)}
                 </option>
               ))}
             </select>
@@ -229,7 +238,11 @@ export function Destinations({ role }: { role: Role }) {
                     <div class="sub" title={d.url}>
                       {d.url}
                     </div>
-                    {role === 'admin' && <div class="sub">{tenantName(d.tenantId)}</div>}
+                    {role === 'admin' && (
+                      <div class="sub" data-testid="tenant-of">
+                        {tenantName(d.tenantId)} <ShortId id={d.tenantId} />
+                      </div>
+                    )}
                   </td>
                   <td>
                     <span class={`state state-${d.state}`}>{d.state}</span>

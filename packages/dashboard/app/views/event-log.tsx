@@ -7,7 +7,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
-import { formatTime } from '../format.ts';
+import { formatTime, tenantLabel } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { useCatalog } from './event-types-picker.tsx';
 
@@ -96,8 +96,8 @@ export function EventLog({ role }: { role: Role }) {
               onChange={(e) => setDraft({ ...draft, tenantId: e.currentTarget.value, destinationId: '' })}
             >
               {tenants.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
+                <option key={t.id} value={t.id} title={t.id}>
+                  {tenantLabel(t)}
                 </option>
               ))}
             </select>

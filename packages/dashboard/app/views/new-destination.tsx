@@ -9,6 +9,7 @@
 import { useContext, useState } from 'preact/hooks';
 import { CanCreate, CanWrite } from '../access.ts';
 import { api, type DestinationWithSecret, type Role, type Tenant } from '../api.ts';
+import { tenantLabel } from '../format.ts';
 import { EventTypesPicker } from './event-types-picker.tsx';
 import { PacingFields, type PacingValues, pacingSettings, pacingValues } from './pacing-fields.tsx';
 
@@ -78,8 +79,8 @@ export function NewDestination({ role, tenants }: { role: Role; tenants: Tenant[
             <select required value={tenantId} onChange={(e) => setTenantId(e.currentTarget.value)}>
               <option value="">Choose…</option>
               {tenants.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
+                <option key={t.id} value={t.id} title={t.id}>
+                  {tenantLabel(t)}
                 </option>
               ))}
             </select>
