@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
-import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts } from '@sluice/engine';
-import { Pacer } from '@sluice/engine/testing';
+import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts, Pacer } from '@sluice/engine';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
