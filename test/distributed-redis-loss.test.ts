@@ -3,12 +3,12 @@
  * own, which is emptied with FLUSHALL mid-run and, in a second test, restarted with nothing
  * kept. The sweeper rebuilds the schedule and the pace state from Postgres: every event is
  * delivered, repeats keep their webhook-id, and the limit still holds at the receiver.
- * Distributed shape only; skipped (loudly) where no `redis-server` binary is installed.
+ * Distributed shape only; without a `redis-server` binary it fails, saying so.
  */
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hasRedisServer, startPrivateRedis } from '@sluice/redis/servers';
+import { startPrivateRedis } from '@sluice/testing';
 import { type Cluster, startCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
@@ -16,14 +16,7 @@ import { SHAPE } from './helpers/shape.ts';
 import { createDestination, createTenant, type EventInput, postBatches } from './helpers/sluice.ts';
 import { describeWindow, worstWindow } from './helpers/window.ts';
 
-if (SHAPE === 'distributed' && !hasRedisServer()) {
-  if (process.env.CI === 'true') throw new Error('CI: redis-server is required for the Redis-loss tests');
-  process.stderr.write('\n*** SKIPPING the Redis-loss tests: no redis-server binary ***\n\n');
-}
-const skip =
-  SHAPE !== 'distributed'
-    ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
-    : !hasRedisServer() && 'no redis-server';
+const skip = SHAPE !== 'distributed' && 'distributed shape only (SLUICE_TEST_SHAPE=distributed)';
 
 const LIMITS = [10, 20, 10, 20];
 

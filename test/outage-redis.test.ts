@@ -13,27 +13,20 @@
  *   that was not accepted: a 503 accepted nothing.
  *
  * The bound on the 503 (3 s, for about 0.1 s measured) is wide: ioredis' own retries held
- * these requests for over a minute. Distributed shape only; skipped (loudly) where no
- * `redis-server` binary is installed.
+ * these requests for over a minute. Distributed shape only; without a `redis-server` binary
+ * it fails, saying so.
  */
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hasRedisServer, type PrivateRedis, startPrivateRedis } from '@sluice/redis/servers';
+import { type PrivateRedis, startPrivateRedis } from '@sluice/testing';
 import { type Cluster, startCluster } from './helpers/cluster.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
 import { SHAPE } from './helpers/shape.ts';
 import { createDestination, createTenant, type EventInput, waitUntil } from './helpers/sluice.ts';
 
-if (SHAPE === 'distributed' && !hasRedisServer()) {
-  if (process.env.CI === 'true') throw new Error('CI: redis-server is required for the Redis outage test');
-  process.stderr.write('\n*** SKIPPING the Redis outage test: no redis-server binary ***\n\n');
-}
-const skip =
-  SHAPE !== 'distributed'
-    ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
-    : !hasRedisServer() && 'no redis-server';
+const skip = SHAPE !== 'distributed' && 'distributed shape only (SLUICE_TEST_SHAPE=distributed)';
 
 /** The longest a request may take to answer while Redis is gone. */
 const PROMPT_MS = 3_000;

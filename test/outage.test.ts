@@ -8,7 +8,8 @@
  *   `Retry-After`; the API, the rate limiter and the delivery worker answer `/healthz` 200,
  *   `/readyz` 503 and `/metrics` 200 (the gauges' failed store reads counted); after the
  *   restart `/readyz` is 200 again within a bound and every event accepted before,
- *   during-refused-then-re-posted and after is delivered.
+ *   during-refused-then-re-posted and after is delivered. Without the PostgreSQL server's
+ *   binaries (`initdb`, `pg_ctl`) it fails, saying so.
  * - single: the store is SQLite, and its failure is the disk filling: the data dir is a small
  *   tmpfs filled with a file; writes answer 503 (`SQLITE_FULL`), reads and `/healthz` still
  *   answer; with the file removed, the refused events are posted again and everything is
@@ -29,11 +30,11 @@ import { configSchema, isDistributed } from '@sluice/single/config';
 import { startDistributedBox } from '@sluice/single/distributed';
 import { encryptionKey as resolveKey } from '@sluice/single/encryption-key';
 import { PostgresStore } from '@sluice/store-postgres';
+import { type PrivatePostgres, startPrivatePostgres } from '@sluice/testing';
 import { pino } from 'pino';
 import { chromium, type Page } from 'playwright-core';
 import { ROUTES } from './helpers/client.ts';
 import { assertNoLeaks } from './helpers/leaks.ts';
-import { type PrivatePostgres, startPrivatePostgres, unavailableReason } from './helpers/private-postgres.ts';
 import { type Receiver, sleep, startReceiver } from './helpers/receiver.ts';
 import { deleteRedisKeys, REDIS_URL, SHAPE, tempDir } from './helpers/shape.ts';
 import {
@@ -156,9 +157,8 @@ async function singleSubject(): Promise<Subject> {
   };
 }
 
-const pgMissing = unavailableReason();
 const mountable = SHAPE === 'single' ? await canMount() : true;
-const skip = SHAPE === 'distributed' ? pgMissing : mountable ? undefined : 'cannot mount a tmpfs (not root)';
+const skip = mountable ? undefined : 'cannot mount a tmpfs (not root)';
 if (skip) {
   if (process.env.CI === 'true') throw new Error(`CI: the outage test cannot run: ${skip}`);
   process.stderr.write(`\n*** SKIPPING the outage test (${SHAPE}): ${skip} ***\n\n`);

@@ -4,13 +4,13 @@
  * services with `SLUICE_REDIS_CLUSTER=true` and six schedule shards (two on each master). On it: the behavioural core (helpers/distributed-suite.ts); a run's keys on every
  * master, ours and BullMQ's alike; and a master killed mid-run with `kill -9` while its
  * replica is promoted — every event delivered, repeats only under their first `webhook-id`,
- * no window over its limit. Distributed shape only; CI fails without `redis-server` and
- * `redis-cli`, elsewhere the file skips, saying so.
+ * no window over its limit. Distributed shape only; without `redis-server` and `redis-cli`
+ * it fails, saying so.
  */
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hasRedisCli, hasRedisServer, type PrivateCluster, startPrivateCluster } from '@sluice/redis/servers';
+import { type PrivateCluster, startPrivateCluster } from '@sluice/testing';
 import { withCluster } from './helpers/cluster.ts';
 import {
   assertDeliveredWithinLimits,
@@ -22,16 +22,7 @@ import {
 import { SHAPE } from './helpers/shape.ts';
 import { createDestination, createTenant, type EventInput, postBatches } from './helpers/sluice.ts';
 
-const tools = hasRedisServer() && hasRedisCli();
-if (SHAPE === 'distributed' && !tools) {
-  if (process.env.CI === 'true')
-    throw new Error('CI: redis-server and redis-cli are required for the cluster tests');
-  process.stderr.write('\n*** SKIPPING the Redis Cluster tests: no redis-server or redis-cli ***\n\n');
-}
-const skip =
-  SHAPE !== 'distributed'
-    ? 'distributed shape only (SLUICE_TEST_SHAPE=distributed)'
-    : !tools && 'no redis-cli';
+const skip = SHAPE !== 'distributed' && 'distributed shape only (SLUICE_TEST_SHAPE=distributed)';
 
 /** Six shards: their tags spread over the slots (keys.ts), two on each of the three masters. */
 const SHARDS = '6';

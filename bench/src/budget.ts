@@ -9,7 +9,7 @@
  *   (calls-probe.ts, in the process; a script call under its script's name);
  * - `redisServer`: redis-server's `INFO commandstats` calls by command (the commands a
  *   script runs included; the runner's own `INFO` left out). The bench starts a private
- *   redis-server for its session (@sluice/redis/servers, `redisPrivate: true`), so these are the
+ *   redis-server for its session (@sluice/testing, `redisPrivate: true`), so these are the
  *   run's alone; on a shared server (REDIS_HOST/REDIS_PORT given) anyone else's are in them.
  *   On a cluster (`sluice-cluster`), summed over its masters (`redisServer`: the commands the
  *   run asked for, wherever they ran), and apart over its replicas (`redisReplicas`: what they

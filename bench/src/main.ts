@@ -23,9 +23,9 @@
  * --quick asserts, for every run: nothing lost, no duplicates, one webhook-id per event, and
  * (for the limiting targets) no sliding window over the limit — at the receiver, and for
  * Sluice also by its own audit (`stats.maxSentInAnyWindow`); it never asserts a time. It
- * runs the single box and the ceiling, plus the distributed shape's compliance run (~6 s)
- * when Postgres and Redis are reachable: without them it says loudly that it skipped it,
- * and fails under CI=true. Its logs go to a temp directory.
+ * runs the single box, the ceiling and the distributed shape's compliance run (~6 s), which
+ * needs Postgres and Redis: without them it fails, saying how to start them. Its logs go to a
+ * temp directory.
  */
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startPrivateCluster, startPrivateRedis } from '@sluice/redis/servers';
+import { START_POSTGRES, START_REDIS, startPrivateCluster, startPrivateRedis } from '@sluice/testing';
 import { errorMessage, newRunId } from './common.ts';
 import {
   CURVE_DEFAULTS,
@@ -136,7 +136,7 @@ function report(): void {
 }
 
 const quick = values.quick;
-// A session whose targets use Redis gets its own redis-server (@sluice/redis/servers, stopped
+// A session whose targets use Redis gets its own redis-server (@sluice/testing, stopped
 // at the end, killed if the bench exits first): the shared one's counters and CPU include every
 // other session's. REDIS_HOST/REDIS_PORT name a server to use instead; --quick (the tests)
 // uses the configured one.
@@ -182,25 +182,22 @@ const privateCluster =
     : null;
 const redisUp = (await redisInfo(redis)) !== null;
 const missingForDistributed = [
-  ...(redisUp ? [] : [`Redis at ${redis.host}:${redis.port}`]),
-  ...((await postgresInfo(postgresUrl)) === null ? [`Postgres at ${postgresUrl} (BENCH_DATABASE_URL)`] : []),
+  ...(redisUp ? [] : [`Redis at ${redis.host}:${redis.port} (start it: ${START_REDIS})`]),
+  ...((await postgresInfo(postgresUrl)) === null
+    ? [`Postgres at ${postgresUrl} (BENCH_DATABASE_URL; start it: ${START_POSTGRES})`]
+    : []),
 ];
-let skippedDistributed: string | null = null;
 let targets: TargetName[];
 if (values.targets || !quick) {
   targets = list(values.targets, TARGETS, [...TARGETS]);
 } else if (missingForDistributed.length === 0) {
   targets = ['sluice', 'sluice-distributed', 'ceiling'];
 } else {
-  // --quick without Postgres or Redis: the distributed shape goes unchecked, and says so.
-  const why = `${missingForDistributed.join(' and ')} not reachable`;
-  if (process.env.CI === 'true') {
-    process.stderr.write(`bench --quick: ${why}; the distributed shape needs both (CI=true: failing)\n`);
-    process.exit(1);
-  }
-  skippedDistributed = `\n  ⚠ bench --quick: SKIPPED the distributed shape (sluice-distributed): ${why}\n\n`;
-  process.stderr.write(skippedDistributed);
-  targets = ['sluice', 'ceiling'];
+  // --quick checks the distributed shape too: without Postgres or Redis it fails, never skips.
+  process.stderr.write(
+    `bench --quick: the distributed shape needs ${missingForDistributed.join(' and ')}, not reachable\n`,
+  );
+  process.exit(1);
 }
 if (targets.includes('bullmq-rlf') && !redisUp) {
   process.stderr.write(
@@ -411,7 +408,6 @@ if (quick) {
 }
 await privateRedis?.stop();
 await privateCluster?.stop();
-if (skippedDistributed) process.stderr.write(skippedDistributed); // again, where it is seen last
 if (failures.length > 0) {
   process.stderr.write(`\n${failures.length} failure(s):\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
   process.exit(1);

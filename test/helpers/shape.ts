@@ -21,6 +21,7 @@ import { configSchema, isDistributed } from '@sluice/single/config';
 import { startDistributedBox } from '@sluice/single/distributed';
 import { encryptionKey as resolveKey } from '@sluice/single/encryption-key';
 import { ensureDatabase, PostgresStore } from '@sluice/store-postgres';
+import { cleanup, requirePostgres, requireRedis } from '@sluice/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -125,8 +126,12 @@ async function startSingle(opts: BoxOptions, token: string | undefined): Promise
   };
 }
 
-/** A fresh Postgres database, Redis key prefix and data dir, and how to drop them. */
+/**
+ * A fresh Postgres database, Redis key prefix and data dir, and how to drop them. Where the
+ * test's Postgres or Redis does not answer, the test fails saying which and how to start it.
+ */
 async function distributedState() {
+  await Promise.all([requirePostgres(DATABASE_URL), requireRedis(REDIS_URL, 'SLUICE_TEST_REDIS_URL')]);
   const dataDir = await tempDir();
   const database = `sluice_t_${unique()}`;
   const url = new URL(DATABASE_URL);
@@ -256,12 +261,7 @@ export function startShape(opts: BoxOptions = {}, adminToken?: string): Promise<
 export async function deleteRedisKeys(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await cleanup(redis, prefix);
   } finally {
     redis.disconnect();
   }

@@ -20,10 +20,10 @@ export interface TargetOptions {
   /** Start Sluice with `--cpu-prof` (the profile is written into the run's directory). */
   profile: boolean;
   redis: { host: string; port: number };
-  /** The Redis above is the bench session's own (@sluice/redis/servers): its counters are the run's alone. */
+  /** The Redis above is the bench session's own (@sluice/testing): its counters are the run's alone. */
   redisPrivate?: boolean;
   /**
-   * The bench session's own Redis Cluster (@sluice/redis/servers `startPrivateCluster`) for
+   * The bench session's own Redis Cluster (`startPrivateCluster` of @sluice/testing) for
    * `sluice-cluster`: a seed node's URL and every node. Absent unless a session's targets include it.
    */
   redisCluster?: { url: string; seeds: { host: string; port: number }[] };

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { RedisTickLoop } from '@sluice/redis';
-import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { Destination, Store } from '@sluice/store';
+import { cleanup, connect, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import { pino } from 'pino';
 import { RedisDispatcher } from './dispatcher.ts';
 import { openSharedState, type SharedState } from './shared-state.ts';
@@ -10,7 +10,7 @@ import { openSharedState, type SharedState } from './shared-state.ts';
 /** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
 const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
 
-const skip = !(await redisAvailable());
+await requireRedis();
 
 /** The one store read the destination cache makes, counted per process. */
 function countingStore(): { store: Store; reads: string[] } {
@@ -50,7 +50,7 @@ function dispatcherOf(state: SharedState): RedisDispatcher {
   return new RedisDispatcher(dependenciesOf(state));
 }
 
-describe('RedisDispatcher', { skip }, () => {
+describe('RedisDispatcher', () => {
   const prefix = uniquePrefix();
   const opened: SharedState[] = [];
   after(async () => {
@@ -147,7 +147,7 @@ describe('RedisDispatcher', { skip }, () => {
   });
 });
 
-describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', { skip }, () => {
+describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', () => {
   const prefix = uniquePrefix();
   let state: SharedState;
   let dispatcher: RedisDispatcher;

@@ -3,10 +3,10 @@ import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring, ratePlan } from '@sluice/core';
 import { EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
-import { cleanup, connect, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import type { NewDestination, Store } from '@sluice/store';
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
+import { cleanup, connect, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { openSharedState, type SharedState } from './shared-state.ts';
@@ -15,7 +15,8 @@ import { DistributedSweeper } from './sweeper.ts';
 /** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
 const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
 
-const skip = !(await redisAvailable());
+await requireRedis();
+
 const T0 = 1_700_000_000_000;
 
 interface Rig {
@@ -111,7 +112,7 @@ function tickAfterListing(store: SqliteStore, tick: () => Promise<void>): Store 
   return racing;
 }
 
-describe('DistributedSweeper', { skip }, () => {
+describe('DistributedSweeper', () => {
   it('wakes a destination whose pending work has no schedule entry, and says so', async () => {
     const r = await rig();
     await r.accept(T0); // its wake was lost

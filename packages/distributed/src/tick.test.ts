@@ -9,14 +9,14 @@ import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
 import { type AttemptPace, createTick, EngineMetrics } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
-import { cleanup, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
+import { cleanup, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import { Registry } from 'prom-client';
 import { openSharedState } from './shared-state.ts';
 
-const skip = !(await redisAvailable());
-if (skip) console.warn('tick.test.ts: SKIPPED — no Redis at 127.0.0.1:6379');
+await requireRedis();
+
 const T0 = 1_700_000_000_000;
 /** `SLUICE_TICK_LEAD_MS`'s default. */
 const LEAD_MS = 100;
@@ -117,7 +117,7 @@ async function rig(limit: number, maxInFlight?: number) {
   };
 }
 
-describe('a tick plans the next run', { skip }, () => {
+describe('a tick plans the next run', () => {
   it('none when everything due went out and nothing is pending, though a send is queued or in the window', async () => {
     const r = await rig(10);
     await r.accept(1, T0);
@@ -160,7 +160,7 @@ describe('a tick plans the next run', { skip }, () => {
   });
 });
 
-describe('the fair bound on requests in flight (docs/adr/0014)', { skip }, () => {
+describe('the fair bound on requests in flight (docs/adr/0014)', () => {
   it('a fast receiver gets its whole run; one that stops answering is held to the ceiling', async () => {
     const r = await rig(50, 8);
     await r.accept(400, T0);

@@ -25,7 +25,7 @@ export { MIN_RETENTION_MS, Retention } from './ops/retention.ts';
 export { exposition } from './ops/scrape.ts';
 export { drainOnSignal } from './ops/shutdown.ts';
 export { ALERTS_DESTINATION_ID, ensureAlertsDestination, SYSTEM_TENANT } from './ops/system.ts';
-export { MemoryPacing } from './pace/memory-pacing.ts';
+export { MemoryPacing, Pacer } from './pace/memory-pacing.ts';
 export {
   type AttemptPace,
   type AttemptPacing,

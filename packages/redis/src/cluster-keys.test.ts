@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type PrivateCluster, startPrivateCluster } from '@sluice/testing';
 import { connectRedis, type RedisClient, type RedisTarget } from './connection.ts';
 import { Keys } from './keys.ts';
-import { hasRedisCli, hasRedisServer, type PrivateCluster, startPrivateCluster } from './private-servers.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { RedisTickLoop } from './redis-tick-loop.ts';
 import { ScheduleClient } from './schedule-client.ts';
-
-const tools = hasRedisServer() && hasRedisCli();
-if (!tools && process.env.CI === 'true') throw new Error('CI: redis-server and redis-cli are required');
-const skip = !tools && 'no redis-server or redis-cli';
 
 const LEASE_MS = 300;
 const PLAN = { limit: 100, periodMs: 1_000, burst: null };
@@ -31,7 +27,7 @@ function oneOnEachShard(keys: Keys): string[] {
  * schedule is read across shards, and a process's requests on many shards keep their
  * in-flight leases (one renewal pipeline per shard).
  */
-describe('our keys on a Redis Cluster', { skip }, () => {
+describe('our keys on a Redis Cluster', () => {
   let rc: PrivateCluster;
   let redis: RedisClient;
   let target: RedisTarget;

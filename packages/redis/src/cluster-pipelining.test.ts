@@ -4,25 +4,17 @@
  * argument, which for a batch script (`lua/<name>.lua`) is its number of keys. Left in the
  * auto-pipelines, a batch script whose keys live on another node than that number's slot fails
  * the whole pipeline, and every command of the turn grouped with it: connectRedis keeps them
- * (BATCH_SCRIPTS) out. Skipped (loudly) where `redis-server` or `redis-cli` is not installed; with `CI=true` it fails.
+ * (BATCH_SCRIPTS) out. Where `redis-server` or `redis-cli` is not installed it fails, saying so.
  */
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startPrivateCluster } from '@sluice/testing';
 import { Cluster } from 'ioredis';
 import { connectRedis } from './connection.ts';
-import { hasRedisCli, hasRedisServer, startPrivateCluster } from './private-servers.ts';
 import { defineScripts } from './scripts.ts';
 
-const missing = [hasRedisServer() ? [] : ['redis-server'], hasRedisCli() ? [] : ['redis-cli']].flat();
-if (missing.length > 0) {
-  if (process.env.CI === 'true')
-    throw new Error(`CI: the cluster pipelining test needs ${missing.join(' and ')}`);
-  process.stderr.write(`\n*** SKIPPING the cluster pipelining test: no ${missing.join(', no ')} ***\n\n`);
-}
-
 test('a batch script and a command of another node in one turn of an auto-pipelined cluster connection', {
-  skip: missing.length > 0 && `no ${missing.join(', no ')}`,
   timeout: 120_000,
 }, async () => {
   const cluster = await startPrivateCluster();

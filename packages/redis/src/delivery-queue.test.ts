@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClaimedDelivery } from '@sluice/store';
-import { bullConnection } from './connection.ts';
-import { BullPublisher } from './delivery-queue.ts';
-import { startDeliveryWorker } from './delivery-worker.ts';
-import { Keys } from './keys.ts';
 import {
   cleanup,
   connect,
   claimedDelivery as delivery,
   REDIS_TARGET,
-  redisAvailable,
+  requireRedis,
   uniquePrefix,
   until,
-} from './test-redis.ts';
+} from '@sluice/testing';
+import { bullConnection } from './connection.ts';
+import { BullPublisher } from './delivery-queue.ts';
+import { startDeliveryWorker } from './delivery-worker.ts';
+import { Keys } from './keys.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
 
 /** The worker's recovery settings (their defaults in @sluice/config); every claim is still held. */
 const RECOVERY = {
@@ -24,7 +24,7 @@ const RECOVERY = {
   stillClaimed: async (ds: readonly ClaimedDelivery[]) => new Set(ds.map((d) => d.id)),
 };
 
-describe('the BullMQ delivery queue', { skip }, () => {
+describe('the BullMQ delivery queue', () => {
   const connection = bullConnection(REDIS_TARGET);
 
   async function withQueue(

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClaimedDelivery } from '@sluice/store';
-import { bullConnection } from './connection.ts';
-import { BullPublisher } from './delivery-queue.ts';
-import { type DeliveryWorkerOptions, startDeliveryWorker } from './delivery-worker.ts';
-import { Keys } from './keys.ts';
 import {
   claimedDelivery,
   cleanup,
   connect,
   REDIS_TARGET,
-  redisAvailable,
+  requireRedis,
   uniquePrefix,
   until,
-} from './test-redis.ts';
+} from '@sluice/testing';
+import { bullConnection } from './connection.ts';
+import { BullPublisher } from './delivery-queue.ts';
+import { type DeliveryWorkerOptions, startDeliveryWorker } from './delivery-worker.ts';
+import { Keys } from './keys.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
 
 const connection = bullConnection(REDIS_TARGET);
 
@@ -53,7 +53,7 @@ async function withKeys(shards: number, body: (keys: Keys, publisher: BullPublis
   }
 }
 
-describe('the delivery queue split by shard', { skip }, () => {
+describe('the delivery queue split by shard', () => {
   it("puts a destination's jobs in its shard's queue, under the shard's hash tag; one worker drains them all", async () => {
     await withKeys(4, async (keys, publisher) => {
       const destinations = Array.from({ length: 12 }, (_, i) => `dst_${i}`);

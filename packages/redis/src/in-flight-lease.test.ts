@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cleanup, connect, requireRedis, uniquePrefix } from '@sluice/testing';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
-import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
+
 const LEASE_MS = 300;
 const TIMEOUT_MS = 30_000;
 const PLAN = { limit: 100, periodMs: 1_000, burst: null };
@@ -17,7 +18,7 @@ const PLAN = { limit: 100, periodMs: 1_000, burst: null };
  * until it finishes, a dead one's stops counting within the lease, as its job's lock does —
  * not at the request's timeout.
  */
-describe('RedisPacing in-flight lease', { skip }, () => {
+describe('RedisPacing in-flight lease', () => {
   let redis: Redis;
   const prefix = uniquePrefix();
   before(() => {

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mulberry32, takeRate } from '@sluice/core';
+import { cleanup, connect, requireRedis, uniquePrefix } from '@sluice/testing';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisRateCounter } from './rate-counter.ts';
-import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
+
 const T0 = 1_700_000_000_000;
 
-describe('RedisRateCounter', { skip }, () => {
+describe('RedisRateCounter', () => {
   const redis: Redis[] = [];
   const prefix = uniquePrefix();
   before(() => {

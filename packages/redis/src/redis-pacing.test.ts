@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AdaptiveFeedback, mulberry32, ratePlan } from '@sluice/core';
-import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts } from '@sluice/engine';
-import { Pacer } from '@sluice/engine/testing';
+import { type AttemptPace, LeaseLostError, MemoryPacing, type PaceCounts, Pacer } from '@sluice/engine';
+import { cleanup, connect, requireRedis, uniquePrefix } from '@sluice/testing';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { Scripts } from './scripts.ts';
-import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
+
 const OPTIONS = { windowMarginMs: 5, arrivalBoundMs: 250 };
 const NONE = {
   bucketTat: 0,
@@ -32,7 +32,7 @@ const atOnce = (fn: () => void) => {
   return () => undefined;
 };
 
-describe('RedisPacing', { skip }, () => {
+describe('RedisPacing', () => {
   let redis: Redis;
   const prefix = uniquePrefix();
   before(() => {

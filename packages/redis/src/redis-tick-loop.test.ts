@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cleanup, connect, requireRedis, uniquePrefix } from '@sluice/testing';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { RedisTickLoop, type TickFn } from './redis-tick-loop.ts';
 import { ScheduleClient } from './schedule-client.ts';
 import { Scripts } from './scripts.ts';
-import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
 
-describe('the Redis schedule scripts', { skip }, () => {
+describe('the Redis schedule scripts', () => {
   let redis: Redis;
   const prefix = uniquePrefix();
   const keys = new Keys(prefix);
@@ -127,7 +127,7 @@ function replicasOf(keys: Keys, n: number, tick: TickFn, maxIdleMs: number) {
   return { replicas, disconnect };
 }
 
-describe('RedisTickLoop with two replicas', { skip }, () => {
+describe('RedisTickLoop with two replicas', () => {
   it('runs every tick once at a time, reschedules, and empties the schedule', async () => {
     const prefix = uniquePrefix();
     const keys = new Keys(prefix);
@@ -324,7 +324,7 @@ describe('RedisTickLoop with two replicas', { skip }, () => {
   });
 });
 
-describe('RedisTickLoop: kicks instead of the longest sleep', { skip }, () => {
+describe('RedisTickLoop: kicks instead of the longest sleep', () => {
   /** Replicas that poll only once a minute: anything sooner than that came from a kick. */
   async function sleepyReplicas(n: number, tick: TickFn) {
     const prefix = uniquePrefix();
@@ -403,7 +403,7 @@ describe('RedisTickLoop: kicks instead of the longest sleep', { skip }, () => {
   });
 });
 
-describe('RedisTickLoop kicks with shards', { skip }, () => {
+describe('RedisTickLoop kicks with shards', () => {
   it("a kick naming a destination wakes only its shard's loop; `*` wakes every loop", async () => {
     const keys = new Keys(uniquePrefix(), 4);
     const redis = connect();

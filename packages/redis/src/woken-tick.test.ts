@@ -6,17 +6,17 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cleanup, connect, requireRedis, uniquePrefix } from '@sluice/testing';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisTickLoop, type TickFn } from './redis-tick-loop.ts';
 import { type ClaimedTick, Scripts } from './scripts.ts';
-import { cleanup, connect, redisAvailable, uniquePrefix } from './test-redis.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
 
 const ROOM = { limit: 2, periodMs: 1_000, windowMarginMs: 5, queuedExpiryMs: 60_000 };
 
-describe('a wake that claims its tick', { skip }, () => {
+describe('a wake that claims its tick', () => {
   let redis: Redis;
   let subscriber: Redis;
   const prefix = uniquePrefix();
@@ -86,7 +86,7 @@ describe('a wake that claims its tick', { skip }, () => {
   });
 });
 
-describe('RedisTickLoop.runClaimed', { skip }, () => {
+describe('RedisTickLoop.runClaimed', () => {
   async function setUp(tick: TickFn) {
     const prefix = uniquePrefix();
     const keys = new Keys(prefix);

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { common, distributed, int, parseConfig } from '@sluice/config';
 import { generateKeyText, newKeyring } from '@sluice/core';
-import { cleanup, connect, REDIS_URL, redisAvailable, uniquePrefix } from '@sluice/redis/testing';
 import { StoreUnavailableError } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
+import { cleanup, connect, REDIS_URL, requireRedis, uniquePrefix } from '@sluice/testing';
 import { z } from 'zod';
 import { openDistributedProcess } from './distributed-process.ts';
 
-const skip = !(await redisAvailable());
+await requireRedis();
 
 /** A distributed service's settings, as each service's schema has them. */
 const schema = z.object({ ...common, ...distributed, PORT: int(0, 65_535).default(0) });
@@ -39,7 +39,7 @@ async function withProcess(
   }
 }
 
-describe('openDistributedProcess', { skip }, () => {
+describe('openDistributedProcess', () => {
   it('serves the ops endpoints over the shared state, with the gauges every service shows', async () => {
     await withProcess(async (_store, url, ready) => {
       await ready();

@@ -2,28 +2,28 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
 import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
-import { CLAIM_SQL } from './claim.ts';
-import { completeAttempts } from './complete.ts';
-import { PostgresStore } from './postgres-store.ts';
+import { newDestination } from '@sluice/store/conformance';
 import {
   adminQuery,
   dropSchema,
   findPlanNode,
   freshSchema,
-  newDestination,
   newEvent,
   type PlanNode,
   schemaClient,
   sqlLiteral,
   TEST_DATABASE_URL,
   withPostgres,
-} from './testing.ts';
+} from '@sluice/testing';
+import { CLAIM_SQL } from './claim.ts';
+import { completeAttempts } from './complete.ts';
+import { PostgresStore } from './postgres-store.ts';
 
 const keyring = newKeyring();
 
 const T0 = 1_700_000_000_000;
 
-await withPostgres('PostgresStore batches', () => {
+await withPostgres(() => {
   describe('PostgresStore batches the calls of one turn', () => {
     let schema: string;
     let store: PostgresStore;

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { newId, newKeyring } from '@sluice/core';
+import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from '@sluice/testing';
 import pg from 'pg';
 import { ensureDatabase } from './database.ts';
 import { Db } from './db.ts';
 import { migrate } from './migrate.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from './testing.ts';
 
 const keyring = newKeyring();
 
@@ -19,7 +19,7 @@ const MIGRATION_VERSIONS = readdirSync(new URL('../migrations/', import.meta.url
   .sort()
   .map((f) => Number(f.slice(0, 4)));
 
-await withPostgres('migrations and databases', () => {
+await withPostgres(() => {
   describe('migrate', () => {
     let schema: string;
     let dbs: Db[];

@@ -9,6 +9,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
+import { newDestination } from '@sluice/store/conformance';
+import {
+  dropSchema,
+  findPlanNode,
+  freshSchema,
+  newEvent,
+  type PlanNode,
+  schemaClient,
+  sqlLiteral,
+  TEST_DATABASE_URL,
+  withPostgres,
+} from '@sluice/testing';
 import type pg from 'pg';
 import { acceptEvents } from './accept.ts';
 import { countsForMany } from './counts.ts';
@@ -19,18 +31,6 @@ import { deleteExpired, listTenants, pageDestinations } from './lists.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { DESTINATION_BY_ID, DESTINATION_BY_ID_FOR_UPDATE } from './rows.ts';
 import { DELETE_DESTINATION, keyLookups } from './tenants.ts';
-import {
-  dropSchema,
-  findPlanNode,
-  freshSchema,
-  newDestination,
-  newEvent,
-  type PlanNode,
-  schemaClient,
-  sqlLiteral,
-  TEST_DATABASE_URL,
-  withPostgres,
-} from './testing.ts';
 
 const T0 = 1_700_000_000_000;
 const keyring = newKeyring();
@@ -107,7 +107,7 @@ function indexOf(plan: PlanNode, relation: string): string | undefined {
   return scan['Index Name'] ?? findPlanNode(scan, (n) => n['Index Name'] !== undefined)?.['Index Name'];
 }
 
-await withPostgres('the plans a connection keeps', () => {
+await withPostgres(() => {
   describe('the plans a connection keeps', () => {
     const schema = freshSchema();
     let store: PostgresStore;

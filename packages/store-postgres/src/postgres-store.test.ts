@@ -2,27 +2,26 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
 import type { ClaimedDelivery, CompletedAttempt, NewTenant } from '@sluice/store';
-import { storeConformance } from '@sluice/store/conformance';
-import pg from 'pg';
-import { PENDING_DESTINATIONS } from './lifecycle.ts';
-import { PostgresStore } from './postgres-store.ts';
+import { newDestination, storeConformance } from '@sluice/store/conformance';
 import {
   adminQuery,
   dropSchema,
   findPlanNode as find,
   freshSchema,
-  newDestination,
   newEvent,
   type PlanNode,
   TEST_DATABASE_URL,
   withPostgres,
-} from './testing.ts';
+} from '@sluice/testing';
+import pg from 'pg';
+import { PENDING_DESTINATIONS } from './lifecycle.ts';
+import { PostgresStore } from './postgres-store.ts';
 
 const keyring = newKeyring();
 
 const T0 = 1_700_000_000_000;
 
-await withPostgres('PostgresStore', () => {
+await withPostgres(() => {
   storeConformance('PostgresStore', async () => {
     const schema = freshSchema();
     const store = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema, poolSize: 4 });

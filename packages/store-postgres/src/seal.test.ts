@@ -11,16 +11,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { generateKeyText, generateSecret, newId, parseKeyring } from '@sluice/core';
+import { newDestination } from '@sluice/store/conformance';
+import { adminQuery, dropSchema, freshSchema, TEST_DATABASE_URL, withPostgres } from '@sluice/testing';
 import pg from 'pg';
 import { PostgresStore } from './postgres-store.ts';
-import {
-  adminQuery,
-  dropSchema,
-  freshSchema,
-  newDestination,
-  TEST_DATABASE_URL,
-  withPostgres,
-} from './testing.ts';
 
 const T0 = 1_700_000_000_000;
 
@@ -39,7 +33,7 @@ async function tableBytes(schema: string): Promise<{ path: string; bytes: string
   }
 }
 
-await withPostgres('sealing secrets at open', () => {
+await withPostgres(() => {
   describe('sealing secrets at open (Postgres)', () => {
     let schema: string;
     beforeEach(() => {

@@ -2,43 +2,12 @@
  * One `redis-server` process on a loopback port, for tests and benchmarks: started with
  * nothing kept on disk (`--save "" --appendonly no`, the shared server's settings), ready once
  * it answers PING, stopped with SIGTERM and then SIGKILL. The single private server
- * (private-servers.ts) and every node of a private cluster (private-cluster.ts) are one of these.
+ * (private-redis.ts) and every node of a private cluster (private-cluster.ts) are one of these.
  */
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-
-const installed = new Map<string, boolean>();
-
-function hasCommand(name: string): boolean {
-  let found = installed.get(name);
-  if (found === undefined) {
-    found = spawnSync(name, ['--version'], { stdio: 'ignore' }).status === 0;
-    installed.set(name, found);
-  }
-  return found;
-}
-
-/** Whether a `redis-server` binary is on PATH. */
-export const hasRedisServer = (): boolean => hasCommand('redis-server');
-
-/** Whether a `redis-cli` binary is on PATH (a private cluster is created with it). */
-export const hasRedisCli = (): boolean => hasCommand('redis-cli');
-
-/** Listens on 127.0.0.1:`port` (0: one the OS picks) and closes again: the port, or null if taken. */
-export function listenOnce(port: number): Promise<number | null> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(null));
-    server.listen(port, '127.0.0.1', () => {
-      const address = server.address();
-      const bound = typeof address === 'object' && address !== null ? address.port : null;
-      server.close(() => resolve(bound));
-    });
-  });
-}
 
 export const isRunning = (child: ChildProcess): boolean =>
   child.exitCode === null && child.signalCode === null;

@@ -2,7 +2,7 @@
  * The private cluster the Redis Cluster tests run on: keys with different hash tags land on
  * every master, a master killed with SIGKILL fails over to its replica and an ioredis `Cluster`
  * reads what it wrote before and writes again, and stop() leaves no process and no directory.
- * Skipped (loudly) where `redis-server` or `redis-cli` is not installed; with `CI=true` it fails.
+ * Where `redis-server` or `redis-cli` is not installed it fails, saying so.
  */
 
 import assert from 'node:assert/strict';
@@ -10,20 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { Cluster } from 'ioredis';
-import { hasRedisCli, hasRedisServer, startPrivateCluster } from './private-servers.ts';
-
-const missing = [hasRedisServer() ? [] : ['redis-server'], hasRedisCli() ? [] : ['redis-cli']].flat();
-if (missing.length > 0) {
-  if (process.env.CI === 'true')
-    throw new Error(`CI: the private cluster test needs ${missing.join(' and ')}`);
-  process.stderr.write(`\n*** SKIPPING the private cluster test: no ${missing.join(', no ')} ***\n\n`);
-}
+import { startPrivateCluster } from './private-cluster.ts';
 
 /** The command lines of the running processes (redis-server's shows `127.0.0.1:<port>`). */
 const processes = (): string[] => execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).split('\n');
 
 test('a private cluster: keys on every master, a killed master fails over, nothing left after', {
-  skip: missing.length > 0 && `no ${missing.join(', no ')}`,
   timeout: 120_000,
 }, async (t) => {
   const started = performance.now();

@@ -1,13 +1,14 @@
 /**
- * What this package's tests share: the test server, a fresh schema per test, and the rule for
- * a server that is not there — CI fails, a developer's machine skips loudly.
+ * The shared PostgreSQL the store's tests run on (`SLUICE_TEST_DATABASE_URL`, or the `test`
+ * database on 127.0.0.1:5432), a fresh schema per test, and what they read of a query plan.
+ * A test file that needs it awaits `requirePostgres()` (or registers its tests with
+ * `withPostgres`) first: where no server answers, the file fails, saying how to start one.
  */
 
 import { randomBytes } from 'node:crypto';
-import { it } from 'node:test';
 import type { NewEvent } from '@sluice/store';
 import pg from 'pg';
-import { ensureDatabase } from './database.ts';
+import { ServerMissingError, START_POSTGRES, shownUrl } from './required.ts';
 
 export const TEST_DATABASE_URL =
   process.env.SLUICE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -50,9 +51,6 @@ export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
 }
 
-/** A destination as the tests create it: the store conformance suite's. */
-export { newDestination } from '@sluice/store/conformance';
-
 /** An event for these destinations; `n` goes into its payload. */
 export function newEvent(destinationIds: string[], idempotencyKey: string | null = null, n = 0): NewEvent {
   return { type: 'order.created', payload: `{"n":${n}}`, idempotencyKey, destinationIds };
@@ -80,43 +78,55 @@ export function findPlanNode(node: PlanNode, match: (n: PlanNode) => boolean): P
   return undefined;
 }
 
-/** Why the test server cannot be used, or undefined when it can (its database then exists). */
-async function unreachable(): Promise<string | undefined> {
-  const server = new URL(TEST_DATABASE_URL);
-  server.pathname = '/postgres';
-  const probe = new pg.Client({ connectionString: server.href, connectionTimeoutMillis: 3_000 });
-  try {
-    await probe.connect();
-    await probe.query('SELECT 1');
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  } finally {
-    await probe.end().catch(() => {});
-  }
-  await ensureDatabase(TEST_DATABASE_URL);
-  return undefined;
-}
+const probed = new Map<string, Promise<void>>();
 
 /**
- * Registers `tests` when the test server answers. Otherwise: with `CI` set, one failing
- * test (CI must run these); without, one skipped test and a warning nobody can miss.
+ * Resolves once the server of `url` answers, its database created if it had none; rejects
+ * with a ServerMissingError naming the URL and how to start the server. Each URL is probed once.
  */
-export async function withPostgres(name: string, tests: () => void): Promise<void> {
-  const reason = await unreachable();
-  if (reason === undefined) {
-    tests();
-    return;
+export function requirePostgres(url = TEST_DATABASE_URL): Promise<void> {
+  let answered = probed.get(url);
+  if (answered === undefined) {
+    answered = (async () => {
+      const maintenance = new URL(url);
+      maintenance.pathname = '/postgres';
+      const client = new pg.Client({ connectionString: maintenance.href, connectionTimeoutMillis: 3_000 });
+      try {
+        await client.connect();
+      } catch (err) {
+        await client.end().catch(() => {});
+        const why = err instanceof Error ? err.message : String(err);
+        throw new ServerMissingError(
+          `PostgreSQL is required at ${shownUrl(url)} (SLUICE_TEST_DATABASE_URL) and did not answer (${why}). Start it: ${START_POSTGRES}`,
+        );
+      }
+      try {
+        await createDatabase(client, decodeURIComponent(new URL(url).pathname.slice(1)));
+      } finally {
+        await client.end();
+      }
+    })();
+    probed.set(url, answered);
   }
-  const where = TEST_DATABASE_URL.replace(/\/\/[^@/]*@/, '//');
-  const message = `PostgreSQL not reachable at ${where} (${reason}) — skipped; CI runs it`;
-  if (process.env.CI) {
-    it(name, () => {
-      throw new Error(`PostgreSQL not reachable at ${where} (${reason}); CI must run these tests`);
-    });
-    return;
+  return answered;
+}
+
+/** Creates the database `name` unless it exists (another test file may be creating it too). */
+async function createDatabase(client: pg.Client, name: string): Promise<void> {
+  const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (found.rowCount !== 0) return;
+  try {
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } catch (err) {
+    // Created by another between the look and the create: 42P04 duplicate_database, or 23505
+    // when both reached the catalog's unique index at once.
+    const code = (err as { code?: unknown }).code;
+    if (code !== '42P04' && code !== '23505') throw err;
   }
-  console.warn(`\n!!! ${name}: ${message}\n`);
-  it(name, (t) => {
-    t.skip(message);
-  });
+}
+
+/** Registers `tests` once the test server answers (`requirePostgres`); the file fails otherwise. */
+export async function withPostgres(tests: () => void): Promise<void> {
+  await requirePostgres();
+  tests();
 }

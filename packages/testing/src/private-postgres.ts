@@ -6,7 +6,8 @@
  * is a crash, and the restart recovers from the WAL as a real one would).
  *
  * Needs the PostgreSQL server binaries (`initdb`, `pg_ctl`) on PATH and, when run as root,
- * the `postgres` user (the server refuses to run as root); `available()` says why not.
+ * the `postgres` user (the server refuses to run as root): without them it throws a
+ * ServerMissingError saying so.
  */
 
 import { execFile as execFileCb, spawnSync } from 'node:child_process';
@@ -14,19 +15,24 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './sluice.ts';
+import { listenOnce } from './ports.ts';
+import { requireCommands, ServerMissingError } from './required.ts';
 
 const execFile = promisify(execFileCb);
 
 const isRoot = process.getuid?.() === 0;
 
-/** Why no private Postgres can run here, or undefined when one can. */
-export function unavailableReason(): string | undefined {
-  if (spawnSync('initdb', ['--version']).status !== 0) return 'no initdb on PATH';
-  if (spawnSync('pg_ctl', ['--version']).status !== 0) return 'no pg_ctl on PATH';
+/** Throws a ServerMissingError saying why unless a private Postgres can run here. */
+function requireBinaries(): void {
+  requireCommands(
+    'a private PostgreSQL server',
+    ['initdb', 'pg_ctl'],
+    'install the PostgreSQL server (Debian: apt-get install postgresql) and put its bin directory, /usr/lib/postgresql/<version>/bin, on PATH',
+  );
   if (isRoot && spawnSync('id', ['-u', 'postgres']).status !== 0)
-    return 'running as root without a postgres user';
-  return undefined;
+    throw new ServerMissingError(
+      'a private PostgreSQL server run as root needs a postgres user to run it (the server refuses root): useradd postgres',
+    );
 }
 
 /** `command args` as the `postgres` user when this process is root, else as this user. */
@@ -50,6 +56,7 @@ export interface PrivatePostgres {
 
 /** Creates a cluster in a temporary directory and starts it. */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  requireBinaries();
   const dir = await mkdtemp(join(tmpdir(), 'sluice-pg-'));
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
@@ -58,7 +65,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const { stdout: gid } = await execFile('id', ['-g', 'postgres']);
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
   }
-  const port = await freePort();
+  const port = await listenOnce(0);
+  if (port === null) throw new Error('no free loopback port');
   let running = false;
   const pg: PrivatePostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -1,28 +1,18 @@
 /**
- * Redis servers of a test's or a benchmark's own, never the machine's shared one
- * (`@sluice/redis/servers`):
- *
- * - `startPrivateRedis`: one `redis-server` on a free loopback port keeping nothing on disk,
- *   which its user may kill (a crash) and start again on the same port, empty, as a Redis that
- *   kept nothing comes back. The Redis-loss and outage tests and the bench sessions use it.
- * - `startPrivateCluster` (private-cluster.ts): a Redis Cluster of such servers.
+ * A Redis server of a test's or a benchmark's own, never the machine's shared one: one
+ * `redis-server` on a free loopback port keeping nothing on disk, which its user may kill (a
+ * crash) and start again on the same port, empty, as a Redis that kept nothing comes back.
+ * The Redis-loss and outage tests and the bench sessions use it; a Redis Cluster of such
+ * servers is private-cluster.ts'.
  *
  * Whatever is still running when the process exits is killed then, so a crashed test leaves
  * no server behind.
  */
 
 import type { ChildProcess } from 'node:child_process';
-import {
-  isRunning,
-  launchRedis,
-  listenOnce,
-  RedisExitedError,
-  signalAndWait,
-  stopProcess,
-} from './redis-process.ts';
-
-export { type ClusterNode, type PrivateCluster, startPrivateCluster } from './private-cluster.ts';
-export { hasRedisCli, hasRedisServer } from './redis-process.ts';
+import { listenOnce } from './ports.ts';
+import { isRunning, launchRedis, RedisExitedError, signalAndWait, stopProcess } from './redis-process.ts';
+import { INSTALL_REDIS, requireCommands } from './required.ts';
 
 export interface PrivateRedis {
   host: '127.0.0.1';
@@ -40,9 +30,11 @@ export interface PrivateRedis {
 /**
  * Starts `redis-server --port <port> --bind 127.0.0.1 --save "" --appendonly no` and waits
  * until it answers PING; `port` defaults to a free one (another, should the chosen one be
- * taken before the server binds it). Rejects when redis-server cannot be started.
+ * taken before the server binds it). Throws a ServerMissingError where `redis-server` is not
+ * installed; rejects when it cannot be started.
  */
 export async function startPrivateRedis(options: { port?: number } = {}): Promise<PrivateRedis> {
+  requireCommands('a private Redis server', ['redis-server'], INSTALL_REDIS);
   let child: ChildProcess | undefined;
   let port = options.port ?? 0;
   for (let attempt = 1; child === undefined; attempt++) {

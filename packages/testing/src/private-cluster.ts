@@ -23,21 +23,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { listenOnce } from './ports.ts';
 import {
   isRunning,
   launchRedis,
-  listenOnce,
   onNode,
   RedisExitedError,
   signalAndWait,
   stopProcess,
 } from './redis-process.ts';
+import { INSTALL_REDIS, requireCommands } from './required.ts';
 
 const SLOTS = 16_384;
 const run = promisify(execFile);
 
 /** One line of `CLUSTER NODES`, as one node sees the cluster. */
-export interface ClusterNode {
+interface ClusterNode {
   id: string;
   port: number;
   role: 'master' | 'replica';
@@ -86,6 +87,7 @@ export interface PrivateClusterOptions {
 export async function startPrivateCluster(options: PrivateClusterOptions = {}): Promise<PrivateCluster> {
   const { masters = 3, replicasPerMaster = 1, nodeTimeoutMs = 1_500 } = options;
   if (masters < 3) throw new Error(`a cluster needs at least 3 masters, not ${masters}`);
+  requireCommands('a private Redis Cluster', ['redis-server', 'redis-cli'], INSTALL_REDIS);
   const dir = await mkdtemp(join(tmpdir(), 'sluice-cluster-'));
   const children = new Map<number, ChildProcess>();
   const onExit = (): void => {
