@@ -12,6 +12,13 @@ function tally(kinds: readonly string[]): Map<string, number> {
   return counts;
 }
 
+// Node opens the handle of process.stdin, stdout or stderr on first use, and that use can come
+// from a dependency: debug (ioredis, fastify's swagger) loads supports-color, whose ESM import
+// of node:process reads every property of process, stdin's included. Open all three now, so
+// that no later first use is taken for a leak.
+void process.stdin.fd;
+void process.stdout.fd;
+void process.stderr.fd;
 const baseline = tally(process.getActiveResourcesInfo());
 
 function leaked(): string[] {
