@@ -18,7 +18,7 @@ import { p99, RATE, SECONDS, steadyRun } from './helpers/steady-run.ts';
 
 const HEALTHY = 20;
 const CEILING = 16;
-/** What a loaded 2-core machine adds to a p99 measured over 600 events, beyond the bound. */
+/** What a loaded 2-core machine adds to a p99 measured over 600 events, beyond the bound of docs/adr/0014. */
 const MARGIN_MS = 150;
 
 const HOSTILE: { hostility: Hostility; timeoutMs: number }[] = [
