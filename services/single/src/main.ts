@@ -2,7 +2,9 @@
  * `npm start`: Sluice in one process. Neither `DATABASE_URL` nor `REDIS_URL`: the single box
  * on SQLite (`./data/sluice.db`); both: the distributed shape's API, rate limiter and
  * delivery worker over Postgres and Redis. Drains on SIGTERM/SIGINT: stop accepting, stop
- * ticking, finish the requests in flight, write their outcomes, exit 0.
+ * ticking, finish the requests in flight, write their outcomes, exit 0. A data directory
+ * another single box holds, or a port in use, stops the start with a paragraph that says what
+ * to do, and exit 1.
  */
 
 import { resolve } from 'node:path';
@@ -53,6 +55,7 @@ async function start(): Promise<{
  */
 function refusal(err: unknown): string | undefined {
   if (err instanceof DataDirInUseError) return err.message;
+  if (typeof err !== 'object' || err === null) return undefined;
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
   if (e.code === 'EADDRINUSE' && e.syscall === 'listen') {
     const where = e.address === undefined ? `port ${config.PORT}` : `${e.address}:${e.port ?? config.PORT}`;
