@@ -73,6 +73,8 @@ export class Checkpointer {
   /** Ends the thread; the main connection's close then checkpoints what is left. */
   async close(): Promise<void> {
     this.closing = true;
+    // Awaited, so held: a process with nothing else left would otherwise end in the wait.
+    this.worker.ref();
     this.worker.postMessage('close');
     await this.exited;
   }

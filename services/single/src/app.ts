@@ -1,6 +1,7 @@
 /**
  * The single box: the API, the engine and the SQLite store in one process, on one file
- * (`SLUICE_DATA_DIR/sluice.db`). `main.ts` starts it from the environment; tests start it here.
+ * (`SLUICE_DATA_DIR/sluice.db`), in a data directory no other box may use while it runs
+ * (data-dir-lock.ts). `main.ts` starts it from the environment; tests start it here.
  */
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { SqliteStore } from '@sluice/store-sqlite';
 import { type Logger, pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config } from './config.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { encryptionKey } from './encryption-key.ts';
 
 /**
@@ -56,83 +58,106 @@ export function adminToken(
   return { token, generated: true };
 }
 
-/** The single box on `config.SLUICE_DATA_DIR` (resolved by the caller; `main.ts` from INIT_CWD). */
+/**
+ * The single box on `config.SLUICE_DATA_DIR` (resolved by the caller; `main.ts` from INIT_CWD).
+ * Holds the directory while it runs (data-dir-lock.ts): on one another box holds, it throws
+ * `DataDirInUseError` before it reads or writes anything there. A start that fails after
+ * that (the port in use: the listen's own `EADDRINUSE`) closes what it opened and lets go.
+ */
 export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): Promise<SingleBox> {
   const logger = deps.logger ?? pino({ level: config.SLUICE_LOG_LEVEL });
   const dataDir = config.SLUICE_DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const admin = adminToken(dataDir, config.SLUICE_ADMIN_TOKEN);
-  const key = encryptionKey(dataDir, config.SLUICE_ENCRYPTION_KEY);
-  const store = new SqliteStore(join(dataDir, 'sluice.db'), {
-    keyring: key.keyring,
-    synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
-    // WAL checkpoints on a thread of their own, never inside a commit of the event loop.
-    checkpointIntervalMs: 250,
-  });
-  const registry = new Registry();
-  const engine = new Engine({
-    store,
-    logger,
-    registry,
-    allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
-    lookup: deps.lookup,
-    deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
-    deliveryThreads: config.SLUICE_DELIVERY_THREADS,
-    windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
-    arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
-    sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
-    leaseMs: config.SLUICE_LEASE_MS,
-    tickLeadMs: config.SLUICE_TICK_LEAD_MS,
-    maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
-    completionFlushMs: 5,
-    retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
-    health: healthPolicy(config),
-    destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
-  });
-  const api = await buildApi({
-    store,
-    dispatcher: engine,
-    adminToken: admin.token,
-    logger,
-    registry,
-    config: apiConfig(config),
-    quotas: { defaults: quotaDefaults(config) },
-  });
-  const alerts = alertSettings(config);
-  if (alerts.sink !== null) await ensureAlertsDestination(store, alerts.sink, Date.now());
-  const alerter = new Alerter({
-    store,
-    logger,
-    registry,
-    clock: Date.now,
-    thresholds: alerts.thresholds,
-    intervalMs: alerts.intervalMs,
-    notify: alerts.sink !== null,
-    wake: (id) => engine.wake(id),
-  });
-  await engine.start();
-  alerter.start();
-  if (alerts.sink !== null)
-    logger.info({ destinationId: ALERTS_DESTINATION_ID }, 'backlog alerts go to SLUICE_ALERT_URL');
-  const address = await api.listen({ port: config.PORT, host: config.HOST });
-  logger.info({ url: address }, 'single box ready');
+  const lock = lockDataDir(dataDir);
+  // What is open so far, closed in this order by `close` or a failed start (the engine once
+  // it has started: its stop returns claims to pending as a stop does, not as a start does).
+  let api: Awaited<ReturnType<typeof buildApi>> | undefined;
+  let alerter: Alerter | undefined;
+  let engine: Engine | undefined;
+  let store: SqliteStore | undefined;
   let closing: Promise<void> | undefined;
-  return {
-    url: address,
-    adminToken: admin.token,
-    adminTokenGenerated: admin.generated,
-    encryptionKeyGenerated: key.generated,
-    engine,
-    store,
-    isScheduled: (id) => engine.isScheduled(id),
-    close() {
-      closing ??= (async () => {
-        await api.close();
-        await alerter.stop();
-        await engine.stop();
-        await store.close();
-      })();
-      return closing;
-    },
+  const close = () => {
+    closing ??= (async () => {
+      try {
+        await api?.close();
+        await alerter?.stop();
+        await engine?.stop();
+        await store?.close();
+      } finally {
+        lock.release();
+      }
+    })();
+    return closing;
   };
+  try {
+    const admin = adminToken(dataDir, config.SLUICE_ADMIN_TOKEN);
+    const key = encryptionKey(dataDir, config.SLUICE_ENCRYPTION_KEY);
+    store = new SqliteStore(join(dataDir, 'sluice.db'), {
+      keyring: key.keyring,
+      synchronous: config.SLUICE_SQLITE_SYNCHRONOUS,
+      // WAL checkpoints on a thread of their own, never inside a commit of the event loop.
+      checkpointIntervalMs: 250,
+    });
+    const registry = new Registry();
+    const running = new Engine({
+      store,
+      logger,
+      registry,
+      allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
+      lookup: deps.lookup,
+      deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
+      deliveryThreads: config.SLUICE_DELIVERY_THREADS,
+      windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
+      arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
+      sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
+      leaseMs: config.SLUICE_LEASE_MS,
+      tickLeadMs: config.SLUICE_TICK_LEAD_MS,
+      maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
+      completionFlushMs: 5,
+      retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
+      health: healthPolicy(config),
+      destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
+    });
+    api = await buildApi({
+      store,
+      dispatcher: running,
+      adminToken: admin.token,
+      logger,
+      registry,
+      config: apiConfig(config),
+      quotas: { defaults: quotaDefaults(config) },
+    });
+    const alerts = alertSettings(config);
+    if (alerts.sink !== null) await ensureAlertsDestination(store, alerts.sink, Date.now());
+    alerter = new Alerter({
+      store,
+      logger,
+      registry,
+      clock: Date.now,
+      thresholds: alerts.thresholds,
+      intervalMs: alerts.intervalMs,
+      notify: alerts.sink !== null,
+      wake: (id) => running.wake(id),
+    });
+    await running.start();
+    engine = running;
+    alerter.start();
+    if (alerts.sink !== null)
+      logger.info({ destinationId: ALERTS_DESTINATION_ID }, 'backlog alerts go to SLUICE_ALERT_URL');
+    const address = await api.listen({ port: config.PORT, host: config.HOST });
+    logger.info({ url: address }, 'single box ready');
+    return {
+      url: address,
+      adminToken: admin.token,
+      adminTokenGenerated: admin.generated,
+      encryptionKeyGenerated: key.generated,
+      engine: running,
+      store,
+      isScheduled: (id) => running.isScheduled(id),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

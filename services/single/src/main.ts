@@ -2,7 +2,9 @@
  * `npm start`: Sluice in one process. Neither `DATABASE_URL` nor `REDIS_URL`: the single box
  * on SQLite (`./data/sluice.db`); both: the distributed shape's API, rate limiter and
  * delivery worker over Postgres and Redis. Drains on SIGTERM/SIGINT: stop accepting, stop
- * ticking, finish the requests in flight, write their outcomes, exit 0.
+ * ticking, finish the requests in flight, write their outcomes, exit 0. A data directory
+ * another single box holds, or a port in use, stops the start with a paragraph that says what
+ * to do, and exit 1.
  */
 
 import { resolve } from 'node:path';
@@ -13,6 +15,7 @@ import { ensureDatabase } from '@sluice/store-postgres';
 import { pino } from 'pino';
 import { startSingleBox } from './app.ts';
 import { configSchema, isDistributed } from './config.ts';
+import { DataDirInUseError } from './data-dir-lock.ts';
 import { startDistributedBox } from './distributed.ts';
 import { encryptionKey, KEY_FILE } from './encryption-key.ts';
 
@@ -46,7 +49,31 @@ async function start(): Promise<{
   return startSingleBox(config, { logger });
 }
 
-const running = await start();
+/**
+ * A start refused for a reason the operator fixes (the data directory or the port taken by
+ * another process): what to do, in a paragraph, instead of a stack trace.
+ */
+function refusal(err: unknown): string | undefined {
+  if (err instanceof DataDirInUseError) return err.message;
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e.code === 'EADDRINUSE' && e.syscall === 'listen') {
+    const where = e.address === undefined ? `port ${config.PORT}` : `${e.address}:${e.port ?? config.PORT}`;
+    return (
+      `cannot listen on ${where}: another process (another Sluice?) is listening there. ` +
+      `Stop it first, or start this one on a port of its own: PORT=<another port>.`
+    );
+  }
+  return undefined;
+}
+
+const running = await start().catch((err: unknown) => {
+  const message = refusal(err);
+  if (message === undefined) throw err;
+  logger.fatal({ code: (err as { code?: string }).code }, 'sluice did not start');
+  process.stderr.write(`\nsluice: ${message}\n\n`);
+  process.exit(1);
+});
 // One `listening` line per process, as every service's (what a supervisor or a test waits for).
 logger.info({ url: running.url }, 'listening');
 if (running.adminTokenGenerated) {
