@@ -184,7 +184,15 @@ const listQuery: Field[] = [
 ];
 const idParam = (prefix: string, other: string): Field => ({
   path: 'params.id',
-  outOfRange: ['nope', ID(other), `${prefix}_${'A'.repeat(26)}`, `${ID(prefix)}0`, `${prefix}_`],
+  outOfRange: [
+    'nope',
+    ID(other),
+    `${prefix}_${'A'.repeat(26)}`,
+    `${ID(prefix)}0`,
+    `${prefix}_`,
+    // Longer than the router's default limit of a path parameter (100).
+    `${prefix}_${'0'.repeat(120)}`,
+  ],
 });
 
 const ENDPOINTS: Endpoint[] = [
