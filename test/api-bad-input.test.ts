@@ -221,6 +221,25 @@ const ENDPOINTS: Endpoint[] = [
     fields: [idParam('ten', 'dst')],
   },
   {
+    method: 'PATCH',
+    route: '/v1/tenants/{id}',
+    token: 'admin',
+    // Its name and quota as they are: the control changes nothing.
+    base: () => ({
+      body: { name: 'bad-input', quota: { eventsPerSecond: null } },
+      query: {},
+      id: w().tenantId,
+    }),
+    fields: [
+      { path: 'name', wrongType: [5, null], outOfRange: ['', 'n'.repeat(201)] },
+      { path: 'quota', wrongType: ['x', 5, null] },
+      { path: 'quota.eventsPerSecond', wrongType: ['10', true], outOfRange: [0, 1_000_000_001, 1.5] },
+      { path: 'quota.pendingEvents', wrongType: ['10'], outOfRange: [0, -1, 2.5] },
+      idParam('ten', 'dst'),
+    ],
+    objects: ['', 'quota'],
+  },
+  {
     method: 'POST',
     route: '/v1/destinations',
     token: 'tenant',

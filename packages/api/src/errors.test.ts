@@ -126,6 +126,40 @@ describe('the error envelope', () => {
     }
   });
 
+  it('an empty patch, on every PATCH route: 400 validation_failed "at least one field", the same on each', async () => {
+    const { id: tenant } = await api.tenant();
+    const created = await api.inject('POST', '/v1/event-types', {
+      token: ADMIN_TOKEN,
+      body: { name: 'patch.me', description: 'x' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const urls: Record<string, [string, string]> = {
+      '/v1/tenants/{id}': [`/v1/tenants/${tenant}`, ADMIN_TOKEN],
+      '/v1/destinations/{id}': [`/v1/destinations/${destination}`, key],
+      '/v1/event-types/{name}': ['/v1/event-types/patch.me', ADMIN_TOKEN],
+    };
+    const document = (await api.inject('GET', '/openapi.json')).json<{ paths: Record<string, object> }>();
+    const patched = Object.keys(document.paths).filter((path) => 'patch' in (document.paths[path] ?? {}));
+    assert.deepEqual(patched.sort(), Object.keys(urls).sort(), 'every PATCH route is below');
+    for (const [url, token] of Object.values(urls)) {
+      const error = assertError(
+        await api.inject('PATCH', url, { token, body: {} }),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(error, {
+        code: 'validation_failed',
+        message: 'body: at least one field',
+        details: [{ path: '', message: 'at least one field', code: 'custom' }],
+      });
+    }
+    const quota = await api.inject('PATCH', `/v1/tenants/${tenant}`, {
+      token: ADMIN_TOKEN,
+      body: { quota: {} },
+    });
+    assertError(quota, 400, 'validation_failed', 'quota');
+  });
+
   it('a body that is not JSON, not an object, or missing', async () => {
     const raw = (payload: string, contentType = 'application/json') =>
       api.inject('POST', '/v1/destinations', {
