@@ -214,8 +214,12 @@ describe('the dashboard: edit, delete, the 4xx note, the event log, phone width'
       await shot(page, '2-event-log');
       await page.getByRole('button', { name: 'Newer' }).click();
       await logShows(page, 25, 'bulk.* page 1 again');
-      await page.locator('tr[data-event] a').first().click();
+      // A row carries the payload's size; the event, opened, is read with its payload.
+      const row = page.locator('tr[data-event]').first();
+      assert.match((await row.locator('td.num').textContent()) ?? '', /^\d+ B$/);
+      await row.locator('a').click();
       await page.getByRole('heading', { name: 'Event lookup' }).waitFor();
+      await page.locator('pre.payload').filter({ hasText: '"n":' }).waitFor();
 
       // Delete, after confirming: gone from the table and from the API.
       await page.goto(`${box.url}/dashboard/#/destinations/${other.id}`);

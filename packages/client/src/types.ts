@@ -312,8 +312,15 @@ export interface Event {
   deliveries: Delivery[];
 }
 
-/** An event of the event log: without its deliveries (`events.get` has them). */
-export type LoggedEvent = Omit<Event, 'deliveries'>;
+/** An event of the event log: without its payload and its deliveries (`events.get` has both). */
+export interface LoggedEvent {
+  id: string;
+  type: string;
+  /** The size of its payload in bytes (the JSON a destination receives, UTF-8). */
+  payloadBytes: number;
+  idempotencyKey: string | null;
+  createdAt: string;
+}
 
 export interface EventListParams extends ListParams {
   /** A type, or `prefix.*`: the types that start with `prefix.`; `*`: all. */

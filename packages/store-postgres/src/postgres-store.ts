@@ -42,6 +42,7 @@ import type {
   HealthTransition,
   KeyDeletion,
   KeyMatch,
+  LoggedEvent,
   NewDestination,
   NewEvent,
   NewPortalLink,
@@ -202,7 +203,7 @@ export class PostgresStore implements Store {
     return tenants.deleteTenant(this.db, id, now);
   }
 
-  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>> {
     return tenants.listEvents(this.db, filter, page);
   }
 

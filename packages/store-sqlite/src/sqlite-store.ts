@@ -39,6 +39,7 @@ import type {
   HealthTransition,
   KeyDeletion,
   KeyMatch,
+  LoggedEvent,
   NewDestination,
   NewEvent,
   NewPortalLink,
@@ -243,7 +244,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return tenants.deleteTenant(this, id, now);
   }
 
-  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>> {
     return tenants.listEvents(this, filter, page);
   }
 
