@@ -123,10 +123,10 @@ export const listOf = <T extends z.ZodType>(item: T) =>
 /**
  * The body of a PATCH: the fields named change, the others stay. One that names none
  * changes nothing and is a mistake: `400 validation_failed`, "at least one field", at the
- * object's path (the body's: ``).
+ * object's path (the body's: ``); the OpenAPI document says `minProperties: 1`.
  */
 export const patchOf = <T extends z.ZodObject>(fields: T) =>
-  fields.refine((patch) => Object.keys(patch).length > 0, 'at least one field');
+  fields.refine((patch) => Object.keys(patch).length > 0, 'at least one field').meta({ minProperties: 1 });
 
 // ---------------------------------------------------------------- tenants
 
