@@ -184,7 +184,15 @@ const listQuery: Field[] = [
 ];
 const idParam = (prefix: string, other: string): Field => ({
   path: 'params.id',
-  outOfRange: ['nope', ID(other), `${prefix}_${'A'.repeat(26)}`, `${ID(prefix)}0`, `${prefix}_`],
+  outOfRange: [
+    'nope',
+    ID(other),
+    `${prefix}_${'A'.repeat(26)}`,
+    `${ID(prefix)}0`,
+    `${prefix}_`,
+    // Longer than the router's default limit of a path parameter (100).
+    `${prefix}_${'0'.repeat(120)}`,
+  ],
 });
 
 const ENDPOINTS: Endpoint[] = [
@@ -211,6 +219,25 @@ const ENDPOINTS: Endpoint[] = [
     token: 'admin',
     base: () => ({ query: {}, id: w().tenantId }),
     fields: [idParam('ten', 'dst')],
+  },
+  {
+    method: 'PATCH',
+    route: '/v1/tenants/{id}',
+    token: 'admin',
+    // Its name and quota as they are: the control changes nothing.
+    base: () => ({
+      body: { name: 'bad-input', quota: { eventsPerSecond: null } },
+      query: {},
+      id: w().tenantId,
+    }),
+    fields: [
+      { path: 'name', wrongType: [5, null], outOfRange: ['', 'n'.repeat(201)] },
+      { path: 'quota', wrongType: ['x', 5, null] },
+      { path: 'quota.eventsPerSecond', wrongType: ['10', true], outOfRange: [0, 1_000_000_001, 1.5] },
+      { path: 'quota.pendingEvents', wrongType: ['10'], outOfRange: [0, -1, 2.5] },
+      idParam('ten', 'dst'),
+    ],
+    objects: ['', 'quota'],
   },
   {
     method: 'POST',

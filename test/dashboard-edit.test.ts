@@ -237,8 +237,12 @@ describe('the dashboard: edit, delete, the 4xx note, the event log, phone width'
       await shot(page, '3-event-log');
       await page.getByRole('button', { name: 'Newer' }).click();
       await logShows(page, 25, 'bulk.* page 1 again');
-      await page.locator('tr[data-event] a').first().click();
+      // A row carries the payload's size; the event, opened, is read with its payload.
+      const row = page.locator('tr[data-event]').first();
+      assert.match((await row.locator('td.num').textContent()) ?? '', /^\d+ B$/);
+      await row.locator('a').click();
       await page.getByRole('heading', { name: 'Event lookup' }).waitFor();
+      await page.locator('pre.payload').filter({ hasText: '"n":' }).waitFor();
 
       // "Retry now" where a retry means something: on a pending delivery waiting out its
       // backoff (attempted once, answered 500), not on one never attempted (its destination

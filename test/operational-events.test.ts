@@ -71,22 +71,30 @@ function received(rcv: Receiver, name: string, secret: string): Body[] {
     });
 }
 
-interface LoggedEvent {
+/** An operational event as `GET /v1/events/:id` answers it. */
+interface OperationalEvent {
   id: string;
   type: string;
   payload: Body;
-  deliveries?: { destinationId: string }[];
+  deliveries: { destinationId: string }[];
 }
 
-async function eventLog(box: TestBox, key: string, type: string): Promise<LoggedEvent[]> {
-  const res = await box.api<{ data: LoggedEvent[] }>(
+/** The events of `type` in the event log, each read by id (a page carries no payload). */
+async function eventLog(box: TestBox, key: string, type: string): Promise<OperationalEvent[]> {
+  const res = await box.api<{ data: { id: string }[] }>(
     'GET',
     `/v1/events?type=${type}&limit=100`,
     undefined,
     key,
   );
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.data;
+  return Promise.all(
+    res.body.data.map(async ({ id }) => {
+      const one = await box.api<OperationalEvent>('GET', `/v1/events/${id}`, undefined, key);
+      assert.equal(one.status, 200, JSON.stringify(one.body));
+      return one.body;
+    }),
+  );
 }
 
 interface Setup {

@@ -11,8 +11,8 @@
  *   during-refused-then-re-posted and after is delivered. Without the PostgreSQL server's
  *   binaries (`initdb`, `pg_ctl`) it fails, saying so.
  * - single: the store is SQLite, and its failure is the disk filling: the data dir is a small
- *   tmpfs filled with a file; writes answer 503 (`SQLITE_FULL`), reads and `/healthz` still
- *   answer; with the file removed, the refused events are posted again and everything is
+ *   tmpfs filled with a file; writes answer 503 (`SQLITE_FULL`) and `/readyz` 503 (its probe
+ *   write refused too), reads and `/healthz` still answer; with the file removed, the refused events are posted again and everything is
  *   delivered. Needs root to mount the tmpfs: skipped (loudly) where the mount fails.
  */
 
@@ -379,6 +379,13 @@ describe(`an outage of the store (${SHAPE}): 503 then recovery, nothing lost`, {
         'a write refused on a full disk',
         0,
       );
+      // Not ready while the disk is full, saying why: its probe write is refused too.
+      const readyz = await fetch(`${subject.url}/readyz`);
+      assert.equal(readyz.status, 503);
+      assert.deepEqual(await readyz.json(), {
+        status: 'unavailable',
+        reason: 'the store cannot write: its disk is full',
+      });
       const batch = await call('POST /v1/events/batch');
       assert.ok([202, 503].includes(batch.status), JSON.stringify(batch.body));
       // Reads still answer, and so does the process.

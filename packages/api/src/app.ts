@@ -6,6 +6,7 @@
  * operator dashboard at `/dashboard/`.
  */
 
+import { maxHeaderSize } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import {
@@ -40,6 +41,8 @@ import { whoamiRoutes } from './routes/whoami.ts';
 import { operationalWebhooks } from './webhooks.ts';
 
 export async function buildApi(options: ApiOptions): Promise<App> {
+  const unavailable = unavailableCounter(options.registry);
+  const handleError = errorHandler(() => unavailable.inc());
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -47,11 +50,19 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     // Draining is answered below, in the API's error format (fastify's own 503 body is not).
     return503OnClosing: false,
     clientErrorHandler,
+    // A path parameter is checked by its route's schema, after authentication, like any other
+    // input: an id of any length is then a 400 `validation_failed` naming it. The router's own
+    // limit (100 characters by default, which guards regular-expression parameters; the API
+    // has none) would answer before both; at Node's header limit, which bounds the request
+    // line, it never does for a request that reached the server.
+    routerOptions: { maxParamLength: maxHeaderSize },
+    // What the router refuses before a route is found (a path that is not valid
+    // percent-encoding), in the API's error format rather than fastify's own body.
+    frameworkErrors: (err, request, reply) => handleError(err, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  const unavailable = unavailableCounter(options.registry);
-  app.setErrorHandler(errorHandler(() => unavailable.inc()));
+  app.setErrorHandler(handleError);
   // JSON only: a text/plain body would otherwise reach the schema as a string.
   app.removeContentTypeParser('text/plain');
   app.setNotFoundHandler((request) => {

@@ -5,6 +5,7 @@
 
 import { catalogNameProblem, MAX_EVENT_TYPE_LENGTH } from '@sluice/core';
 import { z } from 'zod';
+import { patchOf } from './contract.ts';
 
 const description = z
   .string()
@@ -35,13 +36,13 @@ export const CreateEventType = z
   .strictObject({ name: CatalogName, description, schema: schema.optional(), example: example.optional() })
   .meta({ id: 'CreateEventType' });
 
-export const PatchEventType = z
-  .strictObject({
+export const PatchEventType = patchOf(
+  z.strictObject({
     description: description.optional(),
     schema: schema.nullable().optional().meta({ description: 'null removes the schema.' }),
     example: example.optional().meta({ description: 'null removes the example.' }),
-  })
-  .meta({ id: 'PatchEventType' });
+  }),
+).meta({ id: 'PatchEventType' });
 
 export const EventTypeParams = z.strictObject({ name: z.string().min(1).max(MAX_EVENT_TYPE_LENGTH) });
 

@@ -6,7 +6,7 @@
 
 import { EVENT_TYPE_PATTERN } from '@sluice/core';
 import { z } from 'zod';
-import { idOf, jsonValue, ListQuery } from './contract.ts';
+import { idOf, ListQuery } from './contract.ts';
 
 const isoTime = z.iso.datetime();
 
@@ -55,8 +55,14 @@ export const LoggedEvent = z
   .object({
     id: z.string(),
     type: z.string(),
-    payload: jsonValue,
+    payloadBytes: z.int().meta({
+      description: 'The size of its payload in bytes (the JSON a destination receives, UTF-8).',
+    }),
     idempotencyKey: z.string().nullable(),
     createdAt: isoTime,
   })
-  .meta({ id: 'LoggedEvent', description: 'An event without its deliveries (GET /v1/events/:id has them).' });
+  .meta({
+    id: 'LoggedEvent',
+    description:
+      'An event as the event log lists it: without its payload and its deliveries (GET /v1/events/:id has both).',
+  });

@@ -139,6 +139,14 @@ export const TenantQuery = z.strictObject({
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 
+/**
+ * The body of a PATCH: the fields named change, the others stay. One that names none
+ * changes nothing and is a mistake: `400 validation_failed`, "at least one field", at the
+ * object's path (the body's: ``); the OpenAPI document says `minProperties: 1`.
+ */
+export const patchOf = <T extends z.ZodObject>(fields: T) =>
+  fields.refine((patch) => Object.keys(patch).length > 0, 'at least one field').meta({ minProperties: 1 });
+
 // ---------------------------------------------------------------- tenants
 
 export const CreateTenant = z.strictObject({ name: text(200) });
@@ -161,9 +169,9 @@ export const Tenant = z
   .meta({ id: 'Tenant' });
 
 /** The operator's change to a tenant: the fields named change, the others stay. */
-export const PatchTenant = z
-  .strictObject({ name: text(200).optional(), quota: TenantQuota.partial().optional() })
-  .meta({ id: 'PatchTenant' });
+export const PatchTenant = patchOf(
+  z.strictObject({ name: text(200).optional(), quota: patchOf(TenantQuota.partial()).optional() }),
+).meta({ id: 'PatchTenant' });
 
 export const TenantWithKey = Tenant.extend({
   apiKey: z.string().meta({ description: 'Shown once; stored only as a hash.' }),
@@ -203,8 +211,8 @@ export const CreateDestination = z.strictObject({
   secret: destinationFields.secret.optional(),
 });
 
-export const PatchDestination = z
-  .strictObject({
+export const PatchDestination = patchOf(
+  z.strictObject({
     name: destinationFields.name.optional(),
     url: destinationFields.url.optional(),
     rateLimit: destinationFields.rateLimit.optional(),
@@ -215,8 +223,8 @@ export const PatchDestination = z
     retry: destinationFields.retry.optional(),
     timeoutMs: destinationFields.timeoutMs.optional(),
     secret: destinationFields.secret.optional(),
-  })
-  .refine((patch) => Object.keys(patch).length > 0, 'at least one field');
+  }),
+);
 
 export const DestinationState = z.enum(['active', 'paused', 'disabled']);
 

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Destination } from '@sluice/client';
 import { ERROR_CODES } from './contract.ts';
-import { assertError, DESTINATION, type TestApi, testApi } from './test-app.ts';
+import { ADMIN_TOKEN, assertError, DESTINATION, type TestApi, testApi } from './test-app.ts';
 
 describe('the error envelope', () => {
   let api: TestApi;
@@ -81,6 +81,85 @@ describe('the error envelope', () => {
   it('a malformed id in the path: params.id', async () => {
     const res = await api.inject('GET', '/v1/destinations/evt_nope', { token: key });
     assertError(res, 400, 'validation_failed', 'params.id');
+  });
+
+  it('a path id of any length, on every route with a path parameter: 400 naming it, after the token', async () => {
+    const document = (await api.inject('GET', '/openapi.json')).json<{ paths: Record<string, object> }>();
+    const routes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      path.includes('{')
+        ? Object.keys(operations).map((method) => [method.toUpperCase(), path] as const)
+        : [],
+    );
+    assert.ok(routes.length >= 20, `the routes with a path parameter: ${routes.length}`);
+    for (const [method, path] of routes) {
+      // Over the router's default limit (100) and every parameter's own (an event type: 200).
+      for (const length of [201, 10_000]) {
+        for (const name of path.match(/\{(\w+)\}/g)?.map((p) => p.slice(1, -1)) ?? []) {
+          const url = path.replace(/\{(\w+)\}/g, (_, param) => (param === name ? 'x'.repeat(length) : 'x'));
+          const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+          const as = async (token: string) => api.inject(method as 'GET', url, { token, body });
+          let res = await as(key);
+          if (res.statusCode === 403) res = await as(ADMIN_TOKEN);
+          const error = assertError(res, 400, 'validation_failed', `params.${name}`);
+          assert.ok(error.message.length < 200, `${method} ${url.slice(0, 60)}: ${error.message}`);
+          assertError(await api.inject(method as 'GET', url, { body }), 401, 'unauthorized');
+        }
+      }
+    }
+  });
+
+  it("an event type's name over the router's default limit of 100 characters is a name like any other", async () => {
+    const name = `order.${'a'.repeat(190)}`;
+    const admin = (method: 'POST' | 'GET', url: string, body?: unknown) =>
+      api.inject(method, url, { token: ADMIN_TOKEN, body });
+    assert.equal((await admin('POST', '/v1/event-types', { name, description: 'long' })).statusCode, 201);
+    assert.equal((await admin('GET', `/v1/event-types/${name}`)).json<{ name: string }>().name, name);
+  });
+
+  it('a path that is not valid percent-encoding: 400 validation_failed', async () => {
+    for (const url of ['/v1/destinations/%zz', '/v1/%E0%A4%A', '/v1/destinations/%zz/pause']) {
+      const error = assertError(
+        await api.inject('GET', url, { token: key }),
+        400,
+        'validation_failed',
+        'url',
+      );
+      assert.equal(error.message, "the URL's path is not valid percent-encoding");
+    }
+  });
+
+  it('an empty patch, on every PATCH route: 400 validation_failed "at least one field", the same on each', async () => {
+    const { id: tenant } = await api.tenant();
+    const created = await api.inject('POST', '/v1/event-types', {
+      token: ADMIN_TOKEN,
+      body: { name: 'patch.me', description: 'x' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const urls: Record<string, [string, string]> = {
+      '/v1/tenants/{id}': [`/v1/tenants/${tenant}`, ADMIN_TOKEN],
+      '/v1/destinations/{id}': [`/v1/destinations/${destination}`, key],
+      '/v1/event-types/{name}': ['/v1/event-types/patch.me', ADMIN_TOKEN],
+    };
+    const document = (await api.inject('GET', '/openapi.json')).json<{ paths: Record<string, object> }>();
+    const patched = Object.keys(document.paths).filter((path) => 'patch' in (document.paths[path] ?? {}));
+    assert.deepEqual(patched.sort(), Object.keys(urls).sort(), 'every PATCH route is below');
+    for (const [url, token] of Object.values(urls)) {
+      const error = assertError(
+        await api.inject('PATCH', url, { token, body: {} }),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(error, {
+        code: 'validation_failed',
+        message: 'body: at least one field',
+        details: [{ path: '', message: 'at least one field', code: 'custom' }],
+      });
+    }
+    const quota = await api.inject('PATCH', `/v1/tenants/${tenant}`, {
+      token: ADMIN_TOKEN,
+      body: { quota: {} },
+    });
+    assertError(quota, 400, 'validation_failed', 'quota');
   });
 
   it('a body that is not JSON, not an object, or missing', async () => {

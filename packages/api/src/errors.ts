@@ -80,6 +80,16 @@ function fromFastify(err: FastifyError): ApiError | undefined {
       return new ApiError(400, 'validation_failed', 'body is not valid JSON', [
         { path: '', message: 'malformed JSON' },
       ]);
+    // The router's: a path that is not valid percent-encoding, and a path parameter over the
+    // router's limit (set at Node's header limit, so only `inject` reaches it).
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(400, 'validation_failed', "the URL's path is not valid percent-encoding", [
+        { path: 'url', message: 'malformed percent-encoding' },
+      ]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(400, 'validation_failed', 'a path parameter is too long', [
+        { path: 'params', message: 'too long' },
+      ]);
   }
   if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
     return new ApiError(400, 'validation_failed', 'body is not valid JSON', [

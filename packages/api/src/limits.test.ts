@@ -99,9 +99,11 @@ describe('the payload nesting limit', () => {
 describe('what Node answers before fastify: in the API’s error format', () => {
   let api: TestApi;
   let port: number;
+  let key: string;
 
   before(async () => {
     api = await testApi();
+    ({ key } = await api.tenant());
     await api.app.listen({ port: 0, host: '127.0.0.1' });
     port = (api.app.server.address() as { port: number }).port;
   });
@@ -144,6 +146,22 @@ describe('what Node answers before fastify: in the API’s error format', () => 
         details: null,
       },
     });
+  });
+
+  it('a path id of 10,000 characters is read (400 naming it); a request line over the limit is a 431', async () => {
+    const long = await fetch(`http://127.0.0.1:${port}/v1/destinations/${'x'.repeat(10_000)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(long.status, 400);
+    const body = (await long.json()) as { error: { code: string; details: { path: string }[] } };
+    assert.equal(body.error.code, 'validation_failed');
+    assert.deepEqual(
+      body.error.details.map((d) => d.path),
+      ['params.id'],
+    );
+    const over = parse(await raw(`GET /v1/destinations/${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    assert.equal(over.status, 431);
+    assert.equal(over.body.error.code, 'request_header_too_large');
   });
 
   it('a malformed request: 400 validation_failed', async () => {

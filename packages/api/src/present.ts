@@ -6,6 +6,7 @@ import type {
   Delivery,
   Destination,
   HealthTransition,
+  LoggedEvent,
   StoredEvent,
   Tenant,
   TenantKey,
@@ -112,15 +113,22 @@ export function presentDeliveryWithAttempts(d: Delivery, attempts: Attempt[]) {
 }
 
 export function presentEvent(e: StoredEvent, deliveries: Delivery[]) {
-  return { ...presentLoggedEvent(e), deliveries: deliveries.map((d) => presentDelivery(d)) };
-}
-
-/** An event of the event log: without its deliveries. */
-export function presentLoggedEvent(e: StoredEvent) {
   return {
     id: e.id,
     type: e.type,
     payload: JSON.parse(e.payload) as Json,
+    idempotencyKey: e.idempotencyKey,
+    createdAt: isoOf(e.createdAt),
+    deliveries: deliveries.map((d) => presentDelivery(d)),
+  };
+}
+
+/** An event of the event log: the size of its payload, not the payload; no deliveries. */
+export function presentLoggedEvent(e: LoggedEvent) {
+  return {
+    id: e.id,
+    type: e.type,
+    payloadBytes: e.payloadBytes,
     idempotencyKey: e.idempotencyKey,
     createdAt: isoOf(e.createdAt),
   };

@@ -2,7 +2,8 @@
  * An outage is not a bug: with every store method failing as a driver does when its server is
  * down (a refused connection, Postgres shutting down, SQLite's disk full), every /v1 route
  * answers `503 unavailable` with `Retry-After`, counted in `sluice_api_unavailable_total`;
- * `/healthz` stays 200 and `/readyz` answers 503. An unknown error stays a bare 500.
+ * `/healthz` stays 200 and `/readyz` answers 503. An unknown error stays a bare 500. A full
+ * disk (SQLite's own SQLITE_FULL) makes `/readyz` 503, saying so, until the store can write.
  */
 
 import assert from 'node:assert/strict';
@@ -161,6 +162,59 @@ describe('a dependency down: 503 unavailable, never 500', () => {
       assert.doesNotMatch(res.body, /secret internals/);
     } finally {
       restore();
+    }
+  });
+});
+
+/**
+ * SQLite's own full disk on the API's store: the file may not grow past the pages it has
+ * (`max_page_count`), so a write that needs a page fails with SQLITE_FULL. Returns the undo.
+ */
+function fillDisk(store: SqliteStore): () => void {
+  const pragma = (name: string) => Number(Object.values(store.db.prepare(`PRAGMA ${name}`).get() ?? {})[0]);
+  const limit = pragma('max_page_count');
+  store.db.exec(`PRAGMA max_page_count = ${pragma('page_count')}`);
+  return () => store.db.exec(`PRAGMA max_page_count = ${limit}`);
+}
+
+describe('the disk full: ingest 503, and /readyz 503 saying why until the store can write', () => {
+  it('a refused write makes /readyz 503 with its reason; room again makes it 200, then ingest 202', async () => {
+    const api = await testApi({ maxPayloadBytes: 512 * 1024, maxRequestBytes: 1024 * 1024 });
+    try {
+      const { key } = await api.tenant();
+      await api.inject('POST', '/v1/destinations', { token: key, body: DESTINATION });
+      const send = () =>
+        api.inject('POST', '/v1/events', {
+          token: key,
+          body: { type: 'order.created', payload: { blob: 'x'.repeat(256 * 1024) } },
+        });
+      const readyz = async () => {
+        const res = await api.inject('GET', '/readyz');
+        return { status: res.statusCode, body: res.json<{ status: string; reason?: string }>() };
+      };
+      assert.equal((await send()).statusCode, 202);
+      const makeRoom = fillDisk(api.store);
+      assert.equal((await readyz()).status, 200, 'nothing refused yet');
+
+      assertError(await send(), 503, 'unavailable');
+      const full = {
+        status: 503,
+        body: { status: 'unavailable', reason: 'the store cannot write: its disk is full' },
+      };
+      assert.deepEqual(await readyz(), full);
+      assert.deepEqual(await readyz(), full, 'still: its probe write is refused too');
+      assert.equal((await api.inject('GET', '/healthz')).statusCode, 200);
+      assert.equal(
+        (await api.inject('GET', '/v1/destinations', { token: key })).statusCode,
+        200,
+        'reads answer',
+      );
+
+      makeRoom();
+      assert.deepEqual(await readyz(), { status: 200, body: { status: 'ready' } });
+      assert.equal((await send()).statusCode, 202);
+    } finally {
+      await api.close();
     }
   });
 });

@@ -4427,12 +4427,12 @@ export interface components {
             /** @description Shown once; stored only as a hash. */
             apiKey: string;
         };
-        /** @description An event without its deliveries (GET /v1/events/:id has them). */
+        /** @description An event as the event log lists it: without its payload and its deliveries (GET /v1/events/:id has both). */
         LoggedEventInput: {
             id: string;
             type: string;
-            /** @description Any JSON value. */
-            payload: unknown;
+            /** @description The size of its payload in bytes (the JSON a destination receives, UTF-8). */
+            payloadBytes: number;
             idempotencyKey: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -4880,12 +4880,12 @@ export interface components {
             /** @description Shown once; stored only as a hash. */
             apiKey: string;
         };
-        /** @description An event without its deliveries (GET /v1/events/:id has them). */
+        /** @description An event as the event log lists it: without its payload and its deliveries (GET /v1/events/:id has both). */
         LoggedEvent: {
             id: string;
             type: string;
-            /** @description Any JSON value. */
-            payload: unknown;
+            /** @description The size of its payload in bytes (the JSON a destination receives, UTF-8). */
+            payloadBytes: number;
             idempotencyKey: string | null;
             /** Format: date-time */
             createdAt: string;

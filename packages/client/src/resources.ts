@@ -260,7 +260,10 @@ export class Events {
     return this.#t.call('GET', `/v1/events/${seg(id)}`, pick(options));
   }
 
-  /** The event log: newest first, by `type` (or `prefix.*`), `destinationId`, `since` and `until`. */
+  /**
+   * The event log: newest first, by `type` (or `prefix.*`), `destinationId`, `since` and
+   * `until`; each event with its payload's size, not the payload (`get` reads one).
+   */
   list(params: EventListParams = {}, options?: TenantCallOptions): Promise<Page<LoggedEvent>> {
     const query = {
       ...listQuery(params),

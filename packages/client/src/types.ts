@@ -149,8 +149,8 @@ export type AcceptedEventBatch = Schemas['AcceptedEventBatch'];
 /** An event with its deliveries. */
 export type Event = WithJsonPayload<Schemas['Event']>;
 
-/** An event of the event log: without its deliveries (`events.get` has them). */
-export type LoggedEvent = WithJsonPayload<Schemas['LoggedEvent']>;
+/** An event of the event log: without its payload and its deliveries (`events.get` has both). */
+export type LoggedEvent = Schemas['LoggedEvent'];
 
 /** The event log's filters: `type` (or `prefix.*`), `destinationId`, `since`, `until`, and a page. */
 export type EventListParams = QueryOf<paths['/v1/events']['get']>;

@@ -17,6 +17,13 @@ export function formatAge(ms: number): string {
   return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3_600)}h`;
 }
 
+/** A size in bytes as people read it: 16 B, 4.2 KiB, 5.0 MiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1_024) return `${bytes} B`;
+  if (bytes < 1_024 * 1_024) return `${(bytes / 1_024).toFixed(1)} KiB`;
+  return `${(bytes / (1_024 * 1_024)).toFixed(1)} MiB`;
+}
+
 export const formatTime = (iso: string | null): string =>
   iso === null ? '—' : new Date(iso).toLocaleString(undefined, { hour12: false });
 

@@ -84,9 +84,22 @@ function statement(text: string, values: unknown[] | undefined): pg.QueryConfig 
   return { name, text, values };
 }
 
+/** Sees the error of every statement and transaction that failed (the store's `DiskFull`). */
+type Observe = (err: unknown) => void;
+
 /** A statement's rows, run on any connection of `pool`. */
-async function queryOn(pool: pg.Pool, text: string, values: unknown[] | undefined): Promise<Row[]> {
-  return (await pool.query<Row>(statement(text, values))).rows;
+async function queryOn(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[] | undefined,
+  observe: Observe,
+): Promise<Row[]> {
+  try {
+    return (await pool.query<Row>(statement(text, values))).rows;
+  } catch (err) {
+    observe(err);
+    throw err;
+  }
 }
 
 export class Db implements Queryable {
@@ -104,8 +117,11 @@ export class Db implements Queryable {
   /** Runs statements on `genericPool`. */
   readonly generic: Queryable;
   private ended = false;
+  readonly #observe: Observe;
 
-  constructor(url: string, options: DbOptions = {}) {
+  /** `observe` sees the error of every statement and transaction that fails. */
+  constructor(url: string, options: DbOptions = {}, observe: Observe = () => {}) {
+    this.#observe = observe;
     const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
     const settings = (more: string[]): { options?: string } => {
       const all = [...(schema === undefined ? [] : [`-c search_path=${schema}`]), ...more];
@@ -138,11 +154,11 @@ export class Db implements Queryable {
     this.pool.on('error', () => {});
     this.genericPool.on('error', () => {});
     const generic = this.genericPool;
-    this.generic = { query: (text, values) => queryOn(generic, text, values) };
+    this.generic = { query: (text, values) => queryOn(generic, text, values, observe) };
   }
 
   query(text: string, values?: unknown[]): Promise<Row[]> {
-    return queryOn(this.pool, text, values);
+    return queryOn(this.pool, text, values, this.#observe);
   }
 
   /**
@@ -162,6 +178,7 @@ export class Db implements Queryable {
       await client.query('COMMIT');
       return result;
     } catch (err) {
+      this.#observe(err);
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });

@@ -21,6 +21,21 @@ const keyring = newKeyring();
 
 const T0 = 1_700_000_000_000;
 
+/**
+ * Postgres's own full disk, on this store's schema: every insert into the tables an event and
+ * the readiness probe write fails with SQLSTATE 53100 `disk_full`, raised by the server (a
+ * trigger) and carried by the driver as a full disk's "could not extend file" is.
+ */
+async function fillDisk(store: PostgresStore): Promise<() => Promise<void>> {
+  await store.db.query(`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`);
+  for (const table of ['events', 'write_probe'])
+    await store.db.query(`CREATE TRIGGER disk_full BEFORE INSERT ON ${table} EXECUTE FUNCTION disk_full()`);
+  return async () => {
+    await store.db.query('DROP FUNCTION disk_full() CASCADE');
+  };
+}
+
 await withPostgres(() => {
   storeConformance('PostgresStore', async () => {
     const schema = freshSchema();
@@ -34,6 +49,7 @@ await withPostgres(() => {
       rawSecrets: async (id) =>
         (await store.db.query('SELECT secrets::text AS s FROM destinations WHERE id = $1', [id]))[0]
           ?.s as string,
+      fillDisk: () => fillDisk(store),
     };
   });
 
@@ -135,6 +151,7 @@ await withPostgres(() => {
           'schema_migrations',
           'tenant_keys',
           'tenants',
+          'write_probe',
         ],
       );
     });

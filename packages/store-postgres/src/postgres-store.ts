@@ -42,6 +42,7 @@ import type {
   HealthTransition,
   KeyDeletion,
   KeyMatch,
+  LoggedEvent,
   NewDestination,
   NewEvent,
   NewPortalLink,
@@ -65,6 +66,7 @@ import type {
   TenantPatch,
 } from '@sluice/store';
 import {
+  DiskFull,
   insertDestinationSql,
   insertRateLimitChangeSql,
   insertValues,
@@ -93,6 +95,7 @@ import * as portalLinks from './portal-links.ts';
 import { DESTINATION_BY_ID, DESTINATION_BY_ID_FOR_UPDATE, destinationFromRow, live, mark } from './rows.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
+import { probeWrite } from './write-probe.ts';
 
 export interface PostgresStoreOptions extends DbOptions {
   /** Seals the signing secrets in the rows and opens them on read (`SLUICE_ENCRYPTION_KEY`). */
@@ -122,10 +125,12 @@ export class PostgresStore implements Store {
   private readonly accepts: AcceptBatcher;
   /** Every API request's key lookup; those of one turn in one statement (tenants.ts). */
   private readonly keys: PerTurn<string, KeyMatch | null>;
+  /** A statement failing for a full disk marks it; `ping` probes until a write succeeds. */
+  private readonly diskFull = new DiskFull(() => probeWrite(this.db));
 
   /** A store on an already migrated database; see `open`. */
   constructor(url: string, options: PostgresStoreOptions) {
-    this.db = new Db(url, options);
+    this.db = new Db(url, options, (err) => this.diskFull.observe(err));
     this.keyring = options.keyring;
     this.claims = new ClaimBatcher(this.db.generic);
     this.accepts = new AcceptBatcher(this.db);
@@ -202,7 +207,7 @@ export class PostgresStore implements Store {
     return tenants.deleteTenant(this.db, id, now);
   }
 
-  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>> {
     return tenants.listEvents(this.db, filter, page);
   }
 
@@ -454,8 +459,10 @@ export class PostgresStore implements Store {
     return portalLinks.deletePortalLink(this.db, id);
   }
 
+  /** Answers, and can write: while a full disk refused a write, a probe write decides (DiskFull). */
   async ping(): Promise<void> {
     await this.db.query('SELECT 1');
+    await this.diskFull.check();
   }
 
   async close(): Promise<void> {

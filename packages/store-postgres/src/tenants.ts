@@ -16,7 +16,9 @@ import {
   keyFromRow,
   keyMatchFromRow,
   keyMatchSql,
+  type LoggedEvent,
   listKeysSql,
+  loggedEventFromRow,
   type NewTenant,
   type NewTenantKey,
   type Page,
@@ -25,7 +27,6 @@ import {
   pageOf,
   pendingEventsSql,
   perTurn,
-  type StoredEvent,
   TENANT_COLUMNS,
   type Tenant,
   type TenantKey,
@@ -36,7 +37,7 @@ import {
 } from '@sluice/store';
 import type { Db, Queryable } from './db.ts';
 import { PORTAL_LINK_SQL } from './portal-links.ts';
-import { eventFromRow, mark, NOT_DELETED } from './rows.ts';
+import { mark, NOT_DELETED } from './rows.ts';
 
 const INSERT_TENANT = insertTenantSql(mark);
 const INSERT_KEY = insertKeySql(mark);
@@ -177,9 +178,9 @@ export async function listEvents(
   db: Queryable,
   filter: EventFilter,
   req: PageRequest,
-): Promise<Page<StoredEvent>> {
+): Promise<Page<LoggedEvent>> {
   const { text, values } = eventsStatement(mark, filter, req);
-  return pageOf(await db.query(text, values), req.limit, eventFromRow);
+  return pageOf(await db.query(text, values), req.limit, loggedEventFromRow);
 }
 
 export async function updateTenant(

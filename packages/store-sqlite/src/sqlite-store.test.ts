@@ -19,6 +19,19 @@ function tempDir(): { dir: string; file: string; remove(): void } {
   return { dir, file: join(dir, 'sluice.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * SQLite's own full disk: the file may not grow past the pages it has (`max_page_count`),
+ * so a write that needs a page fails with SQLITE_FULL, as it does when the disk is full.
+ */
+function fillDisk(store: SqliteStore): () => Promise<void> {
+  const pragma = (name: string) => Number(Object.values(store.db.prepare(`PRAGMA ${name}`).get() ?? {})[0]);
+  const limit = pragma('max_page_count');
+  store.db.exec(`PRAGMA max_page_count = ${pragma('page_count')}`);
+  return async () => {
+    store.db.exec(`PRAGMA max_page_count = ${limit}`);
+  };
+}
+
 storeConformance('SqliteStore', async () => {
   const tmp = tempDir();
   const store = new SqliteStore(tmp.file, { keyring });
@@ -31,6 +44,7 @@ storeConformance('SqliteStore', async () => {
     rawSecrets: async (id) =>
       (store.db.prepare('SELECT secrets FROM destinations WHERE id = ?').get(id) as { secrets: string })
         .secrets,
+    fillDisk: async () => fillDisk(store),
   };
 });
 

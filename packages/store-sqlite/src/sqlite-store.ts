@@ -39,6 +39,7 @@ import type {
   HealthTransition,
   KeyDeletion,
   KeyMatch,
+  LoggedEvent,
   NewDestination,
   NewEvent,
   NewPortalLink,
@@ -60,6 +61,7 @@ import type {
   TenantKey,
   TenantPatch,
 } from '@sluice/store';
+import { DiskFull } from '@sluice/store';
 import { acceptOne } from './accept.ts';
 import * as alerts from './alerts.ts';
 import { Checkpointer } from './checkpointer.ts';
@@ -76,6 +78,7 @@ import * as portalLinks from './portal-links.ts';
 import { sealSecrets } from './seal.ts';
 import * as tenants from './tenants.ts';
 import { TurnBatch } from './turn-batch.ts';
+import { probeWrite } from './write-probe.ts';
 
 export type Synchronous = 'full' | 'normal';
 
@@ -102,18 +105,8 @@ export interface SqliteStoreOptions {
   walRestartPages?: number | undefined;
 }
 
-interface PendingAccept {
-  tenantId: string;
-  events: NewEvent[];
-  now: number;
-}
-
-interface PendingClaim {
-  destinationId: string;
-  max: number;
-  now: number;
-  order: ClaimOrder;
-}
+type PendingAccept = { tenantId: string; events: NewEvent[]; now: number };
+type PendingClaim = { destinationId: string; max: number; now: number; order: ClaimOrder };
 
 export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.HealthSql {
   readonly db: DatabaseSync;
@@ -123,6 +116,8 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
   private readonly accepts: TurnBatch<PendingAccept, AcceptResult[]>;
   private readonly claims: TurnBatch<PendingClaim, Claim>;
   private readonly checkpointer: Checkpointer | undefined;
+  /** A transaction failing for a full disk marks it; `ping` probes until a write succeeds. */
+  private readonly diskFull = new DiskFull(async () => probeWrite(this));
 
   constructor(path: string, options: SqliteStoreOptions) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -194,6 +189,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
       // On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY in a COMMIT) SQLite has rolled
       // the transaction back itself: a ROLLBACK then would fail and hide the error to report.
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.diskFull.observe(err);
       throw err;
     }
   }
@@ -243,7 +239,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return tenants.deleteTenant(this, id, now);
   }
 
-  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>> {
+  async listEvents(filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>> {
     return tenants.listEvents(this, filter, page);
   }
 
@@ -478,8 +474,10 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return portalLinks.deletePortalLink(this, id);
   }
 
+  /** Answers, and can write: while a full disk refused a write, a probe write decides (DiskFull). */
   async ping(): Promise<void> {
     this.sql('SELECT 1').get();
+    await this.diskFull.check();
   }
 
   async close(): Promise<void> {

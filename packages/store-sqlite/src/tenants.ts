@@ -6,7 +6,6 @@
 
 import {
   type EventFilter,
-  eventFromRow,
   eventsStatement,
   firstKeyId,
   insertKeySql,
@@ -16,14 +15,15 @@ import {
   keyFromRow,
   keyMatchFromRow,
   keyMatchSql,
+  type LoggedEvent,
   listKeysSql,
+  loggedEventFromRow,
   type NewTenant,
   type NewTenantKey,
   type Page,
   type PageRequest,
   pageOf,
   pendingEventsSql,
-  type StoredEvent,
   TENANT_COLUMNS,
   type Tenant,
   type TenantKey,
@@ -123,9 +123,9 @@ export function deleteTenant(db: Sql, id: string, now: number): string[] | undef
   });
 }
 
-export function listEvents(db: Sql, filter: EventFilter, req: PageRequest): Page<StoredEvent> {
+export function listEvents(db: Sql, filter: EventFilter, req: PageRequest): Page<LoggedEvent> {
   const { text, values } = eventsStatement(mark, filter, req);
-  return pageOf(db.sql(text).all(...values), req.limit, eventFromRow);
+  return pageOf(db.sql(text).all(...values), req.limit, loggedEventFromRow);
 }
 
 export function updateTenant(db: Sql, id: string, patch: TenantPatch): Tenant | undefined {

@@ -29,6 +29,7 @@ export {
   updateValues,
   upsertDestinationSql,
 } from './destination-sql.ts';
+export { DiskFull, PROBE_BYTES } from './disk-full.ts';
 export {
   type EventType,
   type EventTypeFields,
@@ -104,13 +105,15 @@ export {
   keyFromRow,
   keyMatchFromRow,
   keyMatchSql,
+  type LoggedEvent,
   listKeysSql,
+  loggedEventFromRow,
   type NewTenantKey,
   type TenantKey,
   touchKeySql,
 } from './tenant-keys.ts';
 export { insertTenantSql, pendingEventsSql, updateTenantStatement } from './tenant-sql.ts';
-export { isUnavailable, StoreUnavailableError } from './unavailable.ts';
+export { isUnavailable, notReadyReason, StoreUnavailableError } from './unavailable.ts';
 export {
   type Claim,
   type ClaimedDelivery,

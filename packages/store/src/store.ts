@@ -40,7 +40,14 @@ import type { CompletionChanges, OperationalNotice } from './operational.ts';
 import type { DeliveryFilter, Page, PageRequest } from './page.ts';
 import type { NewPortalLink, PortalLink, PortalLinkMatch } from './portal-links.ts';
 import type { RateLimitChange } from './rate-limit-changes.ts';
-import type { EventFilter, KeyDeletion, KeyMatch, NewTenantKey, TenantKey } from './tenant-keys.ts';
+import type {
+  EventFilter,
+  KeyDeletion,
+  KeyMatch,
+  LoggedEvent,
+  NewTenantKey,
+  TenantKey,
+} from './tenant-keys.ts';
 import type { Claim, CompletedAttempt, DestinationCounts, DestinationWork, StaleClaim } from './work.ts';
 
 export interface Store {
@@ -78,8 +85,8 @@ export interface Store {
    * destinations deleted, or undefined when the tenant is missing or already deleted.
    */
   deleteTenant(id: string, now: number): Promise<string[] | undefined>;
-  /** The tenant's events, newest first. */
-  listEvents(filter: EventFilter, page: PageRequest): Promise<Page<StoredEvent>>;
+  /** The tenant's events, newest first, without their payloads (`LoggedEvent`). */
+  listEvents(filter: EventFilter, page: PageRequest): Promise<Page<LoggedEvent>>;
 
   createDestination(destination: NewDestination, now: number): Promise<Destination>;
   /** Deleted destinations are not found. */

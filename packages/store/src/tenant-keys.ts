@@ -7,6 +7,7 @@
  * from `tenants.api_key_hash` and have no prefix. `tenants.api_key_hash` is no longer read.
  */
 
+import type { StoredEvent } from './delivery.ts';
 import type { Tenant } from './destination.ts';
 import type { Mark } from './destination-sql.ts';
 import { type Condition, type PageRequest, pageStatement } from './page.ts';
@@ -91,6 +92,35 @@ export function keyFromRow(r: Row): TenantKey {
   };
 }
 
+/**
+ * An event as the event log lists it (`Store.listEvents`): without its payload, which a page
+ * never reads (`getEvent` has it), but with the payload's size.
+ */
+export interface LoggedEvent extends Omit<StoredEvent, 'payload'> {
+  /** The payload's bytes as stored: the JSON a destination receives, UTF-8. */
+  payloadBytes: number;
+}
+
+/**
+ * The columns of a `LoggedEvent`. `octet_length` of a TEXT value is read from its header in
+ * both engines (SQLite's record header, Postgres's TOAST pointer), never from the text: a
+ * page costs the same whatever its payloads weigh.
+ */
+const LOGGED_EVENT_COLUMNS =
+  'id, tenant_id, type, idempotency_key, created_at, octet_length(payload) AS payload_bytes';
+
+export function loggedEventFromRow(r: Row): LoggedEvent {
+  return {
+    id: String(r.id),
+    tenantId: String(r.tenant_id),
+    type: String(r.type),
+    idempotencyKey:
+      r.idempotency_key === null || r.idempotency_key === undefined ? null : String(r.idempotency_key),
+    createdAt: Number(r.created_at),
+    payloadBytes: Number(r.payload_bytes),
+  };
+}
+
 /** The event log's filter (`Store.listEvents`). */
 export interface EventFilter {
   tenantId: string;
@@ -129,5 +159,5 @@ export function eventsStatement(
     conditions.push(['id', filter.destinationId, 'IN deliveries']);
   }
   if (filter.destinationIds !== undefined) conditions.push(['id', filter.destinationIds, 'IN deliveries']);
-  return pageStatement(mark, 'events', '*', [], conditions, req);
+  return pageStatement(mark, 'events', LOGGED_EVENT_COLUMNS, [], conditions, req);
 }

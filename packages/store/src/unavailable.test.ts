@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
-import { isUnavailable, StoreUnavailableError } from './unavailable.ts';
+import { isDiskFull, isUnavailable, StoreUnavailableError } from './unavailable.ts';
 
 /** An error as a driver builds it: a message and own properties. */
 const driverError = (message: string, props: Record<string, unknown> = {}): Error =>
@@ -91,5 +91,39 @@ describe('isUnavailable: a dependency that cannot answer now', () => {
     const cycle = new Error('a');
     (cycle as { cause?: unknown }).cause = cycle;
     assert.ok(!isUnavailable(cycle));
+  });
+});
+
+describe('isDiskFull: the store cannot write for want of room', () => {
+  it("SQLite's SQLITE_FULL (a real one), Postgres's 53100 disk_full, ENOSPC, wrapped or not", () => {
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE t (x BLOB)');
+    const pages = Number(Object.values(db.prepare('PRAGMA page_count').get() ?? {})[0]);
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const full = (() => {
+      try {
+        db.prepare('INSERT INTO t VALUES (randomblob(100000))').run();
+      } catch (err) {
+        return err;
+      }
+    })();
+    db.close();
+    assert.ok(isDiskFull(full), String(full));
+    assert.ok(isUnavailable(full));
+    const pg = driverError('could not extend file "base/5/16384": No space left on device', {
+      code: '53100',
+    });
+    assert.ok(isDiskFull(pg));
+    assert.ok(isDiskFull(new Error('query failed', { cause: pg })));
+    assert.ok(isDiskFull(driverError('ENOSPC: no space left on device, write', { code: 'ENOSPC' })));
+  });
+
+  it('not: another outage, or a bug', () => {
+    assert.ok(!isDiskFull(driverError('too many connections', { code: '53300' })));
+    assert.ok(!isDiskFull(driverError('disk I/O error', { code: 'ERR_SQLITE_ERROR', errcode: 10 })));
+    assert.ok(!isDiskFull(driverError('database is locked', { code: 'ERR_SQLITE_ERROR', errcode: 5 })));
+    assert.ok(!isDiskFull(new StoreUnavailableError('down')));
+    assert.ok(!isDiskFull(new TypeError('x')));
+    assert.ok(!isDiskFull(null));
   });
 });

@@ -72,17 +72,49 @@ function isOwn(err: Record<string, unknown>): boolean {
   return typeof message === 'string' && MESSAGES.some((m) => m.test(message));
 }
 
-/** Whether `err` (or an error it wraps) means a dependency cannot answer now. */
-export function isUnavailable(err: unknown): boolean {
+/** Whether `err`, or an error it wraps, is one `test` names. */
+function anyError(err: unknown, test: (e: Record<string, unknown>) => boolean): boolean {
   // Breadth-first over `cause` and `errors`, bounded: a cycle or a huge aggregate ends it.
   const queue: unknown[] = [err];
   for (let i = 0; i < queue.length && i < 32; i++) {
     const e = queue[i];
     if (typeof e !== 'object' || e === null) continue;
     const record = e as Record<string, unknown>;
-    if (isOwn(record)) return true;
+    if (test(record)) return true;
     if (record.cause !== undefined) queue.push(record.cause);
     if (Array.isArray(record.errors)) queue.push(...record.errors);
   }
   return false;
+}
+
+/** Whether `err` (or an error it wraps) means a dependency cannot answer now. */
+export function isUnavailable(err: unknown): boolean {
+  return anyError(err, isOwn);
+}
+
+/**
+ * What `/readyz` says of a failed readiness check: a `StoreUnavailableError`'s message, which
+ * is written to be shown ("the store cannot write: its disk is full", "Redis is connecting");
+ * of any other error only that a dependency did not answer (a driver's message can name hosts
+ * and ports, and `/readyz` needs no token). The log has the error itself.
+ */
+export function notReadyReason(err: unknown): string {
+  return err instanceof StoreUnavailableError ? err.message : 'a dependency did not answer';
+}
+
+/** Postgres's SQLSTATE 53100 `disk_full`. */
+const PG_DISK_FULL = '53100';
+
+/**
+ * Whether `err` (or an error it wraps) means the store's disk is full: SQLite's SQLITE_FULL
+ * (an extended code keeps it in its low byte), Postgres's `disk_full`, or the system's ENOSPC.
+ */
+export function isDiskFull(err: unknown): boolean {
+  return anyError(
+    err,
+    ({ code, errcode }) =>
+      code === PG_DISK_FULL ||
+      code === 'ENOSPC' ||
+      (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && (errcode & 0xff) === SQLITE_FULL),
+  );
 }

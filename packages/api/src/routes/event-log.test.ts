@@ -43,7 +43,7 @@ describe('GET /v1/events', () => {
     return res.json<Page<LoggedEvent>>();
   };
 
-  it("the tenant's events, newest first, without their deliveries", async () => {
+  it("the tenant's events, newest first, without their payloads (their size instead) and deliveries", async () => {
     const page = await list('');
     assert.deepEqual(
       page.data.map((e) => e.id),
@@ -54,10 +54,38 @@ describe('GET /v1/events', () => {
       'createdAt',
       'id',
       'idempotencyKey',
-      'payload',
+      'payloadBytes',
       'type',
     ]);
-    assert.deepEqual(page.data[0]?.payload, { type: 'invoice.sent' });
+    assert.equal(page.data[0]?.payloadBytes, Buffer.byteLength(JSON.stringify({ type: 'invoice.sent' })));
+  });
+
+  it('a page stays small whatever its payloads weigh; GET /v1/events/:id has the payload', async () => {
+    const big = await testApi({ maxPayloadBytes: 2 * 1024 * 1024, maxRequestBytes: 4 * 1024 * 1024 });
+    try {
+      const { key } = await big.tenant();
+      await big.inject('POST', '/v1/destinations', { token: key, body: DESTINATION });
+      const payload = { blob: 'é'.repeat(900_000) };
+      const heavy = await big.inject('POST', '/v1/events', {
+        token: key,
+        body: { type: 'big.one', payload },
+      });
+      assert.equal(heavy.statusCode, 202, heavy.body);
+      for (let n = 0; n < 49; n++) {
+        await big.inject('POST', '/v1/events', { token: key, body: { type: 'small.one', payload: { n } } });
+      }
+      const res = await big.inject('GET', '/v1/events?limit=50', { token: key });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok(res.body.length < 10_000, `a page of 50: ${res.body.length} bytes`);
+      const page = res.json<Page<LoggedEvent>>();
+      assert.equal(page.data.length, 50);
+      const logged = page.data.find((e) => e.type === 'big.one');
+      assert.equal(logged?.payloadBytes, Buffer.byteLength(JSON.stringify(payload)));
+      const one = await big.inject('GET', `/v1/events/${logged?.id}`, { token: key });
+      assert.deepEqual(one.json<{ payload: unknown }>().payload, payload);
+    } finally {
+      await big.close();
+    }
   });
 
   it('by type, prefix.*, *, destination and time; in pages', async () => {

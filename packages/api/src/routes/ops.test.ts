@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newKeyring } from '@sluice/core';
+import { StoreUnavailableError } from '@sluice/store';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { pino } from 'pino';
 import { Counter, Registry } from 'prom-client';
@@ -81,14 +82,23 @@ describe('ops routes', () => {
       down = new Error('redis: connection refused');
       res = await get();
       assert.equal(res.statusCode, 503, res.body);
-      assert.deepEqual(res.json(), { status: 'unavailable' });
+      // A driver's message stays in the log: it may name hosts and ports.
+      assert.deepEqual(res.json(), { status: 'unavailable', reason: 'a dependency did not answer' });
       const warning = logged.find((l) => l.msg === 'not ready');
       assert.equal(warning?.err?.message, 'redis: connection refused');
+
+      down = new StoreUnavailableError('the store cannot write: its disk is full');
+      res = await get();
+      assert.equal(res.statusCode, 503, res.body);
+      assert.deepEqual(res.json(), {
+        status: 'unavailable',
+        reason: 'the store cannot write: its disk is full',
+      });
 
       down = undefined;
       res = await get();
       assert.equal(res.statusCode, 200, res.body);
-      assert.equal(checks, 3, 'every request runs the check');
+      assert.equal(checks, 4, 'every request runs the check');
     });
   });
 

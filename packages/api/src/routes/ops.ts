@@ -1,4 +1,5 @@
 import { exposition } from '@sluice/engine';
+import { notReadyReason } from '@sluice/store';
 import type { ApiOptions, App } from '../context.ts';
 
 /** Health, readiness, metrics and the OpenAPI document: no token needed. */
@@ -14,7 +15,7 @@ export function opsRoutes(app: App, options: ApiOptions): void {
         return { status: 'ready' };
       } catch (err) {
         options.logger.warn({ err }, 'not ready');
-        return reply.status(503).send({ status: 'unavailable' });
+        return reply.status(503).send({ status: 'unavailable', reason: notReadyReason(err) });
       }
     },
   );

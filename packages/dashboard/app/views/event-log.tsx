@@ -2,12 +2,13 @@
  * The event log (`GET /v1/events`): a tenant's events, newest first, filtered by type (a type
  * or `prefix.*`), by destination (the events with a delivery to it) and by when they were
  * accepted (since / until), 25 a page with older and newer. The admin token chooses the tenant
- * (the API needs one); each event opens in the event lookup with its deliveries.
+ * (the API needs one). A page carries each event's payload size, not the payload: an event
+ * opens in the event lookup, which reads it with its payload and deliveries.
  */
 
 import { useEffect, useState } from 'preact/hooks';
 import { api, type DestinationOverview, type Role, type Tenant } from '../api.ts';
-import { formatTime, tenantLabel } from '../format.ts';
+import { formatBytes, formatTime, tenantLabel } from '../format.ts';
 import { usePoll } from '../use-poll.ts';
 import { useCatalog } from './event-types-picker.tsx';
 
@@ -76,7 +77,7 @@ export function EventLog({ role }: { role: Role }) {
     <section aria-labelledby="log-title">
       <div class="title-row">
         <h1 id="log-title">Event log</h1>
-        <p class="muted">Events accepted, newest first. Open one to see its deliveries.</p>
+        <p class="muted">Events accepted, newest first. Open one to see its payload and deliveries.</p>
       </div>
       <form
         class="filters"
@@ -183,7 +184,7 @@ export function EventLog({ role }: { role: Role }) {
               <th>Event</th>
               <th>Type</th>
               <th>Accepted</th>
-              <th>Payload</th>
+              <th class="num">Payload</th>
             </tr>
           </thead>
           <tbody>
@@ -194,9 +195,7 @@ export function EventLog({ role }: { role: Role }) {
                 </td>
                 <td>{e.type}</td>
                 <td>{formatTime(e.createdAt)}</td>
-                <td>
-                  <code class="excerpt one-line">{JSON.stringify(e.payload)}</code>
-                </td>
+                <td class="num">{formatBytes(e.payloadBytes)}</td>
               </tr>
             ))}
             {data && events.length === 0 && (

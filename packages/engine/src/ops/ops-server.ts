@@ -9,6 +9,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { notReadyReason } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { exposition } from './scrape.ts';
@@ -42,7 +43,7 @@ export async function startOpsServer(options: {
       if (draining) return send(503, '{"status":"draining"}');
       options.ready().then(
         () => send(200, '{"status":"ready"}'),
-        () => send(503, '{"status":"unavailable"}'),
+        (err: unknown) => send(503, JSON.stringify({ status: 'unavailable', reason: notReadyReason(err) })),
       );
       return;
     }

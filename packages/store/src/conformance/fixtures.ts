@@ -21,12 +21,16 @@ import type {
 /**
  * A fresh, empty, migrated store per test; `cleanup` releases it and must accept a store the
  * test has already closed. `rawSecrets`: a destination's `secrets` column as the database
- * holds it, as text, read past the store (what a dump or a replica shows).
+ * holds it, as text, read past the store (what a dump or a replica shows). `fillDisk`: from
+ * now on, a write that needs room (an event of 256 KiB, the readiness probe's write) fails
+ * with the error the store's engine gives on a full disk, through its driver; resolves with
+ * what makes room again.
  */
 export type OpenStore = () => Promise<{
   store: Store;
   cleanup(): Promise<void>;
   rawSecrets(destinationId: string): Promise<string>;
+  fillDisk(): Promise<() => Promise<void>>;
 }>;
 
 export const T0 = 1_700_000_000_000;

@@ -16,6 +16,7 @@ import { alertConformance } from './alerts.ts';
 import { claimCases } from './claim.ts';
 import { countCases } from './counts.ts';
 import { destinationCases } from './destinations.ts';
+import { diskFullCases } from './disk-full.ts';
 import { eventTypeCases } from './event-types.ts';
 import type { OpenStore } from './fixtures.ts';
 import { healthConformance } from './health.ts';
@@ -49,5 +50,6 @@ export function storeConformance(name: string, open: OpenStore): void {
     eventTypeCases(open);
     portalLinkCases(open);
     operationalCases(open);
+    diskFullCases(open);
   });
 }

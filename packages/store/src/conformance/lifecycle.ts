@@ -137,7 +137,22 @@ export function lifecycleCases(open: OpenStore): void {
         { tenantId: ctx.tenant.id },
         { limit: 3, after: first.next ?? '' },
       );
-      assert.deepEqual(second, { items: [(await ctx.store.getEvent(e1))?.event], next: null });
+      const { payload, ...rest } = (await ctx.store.getEvent(e1))?.event ?? assert.fail('e1');
+      assert.deepEqual(second, { items: [{ ...rest, payloadBytes: payload.length }], next: null });
+    });
+
+    it("each event without its payload, with the payload's size in UTF-8 bytes", async () => {
+      const to = await ctx.destination();
+      const payloads = ['{"order":1}', JSON.stringify({ note: 'é€😀'.repeat(1_000) }), 'x'.repeat(300_000)];
+      for (const [i, payload] of payloads.entries()) {
+        await ctx.store.acceptEvents(ctx.tenant.id, [newEvent([to.id], { payload })], T0 + i);
+      }
+      const page = await ctx.store.listEvents({ tenantId: ctx.tenant.id }, { limit: 10 });
+      assert.deepEqual(
+        page.items.map((e) => e.payloadBytes),
+        payloads.map((p) => Buffer.byteLength(p)).reverse(),
+      );
+      for (const e of page.items) assert.ok(!('payload' in e), 'no payload in a page');
     });
   });
 }

@@ -46,8 +46,15 @@ export function operationalCases(open: OpenStore): void {
       return { changes: await c.store.completeAttempts([done], T0 + 10), claimed };
     };
 
-    const logged = async (type: string) =>
-      (await c.store.listEvents({ tenantId: c.tenant.id, type }, { limit: 100 })).items;
+    /** The events of `type` in the event log, each read whole (the log has no payloads). */
+    const logged = async (type: string) => {
+      const page = await c.store.listEvents({ tenantId: c.tenant.id, type }, { limit: 100 });
+      const events = await Promise.all(page.items.map((e) => c.store.getEvent(e.id)));
+      return events.map((e) => {
+        assert.ok(e);
+        return e.event;
+      });
+    };
 
     it('a dead delivery is told to the subscribers in its batch, to none of * and never to itself', async () => {
       const { ops, star, source } = await setUp();
