@@ -42,6 +42,7 @@ const ONE_SHAPE: Record<string, Shape> = {
   'k8s.test.ts': 'single',
   'repository.test.ts': 'single',
   // What only the distributed shape has: its services, Redis, Redis Cluster.
+  'disk-full.test.ts': 'distributed',
   'distributed.test.ts': 'distributed',
   'distributed-redis-loss.test.ts': 'distributed',
   'outage-redis.test.ts': 'distributed',
