@@ -52,19 +52,28 @@ async function healthOf(box: TestBox, key: string, id: string): Promise<Health> 
 }
 
 /**
- * Every distinct `nextProbeAt` the destination's health reports, in the order reported,
- * read every 20 ms until `stop`. While a probe is out the store reports its hold (the
- * probe's timeout ahead) instead; the real ones are told apart by where they fall.
+ * Every distinct `nextProbeAt` the destination's health reports, in the order reported, and
+ * when each was first read (`readAt`), read every 20 ms until `stop`. While a probe is out the
+ * store reports its hold (the probe's timeout ahead) instead; the real ones are told apart by
+ * where they fall.
  */
-function watchNextProbeAt(box: TestBox, key: string, id: string): { seen: number[]; stop(): Promise<void> } {
+function watchNextProbeAt(
+  box: TestBox,
+  key: string,
+  id: string,
+): { seen: number[]; readAt: number[]; stop(): Promise<void> } {
   const seen: number[] = [];
+  const readAt: number[] = [];
   let stopped = false;
   let failure: unknown;
   const loop = (async () => {
     while (!stopped) {
       const { nextProbeAt } = await healthOf(box, key, id);
       const at = nextProbeAt === null ? null : Date.parse(nextProbeAt);
-      if (at !== null && seen.at(-1) !== at) seen.push(at);
+      if (at !== null && seen.at(-1) !== at) {
+        seen.push(at);
+        readAt.push(Date.now());
+      }
       await sleep(20);
     }
   })().catch((err: unknown) => {
@@ -73,6 +82,7 @@ function watchNextProbeAt(box: TestBox, key: string, id: string): { seen: number
   });
   return {
     seen,
+    readAt,
     stop: async () => {
       stopped = true;
       await loop;
@@ -171,9 +181,11 @@ describe('breaker', () => {
     );
     [1_000, 2_000, 2_000].forEach((wait, k) => {
       const failed = probes[k] as { finishedAt: number };
-      // Written once the failed probe's outcome is (a completion batch: a moment after it ended).
+      // Written with the failed probe's outcome (a completion batch: a moment after it ended,
+      // longer on a busy machine), so at least `wait` after its end and at most `wait` after
+      // the watch first read it.
       const next = watch.seen.find(
-        (at) => at >= failed.finishedAt + wait && at <= failed.finishedAt + wait + 1_000,
+        (at, i) => at >= failed.finishedAt + wait && at <= (watch.readAt[i] as number) + wait + 50,
       );
       assert.ok(next !== undefined, `after probe ${k}, a nextProbeAt ${wait} ms after its end reported`);
       inForce.push(next);

@@ -62,6 +62,10 @@ export async function startCluster(
     SLUICE_ADMIN_TOKEN: adminToken,
     SLUICE_LOG_LEVEL: 'info',
     SLUICE_SWEEP_INTERVAL_MS: '1000',
+    // A few connections a process: a cluster is up to eight of them, and the suite runs files
+    // side by side on one Postgres (max_connections 100 by default).
+    SLUICE_PG_POOL_SIZE: '4',
+    SLUICE_PG_POOL_MIN: '1',
     ...opts.env,
   };
   const prefix = state.env.SLUICE_REDIS_PREFIX as string;
