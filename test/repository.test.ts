@@ -88,9 +88,11 @@ describe('the repository', { skip }, () => {
     assert.deepEqual(notebook, []);
   });
 
-  test('no source file under packages/ or services/ is over 500 lines (tests aside)', () => {
+  test('no source file under packages/ or services/ is over 500 lines (tests and generated files aside)', () => {
     const long = tracked
       .filter((f) => /^(packages|services)\/.*\.(ts|tsx)$/.test(f) && !/\.test\.tsx?$/.test(f))
+      // A generated file is as long as what it is generated from (its header says so).
+      .filter((f) => !/^\/\*\*\n \* Generated from /.test(read(f)))
       .map((f) => ({ f, lines: read(f).split('\n').length }))
       .filter(({ lines }) => lines > 500)
       .map(({ f, lines }) => `${f}: ${lines}`);

@@ -17,8 +17,8 @@ const BENCH = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = join(BENCH, 'results');
 const BENCHMARKS = join(BENCH, '..', 'BENCHMARKS.md');
 
-const run = (session: string, scenario: string, target: string, extra: object = {}): string =>
-  JSON.stringify({ session, scenario, target, label: null, rep: 1, ...extra });
+const run = (sessionId: string, scenario: string, target: string, extra: object = {}): string =>
+  JSON.stringify({ session: sessionId, scenario, target, label: null, rep: 1, ...extra });
 const session = (id: string, label: string | null = null): string => JSON.stringify({ session: id, label });
 const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
 const writeLines = (file: string, all: string[]): void =>
