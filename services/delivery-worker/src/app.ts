@@ -56,7 +56,6 @@ export async function startDeliveryWorkerService(
     metrics,
     logger: o.logger,
     clock,
-    flushMs: 5,
     health: healthPolicy(config),
     ...sharedFollowUps(shared, o.logger, clock),
   });

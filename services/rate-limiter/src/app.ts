@@ -77,8 +77,6 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
     logger: o.logger,
     clock,
     retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
-    intervalMs: 60_000,
-    batch: 500,
   });
   // Backlog alerts: every replica evaluates; the store lets exactly one raise each alert.
   const alerts = alertSettings(config);

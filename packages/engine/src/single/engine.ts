@@ -58,7 +58,8 @@ export interface EngineOptions {
   tickLeadMs: number;
   /** `SLUICE_DESTINATION_MAX_IN_FLIGHT`: the fair bound's ceiling (docs/adr/0014); absent: no fair bound. */
   maxInFlight?: number | undefined;
-  completionFlushMs: number;
+  /** How long a completion waits for others to share its batch (default: the writer's). */
+  completionFlushMs?: number | undefined;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
   /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
@@ -186,8 +187,6 @@ export class Engine implements Dispatcher {
       logger,
       clock,
       retentionMs: options.retentionMs,
-      intervalMs: 60_000,
-      batch: 500,
     });
   }
 
