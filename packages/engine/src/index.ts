@@ -1,3 +1,18 @@
+/**
+ * What both shapes run (docs/design.md, "The two shapes"), in layers that import only
+ * downwards (biome.json's overrides refuse an import that runs back up):
+ *
+ *   single/               the single box's Engine: wires every layer below
+ *   delivery/             one delivery from its start to its completion; what follows a
+ *                         completion and a change of a destination (both shapes' policies)
+ *   tick/                 the tick, the schedule it runs on, the probe of an open circuit
+ *   pace/                 the pace ports, the single box's pace in memory, the limit planned with
+ *   destination-cache.ts  the live destination cache (the tick, the delivery, the change feed)
+ *   ops/                  metrics, the ops server, retention, backlog alerts: imports no other layer
+ *
+ * `dispatcher.ts` is the API's port onto all of it. This file is the package's surface.
+ */
+
 export { followDestinationChange } from './delivery/change-policy.ts';
 export {
   type CompletionFollowUps,
@@ -6,7 +21,6 @@ export {
 } from './delivery/completion-policy.ts';
 export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
-export { DestinationCache, signingSecrets } from './delivery/destinations.ts';
 export { DeliveryRunner } from './delivery/runner.ts';
 export {
   checkUrlHost,
@@ -16,6 +30,7 @@ export {
   type LookupFunction,
   NOT_ALLOWED,
 } from './delivery/ssrf.ts';
+export { DestinationCache } from './destination-cache.ts';
 export type { Dispatcher } from './dispatcher.ts';
 export { Alerter, registerAlertGauge } from './ops/alerter.ts';
 export { registerHealthGauge } from './ops/health-metrics.ts';

@@ -20,18 +20,19 @@ import { completionFollowUps, probeWakeAt } from '../delivery/completion-policy.
 import { CompletionWriter } from '../delivery/completion-writer.ts';
 import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
 import { DeliveryThreads } from '../delivery/delivery-threads.ts';
-import { DestinationCache } from '../delivery/destinations.ts';
 import { LocalQueue } from '../delivery/local-queue.ts';
 import { DeliveryRunner } from '../delivery/runner.ts';
 import type { LookupFunction } from '../delivery/ssrf.ts';
+import { DestinationCache } from '../destination-cache.ts';
 import type { Dispatcher } from '../dispatcher.ts';
 import { registerHealthGauge } from '../ops/health-metrics.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
 import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
+import { paceLimit } from '../pace/pace-limit.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
-import { createTick, paceLimit } from '../tick/tick.ts';
+import { createTick } from '../tick/tick.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {
