@@ -24,7 +24,7 @@ import {
 } from '@sluice/redis';
 import { type Destination, StoreUnavailableError } from '@sluice/store';
 import type { Logger } from 'pino';
-import { wakeForWork } from './wake.ts';
+import { wakeInRedis } from './wake.ts';
 
 export interface RedisDispatcherDeps {
   redis: RedisClient;
@@ -53,9 +53,9 @@ export class RedisDispatcher implements Dispatcher {
     const { clock, logger, ticks } = this.deps;
     const woken = (
       ticks === undefined
-        ? wakeForWork(this.deps, destinationId, clock())
+        ? wakeInRedis(this.deps, destinationId, clock())
         : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
-          Promise.all([ticks.ready(), wakeForWork(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
+          Promise.all([ticks.ready(), wakeInRedis(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
             ([ready, claimed]) => {
               if (claimed !== null) ticks.runClaimed(claimed, ready);
               return null;
@@ -97,7 +97,7 @@ export class RedisDispatcher implements Dispatcher {
     for (const id of destinationIds)
       claims.set(
         id,
-        Promise.all([ready, wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
+        Promise.all([ready, wakeInRedis(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
       );
     const handBack = (got: [boolean, ClaimedTick | null] | null): void => {
       const claimed = got?.[1] ?? null;

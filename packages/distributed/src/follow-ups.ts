@@ -1,7 +1,7 @@
 /**
  * What follows a completion in the distributed shape: the policy every shape shares
  * (`completionFollowUps`, packages/engine), acting on the shared state — a wake goes to the
- * Redis schedule, a freed slot wakes at the window's room (`wakeForWork`), and a changed
+ * Redis schedule, a freed slot wakes at the window's room (`wakeInRedis`), and a changed
  * destination is announced on the change feed to every process.
  */
 
@@ -9,7 +9,7 @@ import { type CompletionFollowUps, completionFollowUps } from '@sluice/engine';
 import { publishChange } from '@sluice/redis';
 import type { Logger } from 'pino';
 import type { SharedState } from './shared-state.ts';
-import { wakeForWork } from './wake.ts';
+import { wakeInRedis } from './wake.ts';
 
 export function sharedFollowUps(
   shared: Pick<SharedState, 'redis' | 'keys' | 'schedule' | 'destinations' | 'pacing'>,
@@ -21,7 +21,7 @@ export function sharedFollowUps(
     logger,
     clock,
     wake: (id, at) => schedule.wake(id, at),
-    wakeAtRoom: ({ id }) => wakeForWork(shared, id, clock()),
+    wakeAtRoom: ({ id }) => wakeInRedis(shared, id, clock()),
     refresh: (id) => destinations.refresh(id),
     announce: (id) => publishChange(redis, keys, id),
   });

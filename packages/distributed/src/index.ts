@@ -3,4 +3,4 @@ export { sharedFollowUps } from './follow-ups.ts';
 export { openSharedState, type SharedState, type SharedStateOptions } from './shared-state.ts';
 export { DistributedSweeper, type DistributedSweeperDeps } from './sweeper.ts';
 export { createTickLoop, type TickLoopOptions } from './tick-loop.ts';
-export { wakeForWork } from './wake.ts';
+export { wakeInRedis } from './wake.ts';

@@ -5,7 +5,8 @@
  *   single/               the single box's Engine: wires every layer below
  *   delivery/             one delivery from its start to its completion; what follows a
  *                         completion and a change of a destination (both shapes' policies)
- *   tick/                 the tick, the schedule it runs on, the probe of an open circuit
+ *   tick/                 the tick, the schedule it runs on, the probe of an open circuit,
+ *                         the wake (both shapes' policy)
  *   pace/                 the pace ports, the single box's pace in memory, the limit planned with
  *   destination-cache.ts  the live destination cache (the tick, the delivery, the change feed)
  *   ops/                  metrics, the ops server, retention, backlog alerts: imports no other layer
@@ -14,11 +15,7 @@
  */
 
 export { followDestinationChange } from './delivery/change-policy.ts';
-export {
-  type CompletionFollowUps,
-  completionFollowUps,
-  probeWakeAt,
-} from './delivery/completion-policy.ts';
+export { type CompletionFollowUps, completionFollowUps } from './delivery/completion-policy.ts';
 export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
 export { DeliveryRunner } from './delivery/runner.ts';
@@ -56,3 +53,4 @@ export { reportRepairs } from './single/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
 export type { Schedule } from './tick/schedule.ts';
 export { createTick, type Publisher } from './tick/tick.ts';
+export { type WakePorts, wakeForWork } from './tick/wake.ts';

@@ -7,7 +7,7 @@
  */
 
 import { healthPolicy } from '@sluice/config';
-import { sharedFollowUps, wakeForWork } from '@sluice/distributed';
+import { sharedFollowUps, wakeInRedis } from '@sluice/distributed';
 import { CompletionWriter, Deliverer, DeliveryRunner, type LookupFunction } from '@sluice/engine';
 import { startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
@@ -70,7 +70,7 @@ export async function startDeliveryWorkerService(
     store: o.store,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
-      wakeForWork(shared, id, clock()).catch((err: unknown) =>
+      wakeInRedis(shared, id, clock()).catch((err: unknown) =>
         o.logger.warn({ err, destinationId: id }, 'wake after a release failed; the sweeper will repair it'),
       );
     },

@@ -4,19 +4,12 @@
  * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
  */
 
-import {
-  emissionMs,
-  type HealthPolicy,
-  PERIOD_MS,
-  ratePlan,
-  scaledRateLimit,
-  tatFromArrivals,
-} from '@sluice/core';
+import { emissionMs, type HealthPolicy, PERIOD_MS, ratePlan, tatFromArrivals } from '@sluice/core';
 import type { Destination, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { followDestinationChange } from '../delivery/change-policy.ts';
-import { completionFollowUps, probeWakeAt } from '../delivery/completion-policy.ts';
+import { completionFollowUps } from '../delivery/completion-policy.ts';
 import { CompletionWriter } from '../delivery/completion-writer.ts';
 import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
 import { DeliveryThreads } from '../delivery/delivery-threads.ts';
@@ -28,11 +21,12 @@ import type { Dispatcher } from '../dispatcher.ts';
 import { registerHealthGauge } from '../ops/health-metrics.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
-import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
-import { paceLimit } from '../pace/pace-limit.ts';
+import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
 import { createTick } from '../tick/tick.ts';
+import { type WakePorts, wakeForWork } from '../tick/wake.ts';
+import { memoryWakePorts, roomAt } from './memory-ports.ts';
 import { Sweeper } from './sweeper.ts';
 
 export interface EngineOptions {
@@ -82,6 +76,7 @@ export class Engine implements Dispatcher {
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
+  private readonly wakePorts: WakePorts<void>;
   private readonly sweeper: Sweeper;
   readonly retention: Retention;
 
@@ -169,6 +164,7 @@ export class Engine implements Dispatcher {
       }),
       onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
     });
+    this.wakePorts = memoryWakePorts({ schedule: this.schedule, pacer: this.pacer });
     this.sweeper = new Sweeper(
       {
         store,
@@ -250,37 +246,16 @@ export class Engine implements Dispatcher {
     if (!this.schedule.isScheduled(destination.id)) return;
     const pace = this.pacer.peek(destination.id);
     const now = this.clock();
-    this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
+    this.schedule.wake(destination.id, pace === undefined ? now : roomAt(destination, pace, now));
   }
 
   /**
-   * New work for a destination was committed (an event, a retry, a resume): schedule a tick
-   * no later than the earliest moment it has room, so an event under the limit goes out at
-   * once and a full window is not re-ticked on every event.
+   * New work for a destination was committed (an event, a retry, a resume): its tick is
+   * scheduled at once by the rule both shapes follow (tick/wake.ts), from what this process
+   * holds of it now.
    */
   wake(destinationId: string): void {
-    const now = this.clock();
-    const pace = this.pacer.peek(destinationId);
-    const destination = this.destinations.peek(destinationId);
-    const probeAt = destination === undefined ? null : probeWakeAt(destination.health, now);
-    if (probeAt !== null) {
-      // The circuit is open: the work waits for the probe time (docs/adr/0007).
-      this.schedule.wake(destinationId, probeAt);
-      return;
-    }
-    if (pace === undefined || destination === undefined) {
-      this.schedule.wake(destinationId, now);
-      return;
-    }
-    if (this.schedule.isScheduled(destinationId) && !pace.roomForMore) return;
-    this.schedule.wake(destinationId, this.roomAt(destination, pace, now));
-  }
-
-  /** When a tick could next publish one more, at the limit it would plan with. */
-  private roomAt(destination: Destination, pace: DestinationPace, now: number): number {
-    const effective = paceLimit(destination, pace.adaptive, now);
-    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
-    return pace.roomAt(now, plan, effective.holdUntil);
+    wakeForWork(destinationId, this.destinations.peek(destinationId), this.clock(), this.wakePorts);
   }
 
   /** A destination was created: the cache holds it (as the store reads it) before its first event. */
