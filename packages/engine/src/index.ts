@@ -2,9 +2,12 @@
  * What both shapes run (docs/design.md, "The two shapes"), in layers that import only
  * downwards (biome.json's overrides refuse an import that runs back up):
  *
- *   single/               the single box's Engine: wires every layer below
- *   delivery/             one delivery from its start to its completion; what follows a
- *                         completion and a change of a destination (both shapes' policies)
+ *   single/               the single box's Engine, and its in-memory adapters beneath the
+ *                         policies: wires every layer below
+ *   delivery/, sweep/     one delivery from its start to its completion, and what follows a
+ *                         completion or a change of a destination; the sweeper and the rebuild
+ *                         of the schedule and the pace from the store (both shapes' policies,
+ *                         neither importing the other)
  *   tick/                 the tick, the schedule it runs on, the probe of an open circuit,
  *                         the wake (both shapes' policy)
  *   pace/                 the pace ports, the single box's pace in memory, the limit planned with
@@ -49,7 +52,8 @@ export {
 } from './pace/pacing.ts';
 export { type RuntimeStats, runtimeStats } from './pace/runtime-stats.ts';
 export { Engine, type EngineOptions } from './single/engine.ts';
-export { reportRepairs } from './single/sweeper.ts';
+export { type RecoveryPorts, recoverFromStore } from './sweep/recovery.ts';
+export { Sweeper, type SweepPorts, sweepOnce } from './sweep/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
 export type { Schedule } from './tick/schedule.ts';
 export { createTick, type Publisher } from './tick/tick.ts';

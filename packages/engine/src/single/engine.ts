@@ -1,10 +1,12 @@
 /**
  * The single box's delivery engine: the schedule, the rate limiter's ticks, the in-process
  * delivery queue and its workers, the sweeper, over one Store. The API tells it about new
- * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
+ * work (`wake`) and changed destinations (`destinationChanged`) after each commit. How it
+ * wakes, rebuilds at start and sweeps is the policy both shapes follow, over the in-memory
+ * adapters of `memory-ports.ts`.
  */
 
-import { emissionMs, type HealthPolicy, PERIOD_MS, ratePlan, tatFromArrivals } from '@sluice/core';
+import type { HealthPolicy } from '@sluice/core';
 import type { Destination, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -23,11 +25,18 @@ import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
 import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
+import { recoverFromStore } from '../sweep/recovery.ts';
+import { Sweeper, sweepOnce } from '../sweep/sweeper.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
 import { createTick } from '../tick/tick.ts';
 import { type WakePorts, wakeForWork } from '../tick/wake.ts';
-import { memoryWakePorts, roomAt } from './memory-ports.ts';
-import { Sweeper } from './sweeper.ts';
+import {
+  type MemoryState,
+  memoryRecoveryPorts,
+  memorySweepPorts,
+  memoryWakePorts,
+  roomAt,
+} from './memory-ports.ts';
 
 export interface EngineOptions {
   store: Store;
@@ -76,8 +85,10 @@ export class Engine implements Dispatcher {
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
+  private readonly memory: MemoryState;
   private readonly wakePorts: WakePorts<void>;
   private readonly sweeper: Sweeper;
+  private readonly sweepIntervalMs: number;
   readonly retention: Retention;
 
   constructor(options: EngineOptions) {
@@ -164,20 +175,22 @@ export class Engine implements Dispatcher {
       }),
       onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
     });
-    this.wakePorts = memoryWakePorts({ schedule: this.schedule, pacer: this.pacer });
-    this.sweeper = new Sweeper(
-      {
-        store,
-        schedule: this.schedule,
-        pacer: this.pacer,
-        live: this.queue.live,
-        logger,
-        metrics: this.metrics,
-        clock,
-        leaseMs: options.leaseMs,
-      },
-      options.sweepIntervalMs,
-    );
+    this.memory = {
+      store,
+      schedule: this.schedule,
+      pacer: this.pacer,
+      destinations: this.destinations,
+      clock,
+    };
+    this.wakePorts = memoryWakePorts(this.memory);
+    const sweepPorts = memorySweepPorts(this.memory, {
+      live: this.queue.live,
+      leaseMs: options.leaseMs,
+      logger,
+      metrics: this.metrics,
+    });
+    this.sweeper = new Sweeper(() => sweepOnce(sweepPorts), logger);
+    this.sweepIntervalMs = options.sweepIntervalMs;
 
     this.retention = new Retention({
       store,
@@ -188,53 +201,16 @@ export class Engine implements Dispatcher {
   }
 
   /**
-   * Recovers from whatever the last process left: deliveries it had claimed go back to
-   * pending and count as sent now (they may have reached the receiver); recent attempts
-   * refill the send windows; every destination with pending work is scheduled.
+   * Recovers from whatever the last process left, by the rebuild both shapes follow
+   * (sweep/recovery.ts): its claims back to pending, counted as sent now and as attempts
+   * made; the send windows refilled from the recent attempts; every destination with
+   * pending work scheduled. Then the sweeper and retention start.
    */
   async start(): Promise<void> {
-    const now = this.clock();
-    // Any of them may have been sent (nothing records a request's start: a write before each
-    // request cost a sixth to a third of the throughput), so each counts as an attempt: a
-    // repeat is numbered one higher (docs/operations.md, "What a killed process leaves").
-    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now, true);
-    const longest = PERIOD_MS.hour + 60_000;
-    const arrivals = new Map<string, number[]>();
-    const arrived = (destinationId: string, at: number) => {
-      const list = arrivals.get(destinationId);
-      if (list === undefined) arrivals.set(destinationId, [at]);
-      else list.push(at);
-    };
-    for (const attempt of await this.store.recentAttempts(now - longest)) {
-      const pace = await this.paceOf(attempt.destinationId);
-      pace?.window.finish(pace.window.start(attempt.startedAt), attempt.finishedAt);
-      arrived(attempt.destinationId, attempt.finishedAt);
-    }
-    for (const [destinationId, count] of requeued) {
-      const pace = await this.paceOf(destinationId);
-      for (let i = 0; i < count; i++) pace?.window.finish(pace.window.start(now), now);
-      for (let i = 0; i < count; i++) arrived(destinationId, now);
-    }
-    // A burst allowance's bucket too (docs/adr/0008): what was sent still holds its tokens.
-    for (const [destinationId, times] of arrivals) {
-      const destination = await this.destinations.get(destinationId);
-      const pace = this.pacer.peek(destinationId);
-      if (destination?.rateLimit.burst === undefined || pace === undefined) continue;
-      const plan = ratePlan(destination.rateLimit);
-      pace.bucket.tat = tatFromArrivals(plan, times);
-      pace.bucket.emissionMs = emissionMs(plan);
-    }
-    const pending = await this.store.pendingDestinations();
-    for (const { destinationId, nextPendingAt } of pending) this.schedule.wake(destinationId, nextPendingAt);
-    this.sweeper.start();
+    const { requeued, scheduled } = await recoverFromStore(memoryRecoveryPorts(this.memory), this.clock());
+    this.sweeper.start(this.sweepIntervalMs);
     this.retention.start();
-    const requeuedCount = [...requeued.values()].reduce((a, b) => a + b, 0);
-    this.logger.info({ scheduled: pending.length, requeued: requeuedCount }, 'engine started');
-  }
-
-  private async paceOf(destinationId: string) {
-    const destination = await this.destinations.get(destinationId);
-    return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
+    this.logger.info({ scheduled, requeued }, 'engine started');
   }
 
   /**
