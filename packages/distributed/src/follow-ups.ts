@@ -8,20 +8,20 @@
 import { type CompletionFollowUps, completionFollowUps } from '@sluice/engine';
 import { publishChange } from '@sluice/redis';
 import type { Logger } from 'pino';
-import type { SharedState } from './shared-state.ts';
+import type { RedisState } from './redis-state.ts';
 import { wakeInRedis } from './wake.ts';
 
-export function sharedFollowUps(
-  shared: Pick<SharedState, 'redis' | 'keys' | 'schedule' | 'destinations' | 'pacing'>,
+export function redisFollowUps(
+  redisState: Pick<RedisState, 'redis' | 'keys' | 'schedule' | 'destinations' | 'pacing'>,
   logger: Logger,
   clock: () => number,
 ): CompletionFollowUps {
-  const { redis, keys, schedule, destinations } = shared;
+  const { redis, keys, schedule, destinations } = redisState;
   return completionFollowUps({
     logger,
     clock,
     wake: (id, at) => schedule.wake(id, at),
-    wakeAtRoom: ({ id }) => wakeInRedis(shared, id, clock()),
+    wakeAtRoom: ({ id }) => wakeInRedis(redisState, id, clock()),
     refresh: (id) => destinations.refresh(id),
     announce: (id) => publishChange(redis, keys, id),
   });

@@ -118,8 +118,8 @@ export class DistributedSweeper {
     if (lost.length > 0 && unstartedBefore > claimedBefore) {
       const leased = await schedule.leasedAmong([...new Set(lost.map((c) => c.destinationId))], now);
       if (leased.size > 0) {
-        const old = new Set((await store.staleClaims(claimedBefore)).map((c) => c.id));
-        for (const c of lost) if (leased.has(c.destinationId) && !old.has(c.id)) keep.add(c.id);
+        const pastLease = new Set((await store.staleClaims(claimedBefore)).map((c) => c.id));
+        for (const c of lost) if (leased.has(c.destinationId) && !pastLease.has(c.id)) keep.add(c.id);
       }
     }
     const requeued = await store.requeue(unstartedBefore, keep, now);
@@ -138,8 +138,8 @@ export class DistributedSweeper {
   async recoverIfLost(): Promise<boolean> {
     const { redis, keys, schedule, clock, logger, destinations, metrics } = this.deps;
     if ((await redis.get(keys.epoch())) === 'ready') return false;
-    const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', REBUILD_CLAIM_MS, 'NX');
-    if (mine !== 'OK') return false; // another replica rebuilds
+    const claimed = await redis.set(keys.epoch(), 'rebuilding', 'PX', REBUILD_CLAIM_MS, 'NX');
+    if (claimed !== 'OK') return false; // another replica rebuilds
     const { requeued, scheduled } = await recoverFromStore(this.recoveryPorts, clock());
     // A change announced while Redis was gone never arrived: every destination is read again.
     destinations.clear();

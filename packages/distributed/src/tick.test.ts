@@ -13,7 +13,7 @@ import { cleanup, REDIS_TARGET, redisAvailable, uniquePrefix } from '@sluice/red
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { Registry } from 'prom-client';
-import { openSharedState } from './shared-state.ts';
+import { openRedisState } from './redis-state.ts';
 
 const skip = !(await redisAvailable());
 if (skip) console.warn('tick.test.ts: SKIPPED — no Redis at 127.0.0.1:6379');
@@ -39,7 +39,7 @@ async function rig(limit: number, maxInFlight?: number) {
     newDestination(tenantId, { rateLimit: { limit, period: 'second' } }),
     T0,
   );
-  const shared = await openSharedState({
+  const shared = await openRedisState({
     store,
     redis: REDIS_TARGET,
     shards: 1,

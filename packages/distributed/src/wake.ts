@@ -10,7 +10,7 @@
 import { emissionMs, ratePlan, windowCap } from '@sluice/core';
 import { type WakePorts, wakeForWork } from '@sluice/engine';
 import type { ClaimedTick } from '@sluice/redis';
-import type { SharedState } from './shared-state.ts';
+import type { RedisState } from './redis-state.ts';
 
 /**
  * Wakes the destination for new work, in one round trip. With `tickLeaseMs`, a tick due now
@@ -18,12 +18,12 @@ import type { SharedState } from './shared-state.ts';
  * it, then settle.
  */
 export async function wakeInRedis(
-  shared: Pick<SharedState, 'schedule' | 'destinations' | 'pacing'>,
+  redisState: Pick<RedisState, 'schedule' | 'destinations' | 'pacing'>,
   destinationId: string,
   now: number,
   tickLeaseMs = 0,
 ): Promise<ClaimedTick | null> {
-  const { schedule, destinations, pacing } = shared;
+  const { schedule, destinations, pacing } = redisState;
   const destination = await destinations.get(destinationId);
   if (destination === undefined || destination.state !== 'active') return null;
   const ports: WakePorts<Promise<ClaimedTick | null>> = {
