@@ -133,7 +133,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const keys = new Keys(options.prefix, options.shards, { cluster: options.redis.cluster });
   // Commands issued in one turn of the event loop leave in one write (ioredis flushes them
   // at setImmediate): the workers' per-request pace scripts and the API's wakes are many
-  // small commands, and on this kind of machine each write is a costly syscall.
+  // small commands, and each write is a syscall.
   const redis = connectRedis(options.redis, {
     enableAutoPipelining: true,
     ...(options.failFast ? FAIL_FAST : {}),

@@ -12,8 +12,9 @@
  *   now (a tick that died before publishing it, a publish that failed, a job that could not
  *   start); `leaseMs` is the backstop: past it, it returns even while its destination's tick
  *   runs. The rebuild returns every claim in no job.
- * - Which destinations are scheduled is asked of Redis for all of them in a few round trips,
- *   and a tick elsewhere may take the work in between: the sweep reads it again.
+ * - Which destinations are scheduled is asked of Redis for all of them in a few round trips
+ *   (one each kept a rate limiter busy: docs/performance.md), and a tick elsewhere may take
+ *   the work in between: the sweep reads it again.
  */
 
 import { ratePlan } from '@sluice/core';

@@ -1,6 +1,6 @@
 /**
- * A tick loop that runs the real tick (`createTick`) against the shared state: a rate
- * limiter's, which loops over the schedule, and the API's, which runs only the ticks its
+ * A tick loop that runs the real tick (`createTick`) against this process's Redis state: a
+ * rate limiter's, which loops over the schedule, and the API's, which runs only the ticks its
  * wakes claim (docs/adr/0013). Both log a tick the same way, so every process that runs
  * ticks tells the same story.
  */
