@@ -5,7 +5,7 @@ import type { Destination, Store } from '@sluice/store';
 import { cleanup, connect, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import { pino } from 'pino';
 import { RedisDispatcher } from './dispatcher.ts';
-import { openSharedState, type SharedState } from './shared-state.ts';
+import { openRedisState, type RedisState } from './redis-state.ts';
 
 /** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
 const SETTINGS = { windowMarginMs: 5, arrivalBoundMs: 250, destinationCacheSize: 100_000 };
@@ -40,19 +40,19 @@ function storeAt(limit: number, updatedAt: number): Store {
 }
 
 /** What the API's dispatcher reads of a process's shared state. */
-function dependenciesOf(state: SharedState) {
+function dependenciesOf(state: RedisState) {
   const { redis, keys, schedule, pacing, destinations } = state;
   return { redis, keys, schedule, pacing, destinations, logger: pino({ level: 'silent' }), clock: Date.now };
 }
 
 /** The API's dispatcher over a process's shared state. */
-function dispatcherOf(state: SharedState): RedisDispatcher {
+function dispatcherOf(state: RedisState): RedisDispatcher {
   return new RedisDispatcher(dependenciesOf(state));
 }
 
 describe('RedisDispatcher', () => {
   const prefix = uniquePrefix();
-  const opened: SharedState[] = [];
+  const opened: RedisState[] = [];
   after(async () => {
     for (const s of opened) await s.close();
     const redis = connect();
@@ -65,12 +65,12 @@ describe('RedisDispatcher', () => {
     const worker = countingStore();
     const [apiState, workerState] = await Promise.all(
       [api, worker].map(({ store }) =>
-        openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS }),
+        openRedisState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS }),
       ),
     );
-    opened.push(apiState as SharedState, workerState as SharedState);
-    const { redis, keys, destinations } = apiState as SharedState;
-    await dispatcherOf(apiState as SharedState).destinationCreated('dst_new');
+    opened.push(apiState as RedisState, workerState as RedisState);
+    const { redis, keys, destinations } = apiState as RedisState;
+    await dispatcherOf(apiState as RedisState).destinationCreated('dst_new');
     const cached = () => [destinations, workerState?.destinations].every((c) => c?.peek('dst_new'));
     const deadline = Date.now() + 5_000;
     while (!cached() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -81,15 +81,15 @@ describe('RedisDispatcher', () => {
 
   it('a process whose shard count differs from the one Redis holds refuses to start', async () => {
     const { store } = countingStore();
-    opened.push(await openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS }));
+    opened.push(await openRedisState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS }));
     await assert.rejects(
-      openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 4, ...SETTINGS }),
+      openRedisState({ store, redis: REDIS_TARGET, prefix, shards: 4, ...SETTINGS }),
       /SLUICE_SCHEDULE_SHARDS is 4 but Redis holds the state of 1 shards/,
     );
   });
 
   it('a changed limit is where every start checks it before the change is announced', async () => {
-    const state = await openSharedState({
+    const state = await openRedisState({
       store: storeAt(5, 7_000),
       redis: REDIS_TARGET,
       shards: 1,
@@ -111,7 +111,7 @@ describe('RedisDispatcher', () => {
   });
 
   it('a lowered limit is answered once the requests started under the old one have arrived', async () => {
-    const state = await openSharedState({
+    const state = await openRedisState({
       store: storeAt(5, 9_000),
       redis: REDIS_TARGET,
       shards: 1,
@@ -149,7 +149,7 @@ describe('RedisDispatcher', () => {
 
 describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', () => {
   const prefix = uniquePrefix();
-  let state: SharedState;
+  let state: RedisState;
   let dispatcher: RedisDispatcher;
   const loops: RedisTickLoop[] = [];
   /** The ticks the API ran: destination, due, and when it started. */
@@ -175,7 +175,7 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', () => {
   };
 
   before(async () => {
-    state = await openSharedState({
+    state = await openRedisState({
       store: storeAt(10, 1_000),
       redis: REDIS_TARGET,
       prefix,

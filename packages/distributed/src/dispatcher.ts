@@ -24,7 +24,7 @@ import {
 } from '@sluice/redis';
 import { type Destination, StoreUnavailableError } from '@sluice/store';
 import type { Logger } from 'pino';
-import { wakeForWork } from './wake.ts';
+import { wakeInRedis } from './wake.ts';
 
 export interface RedisDispatcherDeps {
   redis: RedisClient;
@@ -53,9 +53,9 @@ export class RedisDispatcher implements Dispatcher {
     const { clock, logger, ticks } = this.deps;
     const woken = (
       ticks === undefined
-        ? wakeForWork(this.deps, destinationId, clock())
+        ? wakeInRedis(this.deps, destinationId, clock())
         : // The epoch is read beside the claim, as a limiter's loop reads it (one round trip).
-          Promise.all([ticks.ready(), wakeForWork(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
+          Promise.all([ticks.ready(), wakeInRedis(this.deps, destinationId, clock(), ticks.leaseMs)]).then(
             ([ready, claimed]) => {
               if (claimed !== null) ticks.runClaimed(claimed, ready);
               return null;
@@ -97,10 +97,11 @@ export class RedisDispatcher implements Dispatcher {
     for (const id of destinationIds)
       claims.set(
         id,
-        Promise.all([ready, wakeForWork(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
+        Promise.all([ready, wakeInRedis(this.deps, id, claimedAt, ticks.leaseMs)]).catch(() => null),
       );
-    const handBack = (got: [boolean, ClaimedTick | null] | null): void => {
-      const claimed = got?.[1] ?? null;
+    // A claim that will not run now goes back untouched, due as it was.
+    const returnClaim = (reply: [boolean, ClaimedTick | null] | null): void => {
+      const claimed = reply?.[1] ?? null;
       if (claimed !== null) ticks.runClaimed(claimed, false);
     };
     let answer: (woken: ReadonlySet<string> | null) => void = () => undefined;
@@ -108,34 +109,36 @@ export class RedisDispatcher implements Dispatcher {
       answer = resolve;
     });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), freshMs);
+    const stale = new Promise<'stale'>((resolve) => {
+      timer = setTimeout(() => resolve('stale'), freshMs);
       timer.unref();
     });
     // Tracked from now: a shutdown waits for the claims to run or go back.
-    const handled = Promise.race([answered, late])
+    const handled = Promise.race([answered, stale])
       .then(async (first) => {
         clearTimeout(timer);
-        if (first === 'late') {
-          await Promise.all([...claims.values()].map((claim) => claim.then(handBack)));
+        if (first === 'stale') {
+          await Promise.all([...claims.values()].map((claim) => claim.then(returnClaim)));
           for (const id of (await answered) ?? []) this.wake(id);
           return;
         }
+        // The commit answered first: the destinations it gave work, or null (it failed).
+        const woken = first;
         const committedAt = clock();
         const runs = [...claims].map(([id, claim]) =>
-          claim.then((got) => {
-            const work = first?.has(id) === true;
-            const [epochReady, claimed] = got ?? [false, null];
+          claim.then((reply) => {
+            const work = woken?.has(id) === true;
+            const [epochReady, claimed] = reply ?? [false, null];
             // Due from the commit: claimed due now, before the commit, its work exists from then.
             if (claimed !== null && work && clock() - claimedAt < freshMs) {
               ticks.runClaimed({ ...claimed, due: committedAt }, epochReady);
               return;
             }
-            handBack(got);
+            returnClaim(reply);
             if (work) this.wake(id);
           }),
         );
-        for (const id of first ?? []) if (!claims.has(id)) this.wake(id);
+        for (const id of woken ?? []) if (!claims.has(id)) this.wake(id);
         await Promise.all(runs);
       })
       .catch((err: unknown) => {

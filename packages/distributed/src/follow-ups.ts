@@ -1,27 +1,27 @@
 /**
  * What follows a completion in the distributed shape: the policy every shape shares
  * (`completionFollowUps`, packages/engine), acting on the shared state — a wake goes to the
- * Redis schedule, a freed slot wakes at the window's room (`wakeForWork`), and a changed
+ * Redis schedule, a freed slot wakes at the window's room (`wakeInRedis`), and a changed
  * destination is announced on the change feed to every process.
  */
 
 import { type CompletionFollowUps, completionFollowUps } from '@sluice/engine';
 import { publishChange } from '@sluice/redis';
 import type { Logger } from 'pino';
-import type { SharedState } from './shared-state.ts';
-import { wakeForWork } from './wake.ts';
+import type { RedisState } from './redis-state.ts';
+import { wakeInRedis } from './wake.ts';
 
-export function sharedFollowUps(
-  shared: Pick<SharedState, 'redis' | 'keys' | 'schedule' | 'destinations' | 'pacing'>,
+export function redisFollowUps(
+  redisState: Pick<RedisState, 'redis' | 'keys' | 'schedule' | 'destinations' | 'pacing'>,
   logger: Logger,
   clock: () => number,
 ): CompletionFollowUps {
-  const { redis, keys, schedule, destinations } = shared;
+  const { redis, keys, schedule, destinations } = redisState;
   return completionFollowUps({
     logger,
     clock,
     wake: (id, at) => schedule.wake(id, at),
-    wakeAtRoom: ({ id }) => wakeForWork(shared, id, clock()),
+    wakeAtRoom: ({ id }) => wakeInRedis(redisState, id, clock()),
     refresh: (id) => destinations.refresh(id),
     announce: (id) => publishChange(redis, keys, id),
   });

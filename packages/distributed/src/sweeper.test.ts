@@ -9,7 +9,7 @@ import { SqliteStore } from '@sluice/store-sqlite';
 import { cleanup, connect, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { openSharedState, type SharedState } from './shared-state.ts';
+import { openRedisState, type RedisState } from './redis-state.ts';
 import { DistributedSweeper } from './sweeper.ts';
 
 /** The settings' defaults (SLUICE_WINDOW_MARGIN_MS, …_ARRIVAL_BOUND_MS, …_DESTINATION_CACHE_SIZE). */
@@ -21,7 +21,7 @@ const T0 = 1_700_000_000_000;
 
 interface Rig {
   store: SqliteStore;
-  shared: SharedState;
+  shared: RedisState;
   sweeper: DistributedSweeper;
   destinationId: string;
   /** What the sweeper warned. */
@@ -51,7 +51,7 @@ async function rig(
   await store.createTenant({ id: tenantId, name: 'Acme', createdAt: T0 }, 'hash');
   const destination: NewDestination = newDestination(tenantId);
   await store.createDestination(destination, T0);
-  const shared = await openSharedState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS });
+  const shared = await openRedisState({ store, redis: REDIS_TARGET, prefix, shards: 1, ...SETTINGS });
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_TARGET), keys: shared.keys });
   const warnings: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });

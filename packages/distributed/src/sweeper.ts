@@ -1,27 +1,38 @@
 /**
- * The distributed sweeper (docs/design.md, flow 5): Postgres is the truth, Redis a cache of it.
+ * The distributed shape's adapters beneath the sweep and the rebuild both shapes follow
+ * (packages/engine/src/sweep/): Postgres is the truth, Redis a cache of it.
  *
- * - Redis lost (the `epoch` key is gone: FLUSHALL, a restart without persistence): rebuild
- *   before any tick runs. Deliveries claimed in the store but with no job left are returned
- *   to pending and count as sent now (they may have reached the receiver); the attempts of
- *   the last hour refill the send windows; every destination with pending work is
- *   scheduled; then `epoch` says 'ready'. One replica rebuilds (SET NX); the others wait.
- * - Every sweep: destinations with pending work and no schedule entry are woken (the work
- *   is read again once the schedule was seen empty, so a tick that took it meanwhile is not
- *   taken for a lost wake-up); deliveries claimed longer than `unstartedLeaseMs` ago that are
- *   in no job of the delivery queue and whose destination runs no tick now (a tick that died
- *   before publishing them, a publish that failed, a job that could not start) return to
- *   pending. No job means no request of theirs is under way: a job completes only once its
- *   outcomes are written, and a job whose worker died is handed to another worker by BullMQ
- *   (docs/operations.md, "What a killed process leaves"). `leaseMs` is the backstop: past it,
- *   a claim in no job returns even while its destination's tick runs.
+ * - The rebuild (`recoverIfLost`) runs when Redis lost its state (the `epoch` key is gone:
+ *   FLUSHALL, a restart without persistence), before any tick runs: one replica claims it
+ *   (SET NX), the others wait for `epoch` to say 'ready'. It also runs first in every sweep.
+ * - A claim counts as held while its job is in the delivery queue: a job completes only once
+ *   its outcomes are written, and a job whose worker died is handed to another worker by
+ *   BullMQ (docs/operations.md, "What a killed process leaves"). One in no job returns to
+ *   pending once claimed longer than `unstartedLeaseMs` ago and its destination runs no tick
+ *   now (a tick that died before publishing it, a publish that failed, a job that could not
+ *   start); `leaseMs` is the backstop: past it, it returns even while its destination's tick
+ *   runs. The rebuild returns every claim in no job.
+ * - Which destinations are scheduled is asked of Redis for all of them in a few round trips
+ *   (one each kept a rate limiter busy: docs/performance.md), and a tick elsewhere may take
+ *   the work in between: the sweep reads it again.
  */
 
-import { PERIOD_MS, ratePlan } from '@sluice/core';
-import { type DestinationCache, type EngineMetrics, reportRepairs } from '@sluice/engine';
+import { ratePlan } from '@sluice/core';
+import {
+  type DestinationCache,
+  type EngineMetrics,
+  type RecoveryPorts,
+  recoverFromStore,
+  Sweeper,
+  type SweepPorts,
+  sweepOnce,
+} from '@sluice/engine';
 import type { BullPublisher, Keys, RedisClient, RedisPacing, ScheduleClient } from '@sluice/redis';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
+
+/** How long a replica's claim to rebuild holds the others off, should it die rebuilding. */
+const REBUILD_CLAIM_MS = 60_000;
 
 export interface DistributedSweeperDeps {
   store: Store;
@@ -40,32 +51,45 @@ export interface DistributedSweeperDeps {
 }
 
 export class DistributedSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
   private readonly deps: DistributedSweeperDeps;
+  private readonly loop: Sweeper;
+  private readonly recoveryPorts: RecoveryPorts;
+  private readonly sweepPorts: SweepPorts;
 
   constructor(deps: DistributedSweeperDeps) {
     this.deps = deps;
+    const { store, schedule, pacing, destinations, logger, metrics, clock, leaseMs, unstartedLeaseMs } = deps;
+    this.loop = new Sweeper(() => this.sweep(), logger);
+    this.recoveryPorts = {
+      store,
+      destinations,
+      requeueClaims: (now) => this.requeueLost(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, now),
+      restorePace: (destinationId, destination, sends) =>
+        pacing.restoreSends(
+          destinationId,
+          sends.map((s) => s.finishedAt),
+          destination?.rateLimit.burst === undefined ? undefined : ratePlan(destination.rateLimit),
+        ),
+      wake: (destinationId, at) => schedule.wake(destinationId, at),
+    };
+    this.sweepPorts = {
+      store,
+      logger,
+      metrics,
+      clock,
+      scheduledAmong: (destinationIds) => schedule.scheduledAmong(destinationIds),
+      pendingAgain: async (destinationId) => (await store.destinationWork(destinationId)).nextPendingAt,
+      wake: (destinationId, at) => schedule.wake(destinationId, at),
+      requeueStale: (now) => this.requeueLost(now - Math.min(unstartedLeaseMs, leaseMs), now - leaseMs, now),
+    };
   }
 
   start(intervalMs: number): void {
-    let sweeping = false;
-    this.timer = setInterval(() => {
-      // One sweep at a time: one that outlasts the interval is not joined by another.
-      if (sweeping) return;
-      sweeping = true;
-      this.running = this.sweep()
-        .catch((err: unknown) => this.deps.logger.error({ err }, 'sweep failed'))
-        .finally(() => {
-          sweeping = false;
-        });
-    }, intervalMs);
-    this.timer.unref();
+    this.loop.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /**
@@ -95,8 +119,8 @@ export class DistributedSweeper {
     if (lost.length > 0 && unstartedBefore > claimedBefore) {
       const leased = await schedule.leasedAmong([...new Set(lost.map((c) => c.destinationId))], now);
       if (leased.size > 0) {
-        const old = new Set((await store.staleClaims(claimedBefore)).map((c) => c.id));
-        for (const c of lost) if (leased.has(c.destinationId) && !old.has(c.id)) keep.add(c.id);
+        const pastLease = new Set((await store.staleClaims(claimedBefore)).map((c) => c.id));
+        for (const c of lost) if (leased.has(c.destinationId) && !pastLease.has(c.id)) keep.add(c.id);
       }
     }
     const requeued = await store.requeue(unstartedBefore, keep, now);
@@ -113,70 +137,25 @@ export class DistributedSweeper {
 
   /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
   async recoverIfLost(): Promise<boolean> {
-    const { redis, keys, store, pacing, schedule, clock, logger, destinations, metrics } = this.deps;
+    const { redis, keys, schedule, clock, logger, destinations, metrics } = this.deps;
     if ((await redis.get(keys.epoch())) === 'ready') return false;
-    const mine = await redis.set(keys.epoch(), 'rebuilding', 'PX', 60_000, 'NX');
-    if (mine !== 'OK') return false; // another replica rebuilds
-    const now = clock();
-    const requeued = await this.requeueLost(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, now);
-    const windows = new Map<string, number[]>();
-    for (const a of await store.recentAttempts(now - PERIOD_MS.hour - 60_000)) {
-      const list = windows.get(a.destinationId) ?? [];
-      list.push(a.finishedAt);
-      windows.set(a.destinationId, list);
-    }
-    for (const [destinationId, count] of requeued) {
-      const list = windows.get(destinationId) ?? [];
-      for (let i = 0; i < count; i++) list.push(now);
-      windows.set(destinationId, list);
-    }
-    for (const [destinationId, arrivedBy] of windows) {
-      const destination = await destinations.get(destinationId);
-      const bucket = destination?.rateLimit.burst === undefined ? undefined : ratePlan(destination.rateLimit);
-      await pacing.restoreSends(destinationId, arrivedBy, bucket);
-    }
-    const pending = await store.pendingDestinations();
-    for (const { destinationId, nextPendingAt } of pending) await schedule.wake(destinationId, nextPendingAt);
+    const claimed = await redis.set(keys.epoch(), 'rebuilding', 'PX', REBUILD_CLAIM_MS, 'NX');
+    if (claimed !== 'OK') return false; // another replica rebuilds
+    const { requeued, scheduled } = await recoverFromStore(this.recoveryPorts, clock());
+    // A change announced while Redis was gone never arrived: every destination is read again.
     destinations.clear();
     await redis.set(keys.epoch(), 'ready');
     // The loops that found the state not ready sleep; the ticks woken above are due now.
     await schedule.kick();
-    const count = [...requeued.values()].reduce((a, b) => a + b, 0);
-    if (count > 0) metrics.repairs.inc({ kind: 'requeued' }, count);
+    if (requeued > 0) metrics.repairs.inc({ kind: 'requeued' }, requeued);
     // On a first start there is nothing to repair; after a loss of Redis there may be.
-    const level = count > 0 || pending.length > 0 ? 'warn' : 'info';
-    logger[level]({ requeued: count, scheduled: pending.length }, 'built the Redis state from the store');
+    const level = requeued > 0 || scheduled > 0 ? 'warn' : 'info';
+    logger[level]({ requeued, scheduled }, 'built the Redis state from the store');
     return true;
   }
 
   async sweep(): Promise<void> {
-    const { store, schedule, clock, leaseMs, unstartedLeaseMs, logger, metrics } = this.deps;
     await this.recoverIfLost();
-    let rewoken = 0;
-    const pending = await store.pendingDestinations();
-    // Asked for all of them in a few round trips (a sweep of 10,000 pending destinations one
-    // at a time kept the rate limiter busy for seconds, every sweep).
-    const scheduled = await schedule.scheduledAmong(pending.map((p) => p.destinationId));
-    for (const listed of pending) {
-      const { destinationId } = listed;
-      if (scheduled.has(destinationId)) continue;
-      // The list is older than the schedule's answer: since it was read, a tick may have
-      // claimed the work and left the schedule (nothing pending, nothing to repair). So the
-      // pending work is read again, after the schedule was seen empty; any left needs a
-      // tick, and the wake is made whatever its origin (a needless one is harmless). It
-      // counts as a repair only if it was pending when the list was read: work due later
-      // than that is new, and whoever made it pending (an ingest, a retry) wakes it itself.
-      const { nextPendingAt } = await store.destinationWork(destinationId);
-      if (nextPendingAt === null) continue;
-      await schedule.wake(destinationId, nextPendingAt);
-      if (nextPendingAt <= listed.nextPendingAt) rewoken++;
-    }
-    const now = clock();
-    const requeued = await this.requeueLost(now - Math.min(unstartedLeaseMs, leaseMs), now - leaseMs, now);
-    for (const destinationId of requeued.keys()) await schedule.wake(destinationId, now);
-    const count = [...requeued.values()].reduce((a, b) => a + b, 0);
-    // An ingest that raced the delete of its destination left deliveries nothing will send.
-    const orphans = await store.cancelOrphans(now);
-    reportRepairs(logger, metrics, { rewoken, requeued: count, orphans });
+    await sweepOnce(this.sweepPorts);
   }
 }

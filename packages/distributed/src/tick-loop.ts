@@ -1,6 +1,6 @@
 /**
- * A tick loop that runs the real tick (`createTick`) against the shared state: a rate
- * limiter's, which loops over the schedule, and the API's, which runs only the ticks its
+ * A tick loop that runs the real tick (`createTick`) against this process's Redis state: a
+ * rate limiter's, which loops over the schedule, and the API's, which runs only the ticks its
  * wakes claim (docs/adr/0013). Both log a tick the same way, so every process that runs
  * ticks tells the same story.
  */
@@ -9,10 +9,10 @@ import { createTick, type EngineMetrics, LeaseLostError, type Publisher } from '
 import { type RedisClient, RedisTickLoop, type RedisTickLoopOptions } from '@sluice/redis';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
-import type { SharedState } from './shared-state.ts';
+import type { RedisState } from './redis-state.ts';
 
 export interface TickLoopOptions {
-  shared: Pick<SharedState, 'redis' | 'keys' | 'destinations' | 'pacing'>;
+  redisState: Pick<RedisState, 'redis' | 'keys' | 'destinations' | 'pacing'>;
   store: Store;
   publisher: Publisher;
   metrics: EngineMetrics;
@@ -29,23 +29,23 @@ export interface TickLoopOptions {
   onTakeover?: RedisTickLoopOptions['onTakeover'];
 }
 
-export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
-  const { shared, logger, clock } = o;
+export function createTickLoop(options: TickLoopOptions): RedisTickLoop {
+  const { redisState, logger, clock } = options;
   return new RedisTickLoop({
-    redis: shared.redis,
-    subscriber: o.subscriber,
-    keys: shared.keys,
+    redis: redisState.redis,
+    subscriber: options.subscriber,
+    keys: redisState.keys,
     clock,
-    ...(o.leaseMs === undefined ? {} : { leaseMs: o.leaseMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     tick: createTick({
-      store: o.store,
-      destinations: shared.destinations,
-      pacing: shared.pacing,
-      publisher: o.publisher,
-      metrics: o.metrics,
+      store: options.store,
+      destinations: redisState.destinations,
+      pacing: redisState.pacing,
+      publisher: options.publisher,
+      metrics: options.metrics,
       clock,
-      leadMs: o.leadMs,
-      maxInFlight: o.maxInFlight,
+      leadMs: options.leadMs,
+      maxInFlight: options.maxInFlight,
     }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError
@@ -56,6 +56,6 @@ export function createTickLoop(o: TickLoopOptions): RedisTickLoop {
           )
         : logger.error({ err, destinationId }, 'tick failed'),
     ...(logger.isLevelEnabled('debug') ? { onTick: (tick) => logger.debug(tick, 'tick') } : {}),
-    ...(o.onTakeover ? { onTakeover: o.onTakeover } : {}),
+    ...(options.onTakeover ? { onTakeover: options.onTakeover } : {}),
   });
 }

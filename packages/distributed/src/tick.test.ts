@@ -13,7 +13,7 @@ import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { cleanup, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import { Registry } from 'prom-client';
-import { openSharedState } from './shared-state.ts';
+import { openRedisState } from './redis-state.ts';
 
 await requireRedis();
 
@@ -39,7 +39,7 @@ async function rig(limit: number, maxInFlight?: number) {
     newDestination(tenantId, { rateLimit: { limit, period: 'second' } }),
     T0,
   );
-  const shared = await openSharedState({
+  const shared = await openRedisState({
     store,
     redis: REDIS_TARGET,
     shards: 1,

@@ -1,51 +1,55 @@
 /**
- * Waking a destination for its work from any process (the API after an ingest, a worker
- * after a release or a freed concurrency slot): a sooner-only wake in the shared schedule at
- * the earliest moment the destination's window has room, so an event under the limit goes
- * out at once and a full window is not re-ticked on every event. A suspended destination's
- * wake waits for its probe (`probeWakeAt`, the rule the single box's Engine follows too).
+ * The distributed shape's adapter beneath the wake both shapes follow (`wakeForWork`,
+ * packages/engine/src/tick/wake.ts), from any process: the API after an ingest, a worker
+ * after a release or a freed concurrency slot. The destination is read through the cache
+ * first: a paused, disabled or deleted one has nothing to wake (a resume wakes it). The
+ * window's room is found in Redis, in the round trip that makes the sooner-only wake
+ * (`wakeForWork-6.lua`).
  */
 
 import { emissionMs, ratePlan, windowCap } from '@sluice/core';
-import { probeWakeAt } from '@sluice/engine';
+import { type WakePorts, wakeForWork } from '@sluice/engine';
 import type { ClaimedTick } from '@sluice/redis';
-import type { SharedState } from './shared-state.ts';
+import type { RedisState } from './redis-state.ts';
 
 /**
- * Schedules a tick at the earliest moment the destination may have room, in one round trip
- * (`wakeForWork-6.lua`). With `tickLeaseMs`, a tick due now with none running is claimed for
- * the caller instead (docs/adr/0013), under that lease: run it, then settle.
+ * Wakes the destination for new work, in one round trip. With `tickLeaseMs`, a tick due now
+ * with none running is claimed for the caller instead (docs/adr/0013), under that lease: run
+ * it, then settle.
  */
-export async function wakeForWork(
-  shared: Pick<SharedState, 'schedule' | 'destinations' | 'pacing'>,
+export async function wakeInRedis(
+  redisState: Pick<RedisState, 'schedule' | 'destinations' | 'pacing'>,
   destinationId: string,
   now: number,
   tickLeaseMs = 0,
 ): Promise<ClaimedTick | null> {
-  const { schedule, destinations, pacing } = shared;
+  const { schedule, destinations, pacing } = redisState;
   const destination = await destinations.get(destinationId);
   if (destination === undefined || destination.state !== 'active') return null;
-  const probeAt = probeWakeAt(destination.health, now);
-  if (probeAt !== null) {
-    // The circuit is open: the work waits for the probe time (docs/adr/0007).
-    await schedule.wake(destinationId, probeAt);
-    return null;
-  }
-  const plan = ratePlan(destination.rateLimit);
-  const { windowMarginMs, queuedExpiryMs } = pacing;
-  const { at, lease } = await schedule.scripts.wakeForWork(
-    destinationId,
-    now,
-    {
-      // The window's cap: a burst allowance lets the window hold up to the burst.
-      limit: windowCap(plan),
-      periodMs: plan.periodMs,
-      windowMarginMs,
-      queuedExpiryMs,
-      bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
-      adaptiveLimit: destination.adaptive ? plan.limit : undefined,
+  const ports: WakePorts<Promise<ClaimedTick | null>> = {
+    async wake(id, at) {
+      await schedule.wake(id, at);
+      return null;
     },
-    tickLeaseMs,
-  );
-  return lease === null ? null : { destinationId, due: at, lease, takenOver: false };
+    async wakeAtRoom(id) {
+      const plan = ratePlan(destination.rateLimit);
+      const { windowMarginMs, queuedExpiryMs } = pacing;
+      const { at, lease } = await schedule.scripts.wakeForWork(
+        id,
+        now,
+        {
+          // The window's cap: a burst allowance lets the window hold up to the burst.
+          limit: windowCap(plan),
+          periodMs: plan.periodMs,
+          windowMarginMs,
+          queuedExpiryMs,
+          bucket: plan.burst === null ? undefined : { burst: plan.burst, emissionMs: emissionMs(plan) },
+          adaptiveLimit: destination.adaptive ? plan.limit : undefined,
+        },
+        tickLeaseMs,
+      );
+      return lease === null ? null : { destinationId: id, due: at, lease, takenOver: false };
+    },
+  };
+  return wakeForWork(destinationId, destination, now, ports);
 }

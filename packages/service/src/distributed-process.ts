@@ -5,7 +5,7 @@
  * engine's metrics over both; and the readiness check (the store and Redis answer).
  */
 
-import { openSharedState, type SharedState } from '@sluice/distributed';
+import { openRedisState, type RedisState } from '@sluice/distributed';
 import { EngineMetrics, type OpsServer, registerHealthGauge, startOpsServer } from '@sluice/engine';
 import {
   type BullConnection,
@@ -34,7 +34,7 @@ interface ProcessSettings {
 }
 
 export interface DistributedProcess {
-  shared: SharedState;
+  redisState: RedisState;
   /** The delivery queue: what this process publishes, and its depth for the gauges. */
   queue: BullPublisher;
   /** BullMQ's connection (its workers take it too); closed by `close`. */
@@ -56,7 +56,7 @@ function redisTarget(config: Pick<ProcessSettings, 'REDIS_URL' | 'SLUICE_REDIS_C
 
 export async function openDistributedProcess(
   config: ProcessSettings,
-  o: {
+  deps: {
     store: Store;
     clock: () => number;
     /** Requests this process has in flight (the delivery worker's); default 0. */
@@ -65,13 +65,13 @@ export async function openDistributedProcess(
     jobDeliveries?: number | undefined;
     /** Hears of a metric left out of a scrape of `serveOps`, and of Redis lost and back. */
     logger?: Logger | undefined;
-    /** Redis commands fail at once while it cannot answer (the API's; `SharedStateOptions.failFast`). */
+    /** Redis commands fail at once while it cannot answer (the API's; `RedisStateOptions.failFast`). */
     failFast?: boolean | undefined;
   },
 ): Promise<DistributedProcess> {
   const target = redisTarget(config);
-  const shared = await openSharedState({
-    store: o.store,
+  const redisState = await openRedisState({
+    store: deps.store,
     redis: target,
     prefix: config.SLUICE_REDIS_PREFIX,
     shards: config.SLUICE_SCHEDULE_SHARDS,
@@ -80,14 +80,14 @@ export async function openDistributedProcess(
     destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
     // A dead process's requests stop counting as in flight when its jobs come back.
     inFlightLeaseMs: config.SLUICE_JOB_LOCK_MS,
-    failFast: o.failFast,
-    logger: o.logger,
+    failFast: deps.failFast,
+    logger: deps.logger,
   });
-  const { keys, redis } = shared;
+  const { keys, redis } = redisState;
   const bull = bullConnection(target);
-  const queue = new BullPublisher({ connection: bull, keys, jobDeliveries: o.jobDeliveries });
+  const queue = new BullPublisher({ connection: bull, keys, jobDeliveries: deps.jobDeliveries });
   const registry = new Registry();
-  const inFlight = o.inFlight ?? (() => 0);
+  const inFlight = deps.inFlight ?? (() => 0);
   // Every service shows the same gauges of the shared state.
   const metrics = new EngineMetrics(
     registry,
@@ -99,29 +99,29 @@ export async function openDistributedProcess(
         0,
       ),
     }),
-    (now) => o.store.oldestDueAt(now),
-    o.clock,
+    (now) => deps.store.oldestDueAt(now),
+    deps.clock,
   );
-  registerHealthGauge(registry, o.store);
+  registerHealthGauge(registry, deps.store);
   const ready = async (): Promise<void> => {
-    await o.store.ping();
+    await deps.store.ping();
     // Not connected: say so now, rather than wait for a reconnection to answer the PING.
     if (redis.status !== 'ready') throw new StoreUnavailableError(`Redis is ${redis.status}`);
     await redis.ping();
   };
   return {
-    shared,
+    redisState,
     queue,
     bull,
     registry,
     metrics,
     ready,
     serveOps: () =>
-      startOpsServer({ host: config.HOST, port: config.PORT, registry, ready, logger: o.logger }),
+      startOpsServer({ host: config.HOST, port: config.PORT, registry, ready, logger: deps.logger }),
     async close() {
       await queue.close();
       closeBullConnection(bull);
-      await shared.close();
+      await redisState.close();
     },
   };
 }

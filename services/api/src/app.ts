@@ -28,29 +28,29 @@ export interface ApiService {
   close(): Promise<void>;
 }
 
-export async function startApiService(config: ApiServiceConfig, o: ApiServiceDeps): Promise<ApiService> {
-  const clock = o.clock ?? Date.now;
+export async function startApiService(config: ApiServiceConfig, deps: ApiServiceDeps): Promise<ApiService> {
+  const clock = deps.clock ?? Date.now;
   // It publishes what the ticks it runs allow. A request that needs Redis while Redis cannot
   // answer fails at once (503), rather than waiting for a reconnection.
-  const base = await openDistributedProcess(config, {
-    store: o.store,
+  const distributed = await openDistributedProcess(config, {
+    store: deps.store,
     clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
     failFast: true,
-    logger: o.logger,
+    logger: deps.logger,
   });
-  const { shared, queue, registry, metrics, ready } = base;
-  const { keys, redis, destinations, pacing, schedule } = shared;
-  registerAlertGauge(registry, o.store);
+  const { redisState, queue, registry, metrics, ready } = distributed;
+  const { keys, redis, destinations, pacing, schedule } = redisState;
+  registerAlertGauge(registry, deps.store);
   // The ticks this process runs: those its wakes claim, never a loop over the schedule
   // (SLUICE_API_TICKS; docs/adr/0013). Off: a wake kicks a rate limiter to run it.
   const ticks = config.SLUICE_API_TICKS
     ? createTickLoop({
-        shared,
-        store: o.store,
+        redisState,
+        store: deps.store,
         publisher: queue,
         metrics,
-        logger: o.logger,
+        logger: deps.logger,
         clock,
         leadMs: config.SLUICE_TICK_LEAD_MS,
         leaseMs: config.SLUICE_TICK_LEASE_MS,
@@ -63,16 +63,16 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     schedule,
     pacing,
     destinations,
-    logger: o.logger,
+    logger: deps.logger,
     clock,
     ticks,
   });
   const app = await buildApi({
-    store: o.store,
+    store: deps.store,
     dispatcher,
     adminToken: config.SLUICE_ADMIN_TOKEN,
     config: apiConfig(config),
-    logger: o.logger,
+    logger: deps.logger,
     registry,
     clock,
     ready,
@@ -80,7 +80,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
     quotas: { defaults: quotaDefaults(config), rate: new RedisRateCounter(redis, keys) },
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
-  o.logger.info({ url }, 'api ready');
+  deps.logger.info({ url }, 'api ready');
   return {
     url,
     schedule,
@@ -88,7 +88,7 @@ export async function startApiService(config: ApiServiceConfig, o: ApiServiceDep
       await app.close(); // stops accepting, finishes the requests in flight
       await dispatcher.settled();
       await ticks?.stop(); // the ticks it runs settle: no lease is left behind
-      await base.close();
+      await distributed.close();
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 
 import { healthPolicy } from '@sluice/config';
-import { sharedFollowUps, wakeForWork } from '@sluice/distributed';
+import { redisFollowUps, wakeInRedis } from '@sluice/distributed';
 import { CompletionWriter, Deliverer, DeliveryRunner, type LookupFunction } from '@sluice/engine';
 import { startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
@@ -31,34 +31,33 @@ export interface DeliveryWorkerService {
 
 export async function startDeliveryWorkerService(
   config: DeliveryWorkerConfig,
-  o: DeliveryWorkerDeps,
+  deps: DeliveryWorkerDeps,
 ): Promise<DeliveryWorkerService> {
-  const clock = o.clock ?? Date.now;
+  const clock = deps.clock ?? Date.now;
   let active = 0;
   // Its view of the delivery queue publishes nothing: it reads the depth for /metrics, so
   // the workers' own scrape target carries the signal they are scaled by.
-  const base = await openDistributedProcess(config, {
-    store: o.store,
-    logger: o.logger,
+  const distributed = await openDistributedProcess(config, {
+    store: deps.store,
+    logger: deps.logger,
     clock,
     inFlight: () => active,
   });
-  const { shared, metrics } = base;
-  const { destinations, pacing } = shared;
+  const { redisState, metrics } = distributed;
+  const { destinations, pacing } = redisState;
   const concurrency = config.SLUICE_DELIVERY_CONCURRENCY;
   const deliverer = new Deliverer({
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
-    lookup: o.lookup,
+    lookup: deps.lookup,
     connections: concurrency,
   });
   const completions = new CompletionWriter({
-    store: o.store,
+    store: deps.store,
     metrics,
-    logger: o.logger,
+    logger: deps.logger,
     clock,
-    flushMs: 5,
     health: healthPolicy(config),
-    ...sharedFollowUps(shared, o.logger, clock),
+    ...redisFollowUps(redisState, deps.logger, clock),
   });
   const runner = new DeliveryRunner({
     destinations,
@@ -67,22 +66,25 @@ export async function startDeliveryWorkerService(
     completions,
     metrics,
     clock,
-    random: o.random ?? Math.random,
-    store: o.store,
+    random: deps.random ?? Math.random,
+    store: deps.store,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
-      wakeForWork(shared, id, clock()).catch((err: unknown) =>
-        o.logger.warn({ err, destinationId: id }, 'wake after a release failed; the sweeper will repair it'),
+      wakeInRedis(redisState, id, clock()).catch((err: unknown) =>
+        deps.logger.warn(
+          { err, destinationId: id },
+          'wake after a release failed; the sweeper will repair it',
+        ),
       );
     },
   });
   const worker = startDeliveryWorker({
-    connection: base.bull,
-    keys: shared.keys,
+    connection: distributed.bull,
+    keys: redisState.keys,
     concurrency,
-    waiting: (shard) => base.queue.queues[shard]?.getWaitingCount() ?? Promise.resolve(0),
+    waiting: (shard) => distributed.queue.queues[shard]?.getWaitingCount() ?? Promise.resolve(0),
     onStuck: (shard) =>
-      o.logger.warn(
+      deps.logger.warn(
         { shard },
         'a delivery worker took no job while its queue had some waiting; started it again',
       ),
@@ -90,7 +92,7 @@ export async function startDeliveryWorkerService(
     stalledIntervalMs: config.SLUICE_STALLED_INTERVAL_MS,
     // Only for a job run again after its worker died (rare): one read per delivery.
     stillClaimed: async (deliveries) => {
-      const rows = await Promise.all(deliveries.map((d) => o.store.getDelivery(d.id)));
+      const rows = await Promise.all(deliveries.map((d) => deps.store.getDelivery(d.id)));
       return new Set(
         deliveries.flatMap((d, i) => {
           const row = rows[i]?.delivery;
@@ -110,21 +112,21 @@ export async function startDeliveryWorkerService(
     },
     onPartialFailure: (job, failed) => {
       for (const { delivery, err } of failed)
-        o.logger.error(
+        deps.logger.error(
           { err, jobId: job.id, deliveryId: delivery.id, destinationId: delivery.destinationId },
           'could not start a delivery; the sweeper returns it to pending after the lease',
         );
     },
   });
-  worker.on('error', (err) => o.logger.error({ err }, 'delivery worker error'));
+  worker.on('error', (err) => deps.logger.error({ err }, 'delivery worker error'));
   worker.on('failed', (job, err) =>
-    o.logger.error(
+    deps.logger.error(
       { err, jobId: job?.id, attemptsMade: job?.attemptsMade },
       'could not start the deliveries of a job; BullMQ tries it again, then the sweeper',
     ),
   );
-  const ops = await base.serveOps();
-  o.logger.info({ url: ops.url, concurrency }, 'delivery worker ready');
+  const ops = await distributed.serveOps();
+  deps.logger.info({ url: ops.url, concurrency }, 'delivery worker ready');
   return {
     url: ops.url,
     async close() {
@@ -133,7 +135,7 @@ export async function startDeliveryWorkerService(
       await completions.flush();
       await deliverer.close();
       await ops.close();
-      await base.close();
+      await distributed.close();
     },
   };
 }

@@ -28,44 +28,47 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiterDeps): Promise<RateLimiter> {
-  const clock = o.clock ?? Date.now;
-  const base = await openDistributedProcess(config, {
-    store: o.store,
-    logger: o.logger,
+export async function startRateLimiter(
+  config: RateLimiterConfig,
+  deps: RateLimiterDeps,
+): Promise<RateLimiter> {
+  const clock = deps.clock ?? Date.now;
+  const distributed = await openDistributedProcess(config, {
+    store: deps.store,
+    logger: deps.logger,
     clock,
     jobDeliveries: config.SLUICE_JOB_DELIVERIES,
   });
-  const { shared, queue: publisher, registry, metrics } = base;
-  const { keys, redis, subscriber, destinations, pacing } = shared;
+  const { redisState, queue: publisher, registry, metrics } = distributed;
+  const { keys, redis, subscriber, destinations, pacing } = redisState;
   const schedule = createTickLoop({
-    shared,
+    redisState,
     subscriber,
-    store: o.store,
+    store: deps.store,
     publisher,
     metrics,
-    logger: o.logger,
+    logger: deps.logger,
     clock,
     leadMs: config.SLUICE_TICK_LEAD_MS,
     leaseMs: config.SLUICE_TICK_LEASE_MS,
     maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
     onTakeover: (destinationIds) => {
       metrics.tickTakeovers.inc(destinationIds.length);
-      o.logger.warn(
+      deps.logger.warn(
         { count: destinationIds.length, destinationIds: destinationIds.slice(0, 10) },
         'took over ticks whose lease expired: the rate limiter running them died or froze mid-tick',
       );
     },
   });
   const sweeper = new DistributedSweeper({
-    store: o.store,
+    store: deps.store,
     redis,
     keys,
-    schedule: shared.schedule,
+    schedule: redisState.schedule,
     pacing,
     publisher,
     destinations,
-    logger: o.logger,
+    logger: deps.logger,
     metrics,
     clock,
     leaseMs: config.SLUICE_LEASE_MS,
@@ -73,31 +76,29 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
   });
   // Every replica runs retention: it deletes in small batches, so replicas only share work.
   const retention = new Retention({
-    store: o.store,
-    logger: o.logger,
+    store: deps.store,
+    logger: deps.logger,
     clock,
     retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
-    intervalMs: 60_000,
-    batch: 500,
   });
   // Backlog alerts: every replica evaluates; the store lets exactly one raise each alert.
   const alerts = alertSettings(config);
   const dispatcher = new RedisDispatcher({
     redis,
     keys,
-    schedule: shared.schedule,
+    schedule: redisState.schedule,
     pacing,
     destinations,
-    logger: o.logger,
+    logger: deps.logger,
     clock,
   });
   if (alerts.sink !== null) {
-    await ensureAlertsDestination(o.store, alerts.sink, clock());
+    await ensureAlertsDestination(deps.store, alerts.sink, clock());
     await dispatcher.destinationChanged(ALERTS_DESTINATION_ID);
   }
   const alerter = new Alerter({
-    store: o.store,
-    logger: o.logger,
+    store: deps.store,
+    logger: deps.logger,
     registry,
     clock,
     thresholds: alerts.thresholds,
@@ -110,8 +111,8 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
   sweeper.start(config.SLUICE_SWEEP_INTERVAL_MS);
   retention.start();
   alerter.start();
-  const ops = await base.serveOps();
-  o.logger.info({ url: ops.url }, 'rate limiter ready');
+  const ops = await distributed.serveOps();
+  deps.logger.info({ url: ops.url }, 'rate limiter ready');
   return {
     url: ops.url,
     schedule,
@@ -123,7 +124,7 @@ export async function startRateLimiter(config: RateLimiterConfig, o: RateLimiter
       await sweeper.stop();
       await schedule.stop(); // running ticks settle: no lease is left behind
       await ops.close();
-      await base.close();
+      await distributed.close();
     },
   };
 }

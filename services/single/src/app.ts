@@ -113,7 +113,6 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       leaseMs: config.SLUICE_LEASE_MS,
       tickLeadMs: config.SLUICE_TICK_LEAD_MS,
       maxInFlight: config.SLUICE_DESTINATION_MAX_IN_FLIGHT,
-      completionFlushMs: 5,
       retentionMs: config.SLUICE_RETENTION_DAYS * 86_400_000,
       health: healthPolicy(config),
       destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,

@@ -10,9 +10,9 @@
 import { lowersCap } from '@sluice/core';
 import type { Destination } from '@sluice/store';
 import type { Logger } from 'pino';
+import type { DestinationCache } from '../destination-cache.ts';
 import { untilOldLimitArrived } from '../pace/arrivals.ts';
 import type { Schedule } from '../tick/schedule.ts';
-import type { DestinationCache } from './destinations.ts';
 
 export interface ChangePorts {
   destinations: Pick<DestinationCache, 'peek' | 'refresh'>;

@@ -3,12 +3,7 @@ import { describe, it } from 'node:test';
 import type { Health } from '@sluice/core';
 import type { CompletedAttempt, Destination, HealthChange } from '@sluice/store';
 import { pino } from 'pino';
-import {
-  type CompletionPorts,
-  completionFollowUps,
-  pendingAgainAt,
-  probeWakeAt,
-} from './completion-policy.ts';
+import { type CompletionPorts, completionFollowUps, pendingAgainAt } from './completion-policy.ts';
 import type { Completion } from './completion-writer.ts';
 
 const NOW = 1_000_000;
@@ -54,19 +49,6 @@ function health(state: Health['state'], nextProbeAt: number | null = null): Heal
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
-
-describe('probeWakeAt', () => {
-  it('is null unless suspended', () => {
-    assert.equal(probeWakeAt(health('healthy'), NOW), null);
-    assert.equal(probeWakeAt(health('degraded', NOW + 5), NOW), null);
-  });
-
-  it('waits for the probe time, never earlier than now', () => {
-    assert.equal(probeWakeAt(health('suspended', NOW + 5_000), NOW), NOW + 5_000);
-    assert.equal(probeWakeAt(health('suspended', NOW - 5_000), NOW), NOW);
-    assert.equal(probeWakeAt(health('suspended', null), NOW), NOW);
-  });
-});
 
 describe('pendingAgainAt', () => {
   it('is the next attempt of a retry, none after a success', () => {

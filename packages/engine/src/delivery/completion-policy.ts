@@ -16,19 +16,11 @@
  * pending work.
  */
 
-import { concurrencyCap, type Health } from '@sluice/core';
+import { concurrencyCap } from '@sluice/core';
 import type { Destination, HealthChange } from '@sluice/store';
 import type { Logger } from 'pino';
+import { probeWakeAt } from '../tick/wake.ts';
 import type { Completion, CompletionWriterDeps } from './completion-writer.ts';
-
-/**
- * The wake rule of an open circuit: a suspended destination's work waits for its probe
- * time (never earlier than now). Null: not suspended, the caller's own rule applies.
- */
-export function probeWakeAt(health: Pick<Health, 'state' | 'nextProbeAt'>, now: number): number | null {
-  if (health.state !== 'suspended') return null;
-  return Math.max(now, health.nextProbeAt ?? now);
-}
 
 /** When a settled attempt's delivery is pending again; null: it is not (delivered, dead, disabled). */
 export function pendingAgainAt({

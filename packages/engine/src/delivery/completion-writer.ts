@@ -16,6 +16,13 @@ import type { CompletedAttempt, CompletionChanges, Destination, HealthChange, St
 import type { Logger } from 'pino';
 import type { EngineMetrics } from '../ops/metrics.ts';
 
+/**
+ * How long a completion waits for others to share its batch: long enough that the requests
+ * finishing together share one transaction, short enough not to hold a retry's wake or a
+ * job's completion back.
+ */
+const COMPLETION_FLUSH_MS = 5;
+
 export interface Completion {
   completed: CompletedAttempt;
   destination: Destination;
@@ -27,7 +34,8 @@ export interface CompletionWriterDeps {
   metrics: EngineMetrics;
   logger: Logger;
   clock: () => number;
-  flushMs: number;
+  /** Default COMPLETION_FLUSH_MS; a failed write is tried again after twenty times this. */
+  flushMs?: number | undefined;
   /** After a completion commits: the destination may have work or room again. */
   onSettled(completion: Completion): void;
   /**
@@ -67,9 +75,11 @@ export class CompletionWriter {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly deps: CompletionWriterDeps;
+  private readonly flushMs: number;
 
   constructor(deps: CompletionWriterDeps) {
     this.deps = deps;
+    this.flushMs = deps.flushMs ?? COMPLETION_FLUSH_MS;
   }
 
   /**
@@ -84,7 +94,7 @@ export class CompletionWriter {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();
-    }, this.deps.flushMs);
+    }, this.flushMs);
     return written;
   }
 
@@ -109,7 +119,7 @@ export class CompletionWriter {
         this.timer ??= setTimeout(() => {
           this.timer = undefined;
           void this.flush();
-        }, this.deps.flushMs * 20);
+        }, this.flushMs * 20);
         return;
       }
       for (const change of changes) {

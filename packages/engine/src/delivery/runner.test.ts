@@ -4,11 +4,11 @@ import { HEALTHY } from '@sluice/core';
 import type { Destination } from '@sluice/store';
 import { claimedDelivery, newDestination } from '@sluice/store/conformance';
 import { Registry } from 'prom-client';
+import type { DestinationCache } from '../destination-cache.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptTransport } from './deliver.ts';
-import type { DestinationCache } from './destinations.ts';
 import { DeliveryRunner } from './runner.ts';
 
 const destinationAt = (limit: number): Destination => ({

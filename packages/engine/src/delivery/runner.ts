@@ -12,14 +12,19 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, transition, windowCap } from '@sluice/core';
-import type { ClaimedDelivery, Store } from '@sluice/store';
+import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
+import type { DestinationCache } from '../destination-cache.ts';
 import type { EngineMetrics } from '../ops/metrics.ts';
 import { isSystemDestination } from '../ops/system.ts';
 import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
 import type { AttemptPacing } from '../pace/pacing.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import type { AttemptReport, AttemptTransport } from './deliver.ts';
-import { type DestinationCache, signingSecrets } from './destinations.ts';
+
+/** The secrets that sign now: the current one and any rotated out less than 24 h ago. */
+function signingSecrets(destination: Destination, now: number): string[] {
+  return destination.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
+}
 
 export interface RunnerDeps {
   destinations: DestinationCache;

@@ -61,14 +61,14 @@ export function checkUrlHost(url: URL, allowPrivate: boolean): DestinationNotAll
   return undefined;
 }
 
-/** A `lookup` for `net.connect` that refuses forbidden addresses before any connection. */
+/** `lookup`, for `net.connect`, refusing forbidden addresses before any connection. */
 export function guardedLookup(
   allowPrivate: boolean,
-  base: LookupFunction = dns.lookup as LookupFunction,
+  lookup: LookupFunction = dns.lookup as LookupFunction,
 ): LookupFunction {
-  if (allowPrivate) return base;
+  if (allowPrivate) return lookup;
   return (hostname, options, callback) => {
-    base(hostname, options, (err, address, family) => {
+    lookup(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);
       const list = Array.isArray(address) ? address.map((a) => a.address) : [address];
       const bad = list.find(isForbiddenAddress);

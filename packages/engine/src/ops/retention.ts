@@ -10,24 +10,35 @@ import type { RetentionResult, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 
 export const MIN_RETENTION_MS = 86_400_000;
+/** How often retention runs: expired data waits at most this long past its age. */
+const RETENTION_INTERVAL_MS = 60_000;
+/** Rows one statement deletes: small enough that no transaction holds the store for long. */
+const RETENTION_BATCH = 500;
 
 export interface RetentionOptions {
   store: Store;
   logger: Logger;
   clock: () => number;
   retentionMs: number;
-  intervalMs: number;
-  batch: number;
+  /** Default RETENTION_INTERVAL_MS (tests run it by hand). */
+  intervalMs?: number;
+  /** Default RETENTION_BATCH. */
+  batch?: number;
 }
 
 export class Retention {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  private readonly options: RetentionOptions;
+  private readonly options: Required<RetentionOptions>;
 
   constructor(options: RetentionOptions) {
-    this.options = { ...options, retentionMs: Math.max(MIN_RETENTION_MS, options.retentionMs) };
+    this.options = {
+      ...options,
+      retentionMs: Math.max(MIN_RETENTION_MS, options.retentionMs),
+      intervalMs: options.intervalMs ?? RETENTION_INTERVAL_MS,
+      batch: options.batch ?? RETENTION_BATCH,
+    };
   }
 
   /** Deletes everything expired, batch by batch, yielding between batches. */

@@ -46,12 +46,12 @@ export function scrapeRead(
   unavailable.inc({ metric }, 0);
   return async (read) => {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => {
+    const timedOut = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
       // A read that ends after the timeout still sets the gauge then: a fresh value.
-      await Promise.race([read(), late]);
+      await Promise.race([read(), timedOut]);
     } catch {
       unavailable.inc({ metric });
     } finally {

@@ -20,11 +20,11 @@ export interface OldLimitWait {
   logger: Logger;
 }
 
-export async function untilOldLimitArrived(o: OldLimitWait): Promise<void> {
-  for (let waited = 0; await o.mayStillArrive(); waited += POLL_MS) {
-    if (waited >= o.maxWaitMs) {
-      o.logger.info(
-        { destinationId: o.destinationId, maxWaitMs: o.maxWaitMs },
+export async function untilOldLimitArrived(wait: OldLimitWait): Promise<void> {
+  for (let waited = 0; await wait.mayStillArrive(); waited += POLL_MS) {
+    if (waited >= wait.maxWaitMs) {
+      wait.logger.info(
+        { destinationId: wait.destinationId, maxWaitMs: wait.maxWaitMs },
         'a request started under the old limit may still arrive after the change is answered',
       );
       return;

@@ -5,7 +5,7 @@
  */
 
 import type { Destination } from '@sluice/store';
-import { paceLimit } from '../tick/tick.ts';
+import { paceLimit } from './pace-limit.ts';
 import type { PaceCounts } from './pacing.ts';
 
 export interface RuntimeStats {

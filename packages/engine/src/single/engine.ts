@@ -1,38 +1,42 @@
 /**
  * The single box's delivery engine: the schedule, the rate limiter's ticks, the in-process
  * delivery queue and its workers, the sweeper, over one Store. The API tells it about new
- * work (`wake`) and changed destinations (`destinationChanged`) after each commit.
+ * work (`wake`) and changed destinations (`destinationChanged`) after each commit. How it
+ * wakes, rebuilds at start and sweeps is the policy both shapes follow, over the in-memory
+ * adapters of `memory-ports.ts`.
  */
 
-import {
-  emissionMs,
-  type HealthPolicy,
-  PERIOD_MS,
-  ratePlan,
-  scaledRateLimit,
-  tatFromArrivals,
-} from '@sluice/core';
+import type { HealthPolicy } from '@sluice/core';
 import type { Destination, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { followDestinationChange } from '../delivery/change-policy.ts';
-import { completionFollowUps, probeWakeAt } from '../delivery/completion-policy.ts';
+import { completionFollowUps } from '../delivery/completion-policy.ts';
 import { CompletionWriter } from '../delivery/completion-writer.ts';
 import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
 import { DeliveryThreads } from '../delivery/delivery-threads.ts';
-import { DestinationCache } from '../delivery/destinations.ts';
 import { LocalQueue } from '../delivery/local-queue.ts';
 import { DeliveryRunner } from '../delivery/runner.ts';
 import type { LookupFunction } from '../delivery/ssrf.ts';
+import { DestinationCache } from '../destination-cache.ts';
 import type { Dispatcher } from '../dispatcher.ts';
 import { registerHealthGauge } from '../ops/health-metrics.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { Retention } from '../ops/retention.ts';
-import { type DestinationPace, MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
+import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { type RuntimeStats, runtimeStats } from '../pace/runtime-stats.ts';
+import { recoverFromStore } from '../sweep/recovery.ts';
+import { Sweeper, sweepOnce } from '../sweep/sweeper.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
-import { createTick, paceLimit } from '../tick/tick.ts';
-import { Sweeper } from './sweeper.ts';
+import { createTick } from '../tick/tick.ts';
+import { type WakePorts, wakeForWork } from '../tick/wake.ts';
+import {
+  type MemoryState,
+  memoryRecoveryPorts,
+  memorySweepPorts,
+  memoryWakePorts,
+  roomAt,
+} from './memory-ports.ts';
 
 export interface EngineOptions {
   store: Store;
@@ -58,7 +62,8 @@ export interface EngineOptions {
   tickLeadMs: number;
   /** `SLUICE_DESTINATION_MAX_IN_FLIGHT`: the fair bound's ceiling (docs/adr/0014); absent: no fair bound. */
   maxInFlight?: number | undefined;
-  completionFlushMs: number;
+  /** How long a completion waits for others to share its batch (default: the writer's). */
+  completionFlushMs?: number | undefined;
   /** Delivered data older than this is deleted (at least a day). */
   retentionMs: number;
   /** The circuit breaker's settings (default DEFAULT_HEALTH_POLICY; docs/adr/0007). */
@@ -80,7 +85,10 @@ export class Engine implements Dispatcher {
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
+  private readonly memory: MemoryState;
+  private readonly wakePorts: WakePorts<void>;
   private readonly sweeper: Sweeper;
+  private readonly sweepIntervalMs: number;
   readonly retention: Retention;
 
   constructor(options: EngineOptions) {
@@ -167,78 +175,42 @@ export class Engine implements Dispatcher {
       }),
       onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
     });
-    this.sweeper = new Sweeper(
-      {
-        store,
-        schedule: this.schedule,
-        pacer: this.pacer,
-        live: this.queue.live,
-        logger,
-        metrics: this.metrics,
-        clock,
-        leaseMs: options.leaseMs,
-      },
-      options.sweepIntervalMs,
-    );
+    this.memory = {
+      store,
+      schedule: this.schedule,
+      pacer: this.pacer,
+      destinations: this.destinations,
+      clock,
+    };
+    this.wakePorts = memoryWakePorts(this.memory);
+    const sweepPorts = memorySweepPorts(this.memory, {
+      live: this.queue.live,
+      leaseMs: options.leaseMs,
+      logger,
+      metrics: this.metrics,
+    });
+    this.sweeper = new Sweeper(() => sweepOnce(sweepPorts), logger);
+    this.sweepIntervalMs = options.sweepIntervalMs;
 
     this.retention = new Retention({
       store,
       logger,
       clock,
       retentionMs: options.retentionMs,
-      intervalMs: 60_000,
-      batch: 500,
     });
   }
 
   /**
-   * Recovers from whatever the last process left: deliveries it had claimed go back to
-   * pending and count as sent now (they may have reached the receiver); recent attempts
-   * refill the send windows; every destination with pending work is scheduled.
+   * Recovers from whatever the last process left, by the rebuild both shapes follow
+   * (sweep/recovery.ts): its claims back to pending, counted as sent now and as attempts
+   * made; the send windows refilled from the recent attempts; every destination with
+   * pending work scheduled. Then the sweeper and retention start.
    */
   async start(): Promise<void> {
-    const now = this.clock();
-    // Any of them may have been sent (nothing records a request's start: a write before each
-    // request cost a sixth to a third of the throughput), so each counts as an attempt: a
-    // repeat is numbered one higher (docs/operations.md, "What a killed process leaves").
-    const requeued = await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), now, true);
-    const longest = PERIOD_MS.hour + 60_000;
-    const arrivals = new Map<string, number[]>();
-    const arrived = (destinationId: string, at: number) => {
-      const list = arrivals.get(destinationId);
-      if (list === undefined) arrivals.set(destinationId, [at]);
-      else list.push(at);
-    };
-    for (const attempt of await this.store.recentAttempts(now - longest)) {
-      const pace = await this.paceOf(attempt.destinationId);
-      pace?.window.finish(pace.window.start(attempt.startedAt), attempt.finishedAt);
-      arrived(attempt.destinationId, attempt.finishedAt);
-    }
-    for (const [destinationId, count] of requeued) {
-      const pace = await this.paceOf(destinationId);
-      for (let i = 0; i < count; i++) pace?.window.finish(pace.window.start(now), now);
-      for (let i = 0; i < count; i++) arrived(destinationId, now);
-    }
-    // A burst allowance's bucket too (docs/adr/0008): what was sent still holds its tokens.
-    for (const [destinationId, times] of arrivals) {
-      const destination = await this.destinations.get(destinationId);
-      const pace = this.pacer.peek(destinationId);
-      if (destination?.rateLimit.burst === undefined || pace === undefined) continue;
-      const plan = ratePlan(destination.rateLimit);
-      pace.bucket.tat = tatFromArrivals(plan, times);
-      pace.bucket.emissionMs = emissionMs(plan);
-    }
-    const pending = await this.store.pendingDestinations();
-    for (const { destinationId, nextPendingAt } of pending) this.schedule.wake(destinationId, nextPendingAt);
-    this.sweeper.start();
+    const { requeued, scheduled } = await recoverFromStore(memoryRecoveryPorts(this.memory), this.clock());
+    this.sweeper.start(this.sweepIntervalMs);
     this.retention.start();
-    const requeuedCount = [...requeued.values()].reduce((a, b) => a + b, 0);
-    this.logger.info({ scheduled: pending.length, requeued: requeuedCount }, 'engine started');
-  }
-
-  private async paceOf(destinationId: string) {
-    const destination = await this.destinations.get(destinationId);
-    return destination && this.pacer.of(destinationId, PERIOD_MS[destination.rateLimit.period]);
+    this.logger.info({ scheduled, requeued }, 'engine started');
   }
 
   /**
@@ -250,37 +222,16 @@ export class Engine implements Dispatcher {
     if (!this.schedule.isScheduled(destination.id)) return;
     const pace = this.pacer.peek(destination.id);
     const now = this.clock();
-    this.schedule.wake(destination.id, pace === undefined ? now : this.roomAt(destination, pace, now));
+    this.schedule.wake(destination.id, pace === undefined ? now : roomAt(destination, pace, now));
   }
 
   /**
-   * New work for a destination was committed (an event, a retry, a resume): schedule a tick
-   * no later than the earliest moment it has room, so an event under the limit goes out at
-   * once and a full window is not re-ticked on every event.
+   * New work for a destination was committed (an event, a retry, a resume): its tick is
+   * scheduled at once by the rule both shapes follow (tick/wake.ts), from what this process
+   * holds of it now.
    */
   wake(destinationId: string): void {
-    const now = this.clock();
-    const pace = this.pacer.peek(destinationId);
-    const destination = this.destinations.peek(destinationId);
-    const probeAt = destination === undefined ? null : probeWakeAt(destination.health, now);
-    if (probeAt !== null) {
-      // The circuit is open: the work waits for the probe time (docs/adr/0007).
-      this.schedule.wake(destinationId, probeAt);
-      return;
-    }
-    if (pace === undefined || destination === undefined) {
-      this.schedule.wake(destinationId, now);
-      return;
-    }
-    if (this.schedule.isScheduled(destinationId) && !pace.roomForMore) return;
-    this.schedule.wake(destinationId, this.roomAt(destination, pace, now));
-  }
-
-  /** When a tick could next publish one more, at the limit it would plan with. */
-  private roomAt(destination: Destination, pace: DestinationPace, now: number): number {
-    const effective = paceLimit(destination, pace.adaptive, now);
-    const plan = ratePlan(scaledRateLimit(destination.rateLimit, effective.limit));
-    return pace.roomAt(now, plan, effective.holdUntil);
+    wakeForWork(destinationId, this.destinations.peek(destinationId), this.clock(), this.wakePorts);
   }
 
   /** A destination was created: the cache holds it (as the store reads it) before its first event. */

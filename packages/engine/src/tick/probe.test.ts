@@ -4,7 +4,7 @@ import { HEALTHY } from '@sluice/core';
 import type { ClaimedDelivery, Destination, ProbeClaim, Store } from '@sluice/store';
 import { claimedDelivery, newDestination } from '@sluice/store/conformance';
 import { Registry } from 'prom-client';
-import type { DestinationCache } from '../delivery/destinations.ts';
+import type { DestinationCache } from '../destination-cache.ts';
 import { EngineMetrics } from '../ops/metrics.ts';
 import { MemoryPacing, Pacer } from '../pace/memory-pacing.ts';
 import { PROBE_HOLD_MARGIN_MS, PROBE_RECHECK_MS, probeTick } from './probe.ts';

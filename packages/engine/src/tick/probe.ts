@@ -15,7 +15,7 @@
 
 import { ratePlan, windowCap } from '@sluice/core';
 import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
-import type { DestinationCache } from '../delivery/destinations.ts';
+import type { DestinationCache } from '../destination-cache.ts';
 import type { EngineMetrics } from '../ops/metrics.ts';
 import type { TickPacing } from '../pace/pacing.ts';
 

@@ -22,8 +22,6 @@ import {
   claimOrder,
   concurrencyCap,
   decideTick,
-  type EffectiveLimit,
-  effectiveLimit,
   fairRecheckAt,
   inFlightBound,
   MIN_TICK_GAP_MS,
@@ -34,27 +32,12 @@ import {
   roomBatch,
   scaledRateLimit,
 } from '@sluice/core';
-import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
-import type { DestinationCache } from '../delivery/destinations.ts';
+import type { ClaimedDelivery, Store } from '@sluice/store';
+import type { DestinationCache } from '../destination-cache.ts';
 import type { EngineMetrics } from '../ops/metrics.ts';
-import type { PaceCounts, TickPacing } from '../pace/pacing.ts';
+import { paceLimit } from '../pace/pace-limit.ts';
+import type { TickPacing } from '../pace/pacing.ts';
 import { probeTick } from './probe.ts';
-
-/** The limit a destination is planned with now: its own, or adaptive pacing's effective one. */
-export function paceLimit(
-  destination: Pick<Destination, 'rateLimit' | 'adaptive'>,
-  adaptive: PaceCounts['adaptive'],
-  now: number,
-): EffectiveLimit {
-  const { limit, period } = destination.rateLimit;
-  if (!destination.adaptive) return { limit, holdUntil: 0, backingOff: false };
-  return effectiveLimit(
-    adaptive && { ...adaptive, cutAt: 0, calmSince: 0, ewmaMs: 0, baseMs: 0 },
-    limit,
-    PERIOD_MS[period],
-    now,
-  );
-}
 
 /** The delivery queue, as the rate limiter uses it. */
 export interface Publisher {

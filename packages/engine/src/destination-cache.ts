@@ -72,8 +72,3 @@ export class DestinationCache {
     this.map.set(destination.id, destination);
   }
 }
-
-/** The secrets that sign now: the current one and any rotated out less than 24 h ago. */
-export function signingSecrets(destination: Destination, now: number): string[] {
-  return destination.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
-}

@@ -19,7 +19,7 @@ import type { Store } from '@sluice/store';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
-export interface SharedStateOptions {
+export interface RedisStateOptions {
   store: Store;
   /** The server, or a seed node of the cluster (`SLUICE_REDIS_CLUSTER`). */
   redis: RedisTarget;
@@ -47,7 +47,11 @@ export interface SharedStateOptions {
   failFast?: boolean | undefined;
 }
 
-export interface SharedState {
+/**
+ * This process's handles on what the distributed shape keeps in Redis (the schedule, the
+ * pace, the change feed), and the destination cache that feed keeps fresh.
+ */
+export interface RedisState {
   keys: Keys;
   redis: RedisClient;
   /** Subscribed to the change feed; others may add channels (the kick). */
@@ -125,17 +129,20 @@ const connected = (redis: RedisClient): Promise<void> =>
     ? Promise.resolve()
     : new Promise((resolve) => redis.once('ready', () => resolve()));
 
-export async function openSharedState(o: SharedStateOptions): Promise<SharedState> {
-  const keys = new Keys(o.prefix, o.shards, { cluster: o.redis.cluster });
+export async function openRedisState(options: RedisStateOptions): Promise<RedisState> {
+  const keys = new Keys(options.prefix, options.shards, { cluster: options.redis.cluster });
   // Commands issued in one turn of the event loop leave in one write (ioredis flushes them
   // at setImmediate): the workers' per-request pace scripts and the API's wakes are many
-  // small commands, and on this kind of machine each write is a costly syscall.
-  const redis = connectRedis(o.redis, { enableAutoPipelining: true, ...(o.failFast ? FAIL_FAST : {}) });
-  const subscriber = connectRedis(o.redis);
-  watchConnection(redis, 'commands', o.logger);
-  watchConnection(subscriber, 'subscriber', o.logger);
+  // small commands, and each write is a syscall.
+  const redis = connectRedis(options.redis, {
+    enableAutoPipelining: true,
+    ...(options.failFast ? FAIL_FAST : {}),
+  });
+  const subscriber = connectRedis(options.redis);
+  watchConnection(redis, 'commands', options.logger);
+  watchConnection(subscriber, 'subscriber', options.logger);
   // Without an offline queue, a command before the first connection would fail.
-  if (o.failFast) await connected(redis);
+  if (options.failFast) await connected(redis);
   try {
     await checkLayout(redis, keys);
   } catch (err) {
@@ -143,13 +150,13 @@ export async function openSharedState(o: SharedStateOptions): Promise<SharedStat
     subscriber.disconnect();
     throw err;
   }
-  const destinations = new DestinationCache(o.store, o.destinationCacheSize);
+  const destinations = new DestinationCache(options.store, options.destinationCacheSize);
   const pacing = new RedisPacing({
     redis,
     keys,
-    windowMarginMs: o.windowMarginMs,
-    arrivalBoundMs: o.arrivalBoundMs,
-    inFlightLeaseMs: o.inFlightLeaseMs,
+    windowMarginMs: options.windowMarginMs,
+    arrivalBoundMs: options.arrivalBoundMs,
+    inFlightLeaseMs: options.inFlightLeaseMs,
   });
   const feed: ChangeFeed = await followChanges(subscriber, keys, destinations);
   return {

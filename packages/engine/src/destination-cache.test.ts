@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Destination, Store } from '@sluice/store';
-import { DestinationCache } from './destinations.ts';
+import { DestinationCache } from './destination-cache.ts';
 
 /** A store whose destinations are `{ id, version }`, counting its reads. */
 function store(): { store: Store; reads: string[]; version: Map<string, number> } {
