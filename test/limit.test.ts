@@ -41,7 +41,9 @@ describe('the limit holds', () => {
   it('no sliding window of one period holds more than the limit, and every event arrives once', {
     timeout: 10 * 60_000,
   }, async (t) => {
-    const { box, rcv } = await harness(t);
+    // The receiver runs in this process beside the suite's other files: on 2 cores a request
+    // can be read past the default arrival bound, which the limit is kept under (ADR 0001).
+    const { box, rcv } = await harness(t, { SLUICE_ARRIVAL_BOUND_MS: 2_000 });
     const tenant = await createTenant(box, box.adminToken);
 
     const plans: Plan[] = [];
