@@ -74,6 +74,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
   let api: Awaited<ReturnType<typeof buildApi>> | undefined;
   let alerter: Alerter | undefined;
   let engine: Engine | undefined;
+  let built: Engine | undefined;
   let store: SqliteStore | undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -81,7 +82,9 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       try {
         await api?.close();
         await alerter?.stop();
-        await engine?.stop();
+        // Started, it stops as a stop does; built but never started, it lets its threads go.
+        if (engine !== undefined) await engine.stop();
+        else await built?.discard();
         await store?.close();
       } finally {
         lock.release();
@@ -117,6 +120,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       health: healthPolicy(config),
       destinationCacheSize: config.SLUICE_DESTINATION_CACHE_SIZE,
     });
+    built = running;
     api = await buildApi({
       store,
       dispatcher: running,

@@ -279,6 +279,11 @@ export class Engine implements Dispatcher {
     };
   }
 
+  /** Lets go of what the constructor opened (the delivery threads), for an engine never started. */
+  async discard(): Promise<void> {
+    await this.deliverer.close();
+  }
+
   /** Stops ticking, finishes the requests in flight, writes their outcomes. */
   async stop(): Promise<void> {
     await this.sweeper.stop();
