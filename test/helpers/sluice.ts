@@ -12,6 +12,12 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type {
+  AcceptedEvent as Accepted,
+  DeliveryWithAttempts as Delivery,
+  DestinationWithSecret as Destination,
+  NewEvent as EventInput,
+} from '@sluice/client';
 import { Agent, request } from 'undici';
 import { assertNoLeaks } from './leaks.ts';
 import { type Receiver, sleep, startReceiver } from './receiver.ts';
@@ -38,47 +44,9 @@ export interface RateLimit {
   burst?: number;
 }
 
-export interface Destination {
-  id: string;
-  url: string;
-  secret: string;
-  state: 'active' | 'paused' | 'disabled';
-  rateLimit: RateLimit;
-  retry: { maxAttempts: number; initialDelayMs: number; maxDelayMs: number };
-}
-
-export interface Accepted {
-  id: string;
-  deliveries: { id: string; destinationId: string }[];
-}
-
-interface Attempt {
-  id: string;
-  attempt: number;
-  statusCode: number | null;
-  errorCode: string | null;
-  error: string | null;
-  latencyMs: number;
-  startedAt: string;
-  finishedAt: string;
-}
-
-export interface Delivery {
-  id: string;
-  eventId: string;
-  destinationId: string;
-  status: 'pending' | 'queued' | 'delivering' | 'delivered' | 'dead' | 'cancelled';
-  attempts: Attempt[];
-  nextAttemptAt: string | null;
-}
-
-export interface EventInput {
-  type: string;
-  payload: unknown;
-  destinationId?: string;
-  destinationIds?: string[];
-  idempotencyKey?: string;
-}
+// The API's answers as the client's types have them (generated from the contract): the
+// tests read them over raw HTTP too.
+export type { Accepted, Delivery, Destination, EventInput };
 
 /** An injected DNS lookup (node's `dns.lookup` signature), as the box takes it. */
 export type Lookup = NonNullable<BoxOptions['lookup']>;
