@@ -251,7 +251,8 @@ describe('the BullMQ delivery queue', () => {
 
   it('a delivery published ahead waits for its notBefore outside the request slots, then goes first', async () => {
     await withQueue(10, async (publisher, keys) => {
-      const notBefore = Date.now() + 300;
+      // Far enough ahead that publishing and the worker's start, on a busy machine, come first.
+      const notBefore = Date.now() + 2_000;
       // One job: a delivery published ahead, then two that may start now; one request slot.
       await publisher.publish('dst_a', [{ ...delivery(1), notBefore }, delivery(2), delivery(3)]);
       const started: { id: string; at: number }[] = [];
