@@ -149,5 +149,49 @@ await withPostgres(() => {
       if (bytes !== undefined)
         assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
     });
+
+    it('a store opened beside the one that seals opens only once the table is rewritten', async () => {
+      const keyring = parseKeyring(generateKeyText());
+      const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
+      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
+      const secret = generateSecret();
+      try {
+        await before.createTenant(tenant, 'hash');
+        const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
+        await before.createDestination(d, T0);
+        await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
+          d.id,
+          JSON.stringify([{ secret, expiresAt: null }]),
+        ]);
+      } finally {
+        await before.close();
+      }
+      // A snapshot from before the sealing holds the sealer's scrub back.
+      const held = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await held.connect();
+      const opened: string[] = [];
+      try {
+        await held.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        await held.query('SELECT 1');
+        const sealer = PostgresStore.open(TEST_DATABASE_URL, { keyring, schema }).then((s) => {
+          opened.push('sealer');
+          return s;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const beside = PostgresStore.open(TEST_DATABASE_URL, { keyring, schema }).then((s) => {
+          opened.push('beside');
+          return s;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        assert.deepEqual(opened, [], 'neither is open while the plain copy is in the files');
+        await held.query('COMMIT');
+        await Promise.all([(await sealer).close(), (await beside).close()]);
+      } finally {
+        await held.end();
+      }
+      const { bytes } = await tableBytes(schema);
+      if (bytes !== undefined)
+        assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
+    });
   });
 });

@@ -10,6 +10,12 @@
  * `SCRUB_WAIT_MS`) until every snapshot older than the sealing commit has ended. What it
  * cannot reach: WAL segments written before (until recycled, and any archived), backups,
  * and the old files' blocks the filesystem freed.
+ *
+ * The sealing and the scrub run under one session lock of the schema (`SCRUB_LOCK`), so a
+ * service starting beside the one that seals opens its store only once the table is
+ * rewritten: no service of a deployment is ready while a plain copy is still in the files.
+ * The lock is polled with `pg_try_advisory_lock`, not waited for in one statement: a
+ * statement waiting on a lock holds a snapshot, and the scrub would wait for that snapshot.
  */
 
 import { isSealed, isSealedWithCurrent, type Keyring, openSecret, sealSecret } from '@sluice/core';
@@ -28,8 +34,35 @@ export interface SealResult {
 
 /** How long the scrub waits for the snapshots older than the sealing to end. */
 const SCRUB_WAIT_MS = 10_000;
+/** The session lock's first key; the second is the schema's, as the migration lock's. */
+const SCRUB_LOCK = 0x51_1c_e1;
+const LOCK_KEY = "$1, hashtext(coalesce($2, current_schema(), ''))";
 
 export async function sealSecrets(db: Db, keyring: Keyring, schema: string | undefined): Promise<SealResult> {
+  const holder = await db.pool.connect();
+  const key = [SCRUB_LOCK, schema ?? null];
+  let broken: Error | undefined;
+  try {
+    for (;;) {
+      const { rows } = await holder.query<{ locked: boolean }>(
+        `SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`,
+        key,
+      );
+      if (rows[0]?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return await sealAndScrub(db, keyring, schema);
+  } finally {
+    // Unlocking a lock not held only warns; a connection that failed to unlock may still
+    // hold it, so it is not handed back to the pool.
+    await holder.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, key).catch((err: unknown) => {
+      broken = err instanceof Error ? err : new Error(String(err));
+    });
+    holder.release(broken);
+  }
+}
+
+async function sealAndScrub(db: Db, keyring: Keyring, schema: string | undefined): Promise<SealResult> {
   const current = `enc:v1:${keyring.keys[0].id}:`;
   const result = await underMigrationLock(db, schema, async (q) => {
     const rows = await q.query(
