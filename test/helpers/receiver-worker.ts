@@ -19,6 +19,8 @@ interface Behaviour {
   /** Arrival times of the requests accepted under the capacity, oldest first. */
   accepted: number[];
   hostility: Hostility | null;
+  /** Requests it answered as hostile (`flaky` answers every fourth). */
+  hostileSeen: number;
   /** Its slow, hanging and dripping answers, cut when it is no longer hostile. */
   open: Set<ServerResponse>;
 }
@@ -27,8 +29,19 @@ const HUGE_BYTES = 50 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
 
 /** Answers as a hostile receiver does (`Hostility`). */
-function hostile(r: Behaviour, res: ServerResponse): void {
+function hostile(r: Behaviour, res: ServerResponse, i: number): void {
+  const seen = r.hostileSeen++;
   switch (r.hostility) {
+    case 'flaky':
+      if (seen % 4 === 0) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('ok');
+        send({ kind: 'status', i, status: 200 });
+        return;
+      }
+      r.open.add(res);
+      res.on('close', () => r.open.delete(res));
+      return;
     case 'reset':
       res.socket?.destroy();
       return;
@@ -96,6 +109,7 @@ function route(path: string): Behaviour {
       capacity: null,
       accepted: [],
       hostility: null,
+      hostileSeen: 0,
       open: new Set(),
     };
     routes.set(path, r);
@@ -144,7 +158,7 @@ server.on('request', (req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     send({ kind: 'body', i, body: Buffer.concat(chunks).toString('utf8') });
-    if (route(path).hostility !== null) return hostile(route(path), res);
+    if (route(path).hostility !== null) return hostile(route(path), res, i);
     const reply = refused ? { ...refused, body: 'over capacity', delayMs: 0 } : next(path);
     const answer = () => {
       if (res.destroyed) return;

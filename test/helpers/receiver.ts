@@ -47,9 +47,10 @@ export interface Capacity {
  * A hostile receiver, instead of the path's replies: `slow` answers 200 after 20 s; `hang`
  * never answers; `drip` answers 200
  * and then a byte of body a second, never ending; `reset` destroys the connection once the
- * request is in; `huge` streams a body of 50 MB.
+ * request is in; `huge` streams a body of 50 MB; `flaky` answers 200 to one request in
+ * four and never answers the other three (an overloaded receiver).
  */
-export type Hostility = 'slow' | 'hang' | 'drip' | 'reset' | 'huge';
+export type Hostility = 'slow' | 'hang' | 'drip' | 'reset' | 'huge' | 'flaky';
 
 export type Command =
   | { kind: 'script'; seq: number; path: string; replies: Reply[] }

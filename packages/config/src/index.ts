@@ -131,9 +131,19 @@ export function isDistributed<
   return c.DATABASE_URL !== undefined && c.REDIS_URL !== undefined;
 }
 
-/** Outbound requests to private, loopback and link-local addresses (off: SSRF protection). */
+/**
+ * Outbound requests: to private, loopback and link-local addresses (off: SSRF protection), and
+ * how tenants share a pool of request slots.
+ */
 export const network = {
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /**
+   * A request in flight this long or longer is not quick (docs/operations.md "Tenants' shares
+   * of the delivery slots"): a tenant holds at most its share of a pool's request slots
+   * (the pool ÷ (tenants with work + 1)) and takes more only while none of its requests in
+   * flight there has gone this long.
+   */
+  SLUICE_TENANT_QUICK_MS: int(1, 3_600_000).default(1_000),
 };
 
 /**

@@ -131,6 +131,7 @@ export {
 } from './secret-box.ts';
 export { type SendHandle, SendWindow, type SendWindowOptions } from './send-window.ts';
 export { generateSecret, isValidSecret, type SignInput, signatureHeader, signOne } from './signature.ts';
+export { heldBySlowRequests, mayTakeSlot, type SlotAsk, tenantShare } from './tenant-share.ts';
 export {
   decideTick,
   MIN_TICK_GAP_MS,

@@ -21,6 +21,8 @@ export { followDestinationChange } from './delivery/change-policy.ts';
 export { type CompletionFollowUps, completionFollowUps } from './delivery/completion-policy.ts';
 export { type Completion, CompletionWriter } from './delivery/completion-writer.ts';
 export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
+export { FairSlots, type Release } from './delivery/fair-slots.ts';
+export { TENANT_QUICK_MS } from './delivery/local-queue.ts';
 export { DeliveryRunner } from './delivery/runner.ts';
 export {
   checkUrlHost,

@@ -280,4 +280,51 @@ describe('the BullMQ delivery queue', () => {
       assert.ok((started[1]?.at ?? 0) >= notBefore);
     });
   });
+
+  it("a tenant's hanging requests hold its share of a worker's slots; another tenant's job runs at once", async () => {
+    await withQueue(10, async (publisher, keys) => {
+      const hangs: (() => void)[] = [];
+      let ending = false;
+      const ran: { id: string; tenant: string }[] = [];
+      const tenantOf = (id: string) => (id.startsWith('dst_q') ? 'ten_quiet' : 'ten_hang');
+      const worker = startDeliveryWorker({
+        ...RECOVERY,
+        connection,
+        keys,
+        waiting: async () => 0,
+        concurrency: 10,
+        tenantQuickMs: 200,
+        run: (d) => {
+          ran.push({ id: d.id, tenant: tenantOf(d.destinationId) });
+          if (ending || d.destinationId.startsWith('dst_q')) return Promise.resolve({});
+          return new Promise((resolve) => hangs.push(() => resolve({})));
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      try {
+        // The hanging tenant's first job (10 deliveries): alone and quick at first, it takes the
+        // pool less a newcomer's share (10 − 3); once they have hung 200 ms, no more.
+        const hanging = (from: number, n: number) =>
+          Array.from({ length: n }, (_, i) => ({ ...delivery(from + i), destinationId: 'dst_h' }));
+        await publisher.publish('dst_h', hanging(0, 10), 'ten_hang');
+        await until(() => ran.length >= 7, 'the hanging tenant started');
+        await new Promise((r) => setTimeout(r, 400));
+        // Its next three jobs go back to the queue, delayed, rather than wait in the worker.
+        await publisher.publish('dst_h', hanging(10, 30), 'ten_hang');
+        const queue = publisher.queues[0]!;
+        let delayed = 0;
+        for (const deadline = Date.now() + 10_000; delayed === 0 && Date.now() < deadline; )
+          delayed = await queue.getDelayedCount();
+        assert.ok(delayed >= 1, 'a job of the hanging tenant went back to the queue, delayed');
+        const quiet = Array.from({ length: 3 }, (_, n) => ({ ...delivery(100 + n), destinationId: 'dst_q' }));
+        await publisher.publish('dst_q', quiet, 'ten_quiet');
+        await until(() => ran.filter((r) => r.tenant === 'ten_quiet').length === 3, 'the quiet tenant ran');
+        assert.equal(ran.filter((r) => r.tenant === 'ten_hang').length, 7, 'the hanging tenant took no more');
+      } finally {
+        ending = true;
+        for (const end of hangs) end();
+        await worker.close();
+      }
+    });
+  });
 });

@@ -30,8 +30,21 @@ export const DELIVERY_QUEUE = 'deliveries';
 /** Deliveries per job unless configured (`SLUICE_JOB_DELIVERIES`). */
 const JOB_DELIVERIES = 10;
 
-/** A job's data: deliveries, each destination's in claim order. */
+/** A job's data: deliveries of one tenant, each destination's in claim order. */
 interface DeliveryJob {
+  deliveries: ClaimedDelivery[];
+  /** Their tenant (absent in a job published before jobs were kept to one tenant). */
+  tenantId?: string;
+}
+
+/** A job's tenant, when it says. */
+export function tenantOfJob(data: JobData): string | undefined {
+  return 'deliveries' in data ? data.tenantId : undefined;
+}
+
+/** One tick's publish: its destination's tenant and what it claimed. */
+interface Batch {
+  tenantId: string | undefined;
   deliveries: ClaimedDelivery[];
 }
 
@@ -71,7 +84,7 @@ export class BullPublisher implements Publisher {
   readonly queues: Queue<JobData>[];
   private readonly keys: Keys;
   private readonly jobDeliveries: number;
-  private readonly batches = perTurn<ClaimedDelivery[], undefined>((batches) => this.addBulk(batches), 200);
+  private readonly batches = perTurn<Batch, undefined>((batches) => this.addBulk(batches), 200);
 
   constructor(options: PublisherOptions) {
     this.keys = options.keys;
@@ -100,34 +113,43 @@ export class BullPublisher implements Publisher {
    * `addBulk` fails every tick in it, and each tick's deliveries return to pending after the
    * lease.
    */
-  async publish(_destinationId: string, deliveries: ClaimedDelivery[]): Promise<void> {
-    await this.batches.load(deliveries);
+  async publish(_destinationId: string, deliveries: ClaimedDelivery[], tenantId?: string): Promise<void> {
+    await this.batches.load({ tenantId, deliveries });
   }
 
-  private async addBulk(batches: readonly ClaimedDelivery[][]): Promise<undefined[]> {
-    const byShard = new Map<number, ClaimedDelivery[]>();
-    for (const batch of batches)
-      for (const delivery of batch) {
+  private async addBulk(batches: readonly Batch[]): Promise<undefined[]> {
+    // Per shard, per tenant: a worker hands back the job of a tenant whose slots hang
+    // (delivery-worker.ts), which must not carry another tenant's deliveries.
+    const byShard = new Map<number, Map<string | undefined, ClaimedDelivery[]>>();
+    for (const { tenantId, deliveries } of batches)
+      for (const delivery of deliveries) {
         const shard = this.keys.shardOf(delivery.destinationId);
-        const list = byShard.get(shard);
+        let tenants = byShard.get(shard);
+        if (tenants === undefined) {
+          tenants = new Map();
+          byShard.set(shard, tenants);
+        }
+        const list = tenants.get(tenantId);
         if (list) list.push(delivery);
-        else byShard.set(shard, [delivery]);
+        else tenants.set(tenantId, [delivery]);
       }
     const publishedAt = Date.now();
     await Promise.all(
-      [...byShard].map(([shard, deliveries]) => {
+      [...byShard].map(([shard, tenants]) => {
         // The ticks' deliveries one after the other (each tick's in claim order), cut into
-        // jobs: a steady trickle over many destinations — one delivery per tick — fills jobs too.
+        // jobs: a steady trickle over a tenant's many destinations — one delivery per tick —
+        // fills jobs too.
         const jobs: { name: string; data: DeliveryJob; opts: { jobId: string } }[] = [];
-        for (let i = 0; i < deliveries.length; i += this.jobDeliveries) {
-          const chunk = deliveries.slice(i, i + this.jobDeliveries);
-          // A delivery is claimed into one job per publish.
-          jobs.push({
-            name: 'deliver',
-            data: { deliveries: chunk },
-            opts: { jobId: jobIdOf(chunk[0]!, publishedAt) },
-          });
-        }
+        for (const [tenantId, deliveries] of tenants)
+          for (let i = 0; i < deliveries.length; i += this.jobDeliveries) {
+            const chunk = deliveries.slice(i, i + this.jobDeliveries);
+            // A delivery is claimed into one job per publish.
+            jobs.push({
+              name: 'deliver',
+              data: tenantId === undefined ? { deliveries: chunk } : { deliveries: chunk, tenantId },
+              opts: { jobId: jobIdOf(chunk[0]!, publishedAt) },
+            });
+          }
         return this.queues[shard]!.addBulk(jobs);
       }),
     );

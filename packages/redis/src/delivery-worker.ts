@@ -8,6 +8,13 @@
  * a saturated machine their lock renewals lapse: stalled jobs run again and their deliveries
  * repeat (docs/performance.md, "On a Redis Cluster").
  *
+ * The slots are shared fairly by tenants (`FairSlots`, @sluice/engine: the single box's policy): a
+ * delivery waits for its tenant's turn and share, and a job whose tenant holds its share with
+ * requests that are not quick (its receivers hang) goes back to the queue, delayed, instead of
+ * holding one of the worker's jobs while it waits: held here it would keep the worker from
+ * taking the other tenants' jobs. Its deliveries stay counted as queued meanwhile, so their
+ * destinations' ticks publish no more of them.
+ *
  * A worker whose connection survived a failover but stopped taking jobs (reported of BullMQ
  * after Sentinel and Cluster failovers: taskforcesh/bullmq#3088, #4378) is watched for: a
  * shard whose queue has jobs waiting, while this process has free slots and its worker took
@@ -15,15 +22,26 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FairSlots, TENANT_QUICK_MS } from '@sluice/engine';
 import type { ClaimedDelivery } from '@sluice/store';
-import { type Job, Worker } from 'bullmq';
-import { DELIVERY_QUEUE, type DeliveryQueueOptions, deliveriesOf, type JobData } from './delivery-queue.ts';
+import { DelayedError, type Job, Worker } from 'bullmq';
+import {
+  DELIVERY_QUEUE,
+  type DeliveryQueueOptions,
+  deliveriesOf,
+  type JobData,
+  tenantOfJob,
+} from './delivery-queue.ts';
 
 /** How many times a job may stall (its worker died, or froze past its lock) and still run again. */
 const MAX_STALLS = 5;
 
 /** How often the watch looks for a stuck worker. */
 const WATCH_MS = 5_000;
+
+/** A job handed back while its tenant's slots hang comes back after this, doubling to the most. */
+const HANDED_BACK_MS = 250;
+const HANDED_BACK_MAX_MS = 4_000;
 
 export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
   /** Shard n's jobs waiting for a worker (the publisher's view of the queue), for the watch. */
@@ -34,6 +52,13 @@ export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
   watchMs?: number | undefined;
   /** Most requests in flight at once (and jobs active at once). */
   concurrency: number;
+  /** A request in flight this long is not quick: its tenant keeps to its share (`SLUICE_TENANT_QUICK_MS`). */
+  tenantQuickMs?: number | undefined;
+  /**
+   * A destination's tenant, for a job that does not say (published before jobs were kept to
+   * one tenant); undefined: not known (such jobs share one tenant's turn).
+   */
+  tenantOf?(destinationId: string): Promise<string | undefined>;
   /** A job whose worker has not renewed its lock for this long may go to another worker. */
   lockMs: number;
   /** How often a worker looks for jobs whose lock expired (stalled) and puts them back. */
@@ -54,12 +79,26 @@ export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
 }
 
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorkers {
-  const slots = new Slots(options.concurrency);
-  const processor = async (job: Job<JobData>): Promise<void> => {
+  const slots = new FairSlots({
+    size: options.concurrency,
+    quickMs: options.tenantQuickMs ?? TENANT_QUICK_MS,
+  });
+  /** Per tenant: jobs handed back in a row while its slots hang (the delay doubles). */
+  const handedBack = new Map<string, number>();
+  const processor = async (job: Job<JobData>, token?: string): Promise<void> => {
     // Run again after a stall (its worker died, or stalled past its lock): what it sent and
     // recorded is not sent again; what it may have sent is, numbered one higher (the runner).
     const rerun = job.stalledCounter > 0;
     let deliveries = deliveriesOf(job.data);
+    const tenant =
+      tenantOfJob(job.data) ?? (await options.tenantOf?.(deliveries[0]?.destinationId ?? '')) ?? '';
+    if (slots.heldBySlow(tenant)) {
+      const n = handedBack.get(tenant) ?? 0;
+      handedBack.set(tenant, n + 1);
+      await job.moveToDelayed(Date.now() + Math.min(HANDED_BACK_MAX_MS, HANDED_BACK_MS * 2 ** n), token);
+      throw new DelayedError();
+    }
+    handedBack.delete(tenant);
     if (rerun) {
       const claimed = await options.stillClaimed(deliveries);
       deliveries = deliveries.filter((d) => claimed.has(d.id));
@@ -70,12 +109,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         // free holding none of the worker's requests, then takes the first one free, before
         // those waiting in order (the runner checks notBefore again).
         await untilNotBefore(delivery);
-        await slots.take(delivery.notBefore !== undefined);
+        const release = await slots.take(tenant, delivery.destinationId, delivery.notBefore !== undefined);
         let ran: { written?: Promise<void> } | undefined;
         try {
           ran = await options.run(delivery, rerun);
         } finally {
-          slots.give();
+          release();
         }
         // Done only once its outcome is written: a worker that dies before that leaves the
         // job stalled, and BullMQ hands it to another worker (a repeat with the same
@@ -110,7 +149,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       // would wait for the sweeper and their repeats would not be numbered as such.
       maxStalledCount: MAX_STALLS,
     });
-  return new DeliveryWorkers(options, start, () => slots.available());
+  return new DeliveryWorkers(options, start, () => slots.free);
 }
 
 type FailedListener = (job: Job<JobData> | undefined, err: Error) => void;
@@ -220,33 +259,4 @@ export class DeliveryWorkers {
 function untilNotBefore(delivery: ClaimedDelivery): Promise<void> | undefined {
   const wait = (delivery.notBefore ?? 0) - Date.now();
   return wait > 0 ? sleep(Math.ceil(wait)) : undefined;
-}
-
-/** A counting semaphore: requests in flight across the jobs a worker holds, started in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  /** `first`: ahead of those already waiting (a delivery whose window slot just freed). */
-  take(first = false): Promise<void> | undefined {
-    if (this.free > 0) {
-      this.free--;
-      return undefined;
-    }
-    return new Promise((resolve) => (first ? this.waiting.unshift(resolve) : this.waiting.push(resolve)));
-  }
-
-  available(): number {
-    return this.free;
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
 }

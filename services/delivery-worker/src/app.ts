@@ -82,6 +82,8 @@ export async function startDeliveryWorkerService(
     connection: distributed.bull,
     keys: redisState.keys,
     concurrency,
+    tenantQuickMs: config.SLUICE_TENANT_QUICK_MS,
+    tenantOf: async (id) => (await destinations.get(id))?.tenantId,
     waiting: (shard) => distributed.queue.queues[shard]?.getWaitingCount() ?? Promise.resolve(0),
     onStuck: (shard) =>
       deps.logger.warn(

@@ -109,6 +109,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
       lookup: deps.lookup,
       deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
+      tenantQuickMs: config.SLUICE_TENANT_QUICK_MS,
       deliveryThreads: config.SLUICE_DELIVERY_THREADS,
       windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
       arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,

@@ -27,7 +27,7 @@ function recordingRunner() {
 describe('LocalQueue and deliveries published ahead (notBefore)', () => {
   it('one waiting for its slot holds none of the concurrency, and starts no sooner', async () => {
     const r = recordingRunner();
-    const queue = new LocalQueue(r.runner, 1, () => undefined);
+    const queue = new LocalQueue(r.runner, { concurrency: 1, onError: () => undefined });
     const notBefore = Date.now() + 60;
     await queue.publish('dst_1', [delivery('ahead', notBefore), delivery('now')]);
     assert.deepEqual(
@@ -51,7 +51,7 @@ describe('LocalQueue and deliveries published ahead (notBefore)', () => {
 
   it('once due, it starts before the deliveries waiting in the FIFO', async () => {
     const r = recordingRunner();
-    const queue = new LocalQueue(r.runner, 1, () => undefined);
+    const queue = new LocalQueue(r.runner, { concurrency: 1, onError: () => undefined });
     await queue.publish('dst_1', [delivery('busy'), delivery('fifo-1'), delivery('fifo-2')]);
     await queue.publish('dst_2', [delivery('ahead', Date.now() + 20)]);
     await sleep(50); // `ahead` is due; the slot is still busy
@@ -78,13 +78,11 @@ describe('LocalQueue is fair across tenants, then destinations', () => {
   it('takes the next tenant with work, then its next destination, round robin', async () => {
     const r = recordingRunner();
     const tenants: Record<string, string> = { dst_a: 'ten_1', dst_b: 'ten_1', dst_c: 'ten_2' };
-    const queue = new LocalQueue(
-      r.runner,
-      1,
-      () => undefined,
-      Date.now,
-      (id) => tenants[id],
-    );
+    const queue = new LocalQueue(r.runner, {
+      concurrency: 1,
+      onError: () => undefined,
+      tenantOf: (id) => tenants[id],
+    });
     // One slot, held: everything published meanwhile waits.
     await queue.publish('dst_a', [delivery('a0')]);
     await queue.publish(

@@ -46,6 +46,8 @@ export interface EngineOptions {
   lookup?: LookupFunction | undefined;
   /** Most requests in flight at once, over all destinations. */
   deliveryConcurrency: number;
+  /** A request in flight this long is not quick: its tenant keeps to its share (`SLUICE_TENANT_QUICK_MS`). */
+  tenantQuickMs?: number | undefined;
   /**
    * Threads that make the HTTP requests (`delivery-threads.ts`); 0: the main thread. An
    * injected `lookup` (tests) cannot cross to a thread: with one, requests run on the main thread.
@@ -154,13 +156,13 @@ export class Engine implements Dispatcher {
       store: this.store,
       wake: (id) => this.wake(id),
     });
-    this.queue = new LocalQueue(
-      runner,
-      options.deliveryConcurrency,
-      (err) => logger.error({ err }, 'delivery failed unexpectedly'),
+    this.queue = new LocalQueue(runner, {
+      concurrency: options.deliveryConcurrency,
+      quickMs: options.tenantQuickMs,
+      onError: (err) => logger.error({ err }, 'delivery failed unexpectedly'),
       clock,
-      (id) => this.destinations.peek(id)?.tenantId,
-    );
+      tenantOf: (id) => this.destinations.peek(id)?.tenantId,
+    });
     this.schedule = new MemorySchedule({
       clock,
       tick: createTick({

@@ -28,7 +28,9 @@ export interface ProbeDeps {
   store: Store;
   destinations: DestinationCache;
   pacing: TickPacing;
-  publisher: { publish(destinationId: string, deliveries: ClaimedDelivery[]): Promise<void> };
+  publisher: {
+    publish(destinationId: string, deliveries: ClaimedDelivery[], tenantId?: string): Promise<void>;
+  };
   metrics: EngineMetrics;
 }
 
@@ -72,7 +74,7 @@ export async function probeTick(
       now,
       { fence: fence === undefined ? undefined : await fence() },
     );
-    await publisher.publish(id, probe);
+    await publisher.publish(id, probe, destination.tenantId);
     metrics.probes.inc();
     metrics.ticks.inc({ result: 'probe' });
     return claim.nextProbeAt;

@@ -41,7 +41,8 @@ import { probeTick } from './probe.ts';
 
 /** The delivery queue, as the rate limiter uses it. */
 export interface Publisher {
-  publish(destinationId: string, deliveries: ClaimedDelivery[]): Promise<void>;
+  /** `tenantId`: the destination's tenant (the delivery queue keeps a job to one tenant). */
+  publish(destinationId: string, deliveries: ClaimedDelivery[], tenantId?: string): Promise<void>;
 }
 
 export interface TickDeps {
@@ -146,7 +147,7 @@ export function createTick(deps: TickDeps) {
       bucketRoomAt(plan, counts.bucketTat, queuedNow, now, margin),
       effective.holdUntil,
     );
-    if (claimed.length > 0) await publisher.publish(destinationId, claimed);
+    if (claimed.length > 0) await publisher.publish(destinationId, claimed, destination.tenantId);
     const roomForMore = claim !== null && claimed.length < allow;
     pacing.noteRoom(destinationId, roomForMore);
     // With room to spare, no term held work back: the next run is planned as a run (what is

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FairSlots, type Release } from './fair-slots.ts';
+
+/** Takes `n` slots for a tenant, recording each grant; returns their releases as granted. */
+function taker(slots: FairSlots) {
+  const granted: { tenant: string; release: Release }[] = [];
+  const take = (tenant: string, n: number, destination = `${tenant}-d`) => {
+    for (let i = 0; i < n; i++)
+      void slots.take(tenant, destination).then((release) => granted.push({ tenant, release }));
+  };
+  const held = (tenant: string) => granted.filter((g) => g.tenant === tenant).length;
+  return { granted, take, held };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('FairSlots: a tenant’s share of the request slots', () => {
+  it('a tenant whose requests hang holds its share; one arriving later starts at once', async () => {
+    let now = 0;
+    const slots = new FairSlots({ size: 100, quickMs: 1_000, clock: () => now });
+    const t = taker(slots);
+    // Quick at first: it may take the pool less a newcomer's share (100 − 33).
+    t.take('hanging', 200);
+    await settle();
+    assert.equal(t.held('hanging'), 67);
+    assert.equal(slots.heldBySlow('hanging'), false);
+    now += 1_000; // its requests have hung for the quick limit: no more beyond its share
+    assert.equal(slots.heldBySlow('hanging'), true);
+    t.take('quiet', 5);
+    await settle();
+    assert.equal(t.held('quiet'), 5, 'the quiet tenant started every request at once');
+    // 40 of its requests end: it holds 27, and takes slots again only up to its share beside
+    // the quiet tenant (100 ÷ 3 = 33); the rest stay free for others.
+    for (const g of t.granted.filter((x) => x.tenant === 'hanging').slice(0, 40)) g.release();
+    await settle();
+    assert.equal(t.held('hanging') - 40, 33);
+    assert.equal(slots.free, 100 - 33 - 5);
+  });
+
+  it('a tenant alone whose requests answer quickly uses the rest; round robin across tenants', async () => {
+    const slots = new FairSlots({ size: 4, quickMs: 1_000, clock: () => 0 });
+    const order: string[] = [];
+    const releases: Release[] = [];
+    for (const [tenant, destination] of [
+      ['a', 'a1'],
+      ['a', 'a1'],
+      ['a', 'a2'],
+      ['b', 'b1'],
+      ['a', 'a1'],
+      ['b', 'b1'],
+    ] as const)
+      void slots.take(tenant, destination).then((release) => {
+        order.push(`${tenant}:${destination}`);
+        releases.push(release);
+      });
+    await settle();
+    // Size 4: a alone takes up to 4 − 1 (a newcomer's share of 4 is 1); then b arrives.
+    assert.deepEqual(order, ['a:a1', 'a:a1', 'a:a2', 'b:b1']);
+    for (const r of releases.splice(0)) r();
+    await settle();
+    assert.deepEqual(order.slice(4), ['a:a1', 'b:b1']);
+  });
+
+  it('stopped, it grants nothing more', async () => {
+    const slots = new FairSlots({ size: 1, quickMs: 1_000 });
+    const t = taker(slots);
+    t.take('a', 2);
+    await settle();
+    slots.stop();
+    t.granted[0]?.release();
+    await settle();
+    assert.equal(t.granted.length, 1);
+  });
+});
