@@ -85,6 +85,8 @@ describe('SSRF guard', () => {
     const { rcv, event, settled } = await sendOne(t, true);
     const d = await settled();
     assert.equal(d.status, 'delivered', `through the injected lookup: ${JSON.stringify(d)}`);
+    // The receiver's thread reports its answer on its own; the outcome may be stored first.
+    await rcv.waitFor(() => rcv.deliveredIds().size > 0, 5_000, 'the receiver to report its answer');
     assert.deepEqual([...rcv.deliveredIds()], [event.id]);
     assert.equal(
       rcv.arrivals()[0]!.headers.host,

@@ -150,6 +150,42 @@ await withPostgres(() => {
         assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
     });
 
+    it('waits for a transaction older than the sealing, holding no snapshot, to end before the rewrite', async () => {
+      const keyring = parseKeyring(generateKeyText());
+      const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
+      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
+      const secret = generateSecret();
+      try {
+        await before.createTenant(tenant, 'hash');
+        const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
+        await before.createDestination(d, T0);
+        await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
+          d.id,
+          JSON.stringify([{ secret, expiresAt: null }]),
+        ]);
+      } finally {
+        await before.close();
+      }
+      // Another session holds a snapshot from before the sealing: the plain row stays visible to it.
+      const held = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await held.connect();
+      try {
+        // Read committed, idle between statements: no snapshot, but an xid (it wrote), which
+        // keeps the row versions deleted after it began.
+        await held.query('BEGIN');
+        await held.query('CREATE TEMP TABLE held_xid (a int)');
+        const opening = PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await held.query('COMMIT');
+        await (await opening).close();
+      } finally {
+        await held.end();
+      }
+      const { bytes } = await tableBytes(schema);
+      if (bytes !== undefined)
+        assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
+    });
+
     it('a store opened beside the one that seals opens only once the table is rewritten', async () => {
       const keyring = parseKeyring(generateKeyText());
       const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });

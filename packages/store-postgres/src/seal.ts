@@ -6,8 +6,10 @@
  *
  * When plain secrets were sealed, `VACUUM FULL destinations` rewrites the table, so the
  * plain copies left in dead tuples are not in the table's files any more. VACUUM keeps the
- * row versions a snapshot still open in this database may see, so it first waits (at most
- * `SCRUB_WAIT_MS`) until every snapshot older than the sealing commit has ended. What it
+ * row versions a snapshot still open in this database may see, so it first waits until every
+ * snapshot and transaction older than the sealing commit has ended, and rewrites again while
+ * Postgres reports row versions it could not remove yet (`scrub`; at most `SCRUB_WAIT_MS` in
+ * all). What it
  * cannot reach: WAL segments written before (until recycled, and any archived), backups,
  * and the old files' blocks the filesystem freed.
  *
@@ -20,6 +22,7 @@
 
 import { isSealed, isSealedWithCurrent, type Keyring, openSecret, sealSecret } from '@sluice/core';
 import type { DestinationSecret } from '@sluice/store';
+import type pg from 'pg';
 import type { Db } from './db.ts';
 import { underMigrationLock } from './migrate.ts';
 
@@ -51,7 +54,7 @@ export async function sealSecrets(db: Db, keyring: Keyring, schema: string | und
       if (rows[0]?.locked) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    return await sealAndScrub(db, keyring, schema);
+    return await sealAndScrub(db, holder, keyring, schema);
   } finally {
     // Unlocking a lock not held only warns; a connection that failed to unlock may still
     // hold it, so it is not handed back to the pool.
@@ -62,7 +65,12 @@ export async function sealSecrets(db: Db, keyring: Keyring, schema: string | und
   }
 }
 
-async function sealAndScrub(db: Db, keyring: Keyring, schema: string | undefined): Promise<SealResult> {
+async function sealAndScrub(
+  db: Db,
+  holder: pg.PoolClient,
+  keyring: Keyring,
+  schema: string | undefined,
+): Promise<SealResult> {
   const current = `enc:v1:${keyring.keys[0].id}:`;
   const result = await underMigrationLock(db, schema, async (q) => {
     const rows = await q.query(
@@ -88,19 +96,50 @@ async function sealAndScrub(db: Db, keyring: Keyring, schema: string | undefined
   });
   const { xid, ...counts } = result;
   if (xid === undefined) return { ...counts, scrubbed: true };
-  const scrubbed = await untilOlderSnapshotsEnd(db, xid);
-  await db.query('VACUUM FULL destinations');
-  return { ...counts, scrubbed };
+  return { ...counts, scrubbed: await scrub(db, holder, xid) };
 }
 
-/** Whether every other session of this database let go of its snapshots from before `xid`. */
-async function untilOlderSnapshotsEnd(db: Db, xid: string): Promise<boolean> {
+/**
+ * `VACUUM (FULL, VERBOSE) destinations` once the snapshots older than the sealing ended,
+ * again while Postgres reports dead row versions it could not remove yet (a transaction that
+ * began before the sealing was still running as the rewrite started), within SCRUB_WAIT_MS.
+ * The count is read from the rewrite's report (its detail, "N dead row versions cannot be
+ * removed yet"); a server whose messages are not in English gives no count, and one rewrite.
+ */
+async function scrub(db: Db, holder: pg.PoolClient, xid: string): Promise<boolean> {
   const deadline = Date.now() + SCRUB_WAIT_MS;
+  let kept: number | null = null;
+  const onNotice = (notice: { detail?: string | undefined }) => {
+    const m = /^(\d+) dead row versions cannot be removed yet/.exec(notice.detail ?? '');
+    if (m) kept = Number(m[1]);
+  };
+  holder.on('notice', onNotice);
+  try {
+    for (;;) {
+      const waited = await untilOlderSnapshotsEnd(db, xid, deadline);
+      kept = null;
+      await holder.query('VACUUM (FULL, VERBOSE) destinations');
+      if (kept === 0) return true;
+      if (kept === null) return waited;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    holder.off('notice', onNotice);
+  }
+}
+
+/**
+ * Whether every other session of this database let go of its snapshots and transactions from
+ * before `xid` by `deadline`.
+ */
+async function untilOlderSnapshotsEnd(db: Db, xid: string, deadline: number): Promise<boolean> {
   for (;;) {
     const [row] = await db.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid()
-         AND backend_xmin IS NOT NULL AND age(backend_xmin) >= age($1::text::xid)`,
+         AND ((backend_xmin IS NOT NULL AND age(backend_xmin) >= age($1::text::xid))
+           OR (backend_xid IS NOT NULL AND age(backend_xid) >= age($1::text::xid)))`,
       [xid],
     );
     if (row?.n === 0) return true;
