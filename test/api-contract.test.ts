@@ -150,6 +150,8 @@ describe('destinations', () => {
           consecutiveFailures: 0,
           nextProbeAt: null,
           lastErrorClass: null,
+          suspendReason: null,
+          failureRate: null,
         },
         secret,
         createdAt: '',
@@ -233,6 +235,8 @@ describe('destinations', () => {
       consecutiveFailures: 0,
       nextProbeAt: null,
       lastErrorClass: null,
+      suspendReason: null,
+      failureRate: null,
       transitions: [],
     });
   });

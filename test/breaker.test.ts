@@ -40,6 +40,8 @@ interface Health {
   state: 'healthy' | 'degraded' | 'suspended';
   since: string | null;
   consecutiveFailures: number;
+  suspendReason: 'consecutive' | 'failure_rate' | null;
+  failureRate: number | null;
   nextProbeAt: string | null;
   lastErrorClass: string | null;
   transitions: { at: string; from: string; to: string; reason: string; errorClass: string | null }[];
@@ -276,6 +278,50 @@ describe('breaker', () => {
       [['suspended', 'healthy', 'operator']],
     );
     await rcv.waitFor(() => rcv.deliveredIds(path).size === 1, 20_000, 'the held delivery at the new URL');
+  });
+
+  it('a receiver failing three requests in four is suspended by its failure rate, and probed', {
+    timeout: 60_000,
+  }, async (t) => {
+    // Never 8 failures in a row, but 6 of every 8 attempts: the window's ratio (70 %) opens it.
+    const { box, rcv } = await harness(t, {
+      ...HEALTH,
+      SLUICE_BREAKER_WINDOW_MIN_ATTEMPTS: 8,
+      SLUICE_BREAKER_WINDOW_SUSPEND_PERCENT: 70,
+    });
+    const tenant = await createTenant(box, box.adminToken);
+    const path = rcv.path('flaky');
+    await rcv.script(path, Array.from({ length: 10 }, () => [503, 503, 503, 200]).flat());
+    const dest = await createDestination(box, tenant.apiKey, {
+      url: rcv.url('flaky'),
+      rateLimit: { limit: 20, period: 'second' },
+      retry: { maxAttempts: 20, initialDelayMs: 50, maxDelayMs: 100 },
+      maxConcurrency: 1,
+    });
+    await postEvents(
+      box,
+      tenant.apiKey,
+      Array.from({ length: 10 }, (_, i) => ({
+        type: 'breaker.test',
+        destinationId: dest.id,
+        payload: { i },
+      })),
+    );
+    const suspended = await waitUntil(
+      async () => {
+        const h = await healthOf(box, tenant.apiKey, dest.id);
+        return h.state === 'suspended' ? h : undefined;
+      },
+      30_000,
+      'the destination to be suspended',
+    );
+    assert.equal(suspended.suspendReason, 'failure_rate');
+    assert.ok(
+      suspended.consecutiveFailures < HEALTH.SLUICE_BREAKER_SUSPEND_AFTER,
+      'not by failures in a row',
+    );
+    assert.ok((suspended.failureRate ?? 0) >= 0.7, `failure rate ${suspended.failureRate}`);
+    assert.ok(suspended.nextProbeAt !== null, 'a probe is planned');
   });
 
   it('a 410 still disables the destination; resume re-enables it', { timeout: 60_000 }, async (t) => {

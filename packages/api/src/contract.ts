@@ -8,15 +8,22 @@
 
 import {
   DELIVERY_STATUSES,
-  ERROR_CLASSES,
   EVENT_TYPE,
   EVENT_TYPE_PATTERN,
-  HEALTH_STATES,
   isValidSecret,
   ORDERINGS,
   PERIODS,
 } from '@sluice/core';
 import { z } from 'zod';
+import { Health } from './contract-health.ts';
+
+export {
+  ErrorClass,
+  Health,
+  HealthState,
+  HealthTransition,
+  HealthWithTransitions,
+} from './contract-health.ts';
 
 export const idOf = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), `must be a ${prefix}_ id`);
@@ -230,42 +237,10 @@ export const DestinationState = z.enum(['active', 'paused', 'disabled']);
 
 // ---------------------------------------------------------------- endpoint health (ADR 0007)
 
-export const HealthState = z.enum(HEALTH_STATES as ['healthy', 'degraded', 'suspended']);
-export const ErrorClass = z.enum(ERROR_CLASSES as ['ok', ...string[]]);
-
-export const Health = z
-  .object({
-    state: HealthState.meta({
-      description: 'healthy; degraded (failures are held, not dead); suspended (one probe at a time).',
-    }),
-    since: isoTime.nullable().meta({ description: 'When this state began; null: since creation.' }),
-    consecutiveFailures: z.int(),
-    nextProbeAt: isoTime.nullable().meta({ description: 'Suspended only: when the next probe may go.' }),
-    lastErrorClass: ErrorClass.nullable().meta({
-      description: 'connection, dns, timeout, tls or 5xx: the class of the last failure that counted.',
-    }),
-  })
-  .meta({ id: 'Health', description: 'Endpoint health, the circuit breaker of the destination.' });
-
-export const HealthTransition = z
-  .object({
-    at: isoTime,
-    from: HealthState,
-    to: HealthState,
-    reason: z.enum(['failures', 'success', 'operator']),
-    consecutiveFailures: z.int(),
-    errorClass: ErrorClass.nullable(),
-  })
-  .meta({ id: 'HealthTransition' });
-
 export const HealthQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   tenantId: idOf('ten').optional().meta({ description: 'Admin token only: the tenant to act for.' }),
 });
-
-export const HealthWithTransitions = Health.extend({
-  transitions: z.array(HealthTransition).meta({ description: 'The latest transitions, newest first.' }),
-}).meta({ id: 'HealthWithTransitions' });
 
 export const Destination = z
   .object({

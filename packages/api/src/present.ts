@@ -1,6 +1,6 @@
 /** Records as the API shows them: ISO times, no internals. */
 
-import type { Health } from '@sluice/core';
+import { failureRate, type Health } from '@sluice/core';
 import type {
   Attempt,
   Delivery,
@@ -52,6 +52,8 @@ export function presentDestination(d: Destination) {
   };
 }
 
+const roundedRate = (rate: number | null) => (rate === null ? null : Math.round(rate * 1_000) / 1_000);
+
 export function presentHealth(h: Health) {
   return {
     state: h.state,
@@ -59,6 +61,8 @@ export function presentHealth(h: Health) {
     consecutiveFailures: h.consecutiveFailures,
     nextProbeAt: h.state === 'suspended' ? iso(h.nextProbeAt) : null,
     lastErrorClass: h.lastErrorClass,
+    suspendReason: h.state === 'suspended' ? h.suspendReason : null,
+    failureRate: roundedRate(failureRate(h)),
   };
 }
 

@@ -3649,8 +3649,10 @@ export interface webhooks {
                      *       "destinationId": "dst_01jd6x9n4b6c8e0g2h4j6k8m0p",
                      *       "occurredAt": "2026-01-15T10:30:00.000Z",
                      *       "data": {
-                     *         "failures": 5,
-                     *         "lastError": "HTTP 503",
+                     *         "reason": "failure_rate",
+                     *         "failures": 3,
+                     *         "failureRate": 0.75,
+                     *         "lastError": "timeout after 60000 ms",
                      *         "nextProbeAt": "2026-01-15T10:31:00.000Z"
                      *       }
                      *     }
@@ -3663,7 +3665,10 @@ export interface webhooks {
                         /** Format: date-time */
                         occurredAt: string;
                         data: {
+                            /** @enum {unknown} */
+                            reason: "consecutive" | "failure_rate";
                             failures: number;
+                            failureRate: number;
                             lastError?: string;
                             /** Format: date-time */
                             nextProbeAt: string;
@@ -4087,6 +4092,57 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Endpoint health, the circuit breaker of the destination. */
+        HealthInput: {
+            /**
+             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
+             * @enum {string}
+             */
+            state: "healthy" | "degraded" | "suspended";
+            /** @description When this state began; null: since creation. */
+            since: string | null;
+            consecutiveFailures: number;
+            /** @description Suspended only: when the next probe may go. */
+            nextProbeAt: string | null;
+            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
+            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
+            /** @description Suspended only: what opened the circuit: consecutive (failures in a row) or failure_rate (the share of failures over the window). */
+            suspendReason: ("consecutive" | "failure_rate") | null;
+            /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
+            failureRate: number | null;
+        };
+        HealthTransitionInput: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            from: "healthy" | "degraded" | "suspended";
+            /** @enum {string} */
+            to: "healthy" | "degraded" | "suspended";
+            /** @enum {string} */
+            reason: "failures" | "success" | "operator";
+            consecutiveFailures: number;
+            errorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
+        };
+        HealthWithTransitionsInput: {
+            /**
+             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
+             * @enum {string}
+             */
+            state: "healthy" | "degraded" | "suspended";
+            /** @description When this state began; null: since creation. */
+            since: string | null;
+            consecutiveFailures: number;
+            /** @description Suspended only: when the next probe may go. */
+            nextProbeAt: string | null;
+            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
+            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
+            /** @description Suspended only: what opened the circuit: consecutive (failures in a row) or failure_rate (the share of failures over the window). */
+            suspendReason: ("consecutive" | "failure_rate") | null;
+            /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
+            failureRate: number | null;
+            /** @description The latest transitions, newest first. */
+            transitions: components["schemas"]["HealthTransitionInput"][];
+        };
         ErrorInput: {
             error: {
                 /**
@@ -4146,49 +4202,6 @@ export interface components {
             quota: components["schemas"]["TenantQuotaInput"];
             /** @description Shown once; stored only as a hash. */
             apiKey: string;
-        };
-        /** @description Endpoint health, the circuit breaker of the destination. */
-        HealthInput: {
-            /**
-             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
-             * @enum {string}
-             */
-            state: "healthy" | "degraded" | "suspended";
-            /** @description When this state began; null: since creation. */
-            since: string | null;
-            consecutiveFailures: number;
-            /** @description Suspended only: when the next probe may go. */
-            nextProbeAt: string | null;
-            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
-            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
-        };
-        HealthTransitionInput: {
-            /** Format: date-time */
-            at: string;
-            /** @enum {string} */
-            from: "healthy" | "degraded" | "suspended";
-            /** @enum {string} */
-            to: "healthy" | "degraded" | "suspended";
-            /** @enum {string} */
-            reason: "failures" | "success" | "operator";
-            consecutiveFailures: number;
-            errorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
-        };
-        HealthWithTransitionsInput: {
-            /**
-             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
-             * @enum {string}
-             */
-            state: "healthy" | "degraded" | "suspended";
-            /** @description When this state began; null: since creation. */
-            since: string | null;
-            consecutiveFailures: number;
-            /** @description Suspended only: when the next probe may go. */
-            nextProbeAt: string | null;
-            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
-            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
-            /** @description The latest transitions, newest first. */
-            transitions: components["schemas"]["HealthTransitionInput"][];
         };
         DestinationInput: {
             id: string;
@@ -4540,6 +4553,57 @@ export interface components {
             /** @description Any JSON value. */
             payload?: unknown;
         } | null;
+        /** @description Endpoint health, the circuit breaker of the destination. */
+        Health: {
+            /**
+             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
+             * @enum {string}
+             */
+            state: "healthy" | "degraded" | "suspended";
+            /** @description When this state began; null: since creation. */
+            since: string | null;
+            consecutiveFailures: number;
+            /** @description Suspended only: when the next probe may go. */
+            nextProbeAt: string | null;
+            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
+            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
+            /** @description Suspended only: what opened the circuit: consecutive (failures in a row) or failure_rate (the share of failures over the window). */
+            suspendReason: ("consecutive" | "failure_rate") | null;
+            /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
+            failureRate: number | null;
+        };
+        HealthTransition: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            from: "healthy" | "degraded" | "suspended";
+            /** @enum {string} */
+            to: "healthy" | "degraded" | "suspended";
+            /** @enum {string} */
+            reason: "failures" | "success" | "operator";
+            consecutiveFailures: number;
+            errorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
+        };
+        HealthWithTransitions: {
+            /**
+             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
+             * @enum {string}
+             */
+            state: "healthy" | "degraded" | "suspended";
+            /** @description When this state began; null: since creation. */
+            since: string | null;
+            consecutiveFailures: number;
+            /** @description Suspended only: when the next probe may go. */
+            nextProbeAt: string | null;
+            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
+            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
+            /** @description Suspended only: what opened the circuit: consecutive (failures in a row) or failure_rate (the share of failures over the window). */
+            suspendReason: ("consecutive" | "failure_rate") | null;
+            /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
+            failureRate: number | null;
+            /** @description The latest transitions, newest first. */
+            transitions: components["schemas"]["HealthTransition"][];
+        };
         Error: {
             error: {
                 /**
@@ -4599,49 +4663,6 @@ export interface components {
             quota: components["schemas"]["TenantQuota"];
             /** @description Shown once; stored only as a hash. */
             apiKey: string;
-        };
-        /** @description Endpoint health, the circuit breaker of the destination. */
-        Health: {
-            /**
-             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
-             * @enum {string}
-             */
-            state: "healthy" | "degraded" | "suspended";
-            /** @description When this state began; null: since creation. */
-            since: string | null;
-            consecutiveFailures: number;
-            /** @description Suspended only: when the next probe may go. */
-            nextProbeAt: string | null;
-            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
-            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
-        };
-        HealthTransition: {
-            /** Format: date-time */
-            at: string;
-            /** @enum {string} */
-            from: "healthy" | "degraded" | "suspended";
-            /** @enum {string} */
-            to: "healthy" | "degraded" | "suspended";
-            /** @enum {string} */
-            reason: "failures" | "success" | "operator";
-            consecutiveFailures: number;
-            errorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
-        };
-        HealthWithTransitions: {
-            /**
-             * @description healthy; degraded (failures are held, not dead); suspended (one probe at a time).
-             * @enum {string}
-             */
-            state: "healthy" | "degraded" | "suspended";
-            /** @description When this state began; null: since creation. */
-            since: string | null;
-            consecutiveFailures: number;
-            /** @description Suspended only: when the next probe may go. */
-            nextProbeAt: string | null;
-            /** @description connection, dns, timeout, tls or 5xx: the class of the last failure that counted. */
-            lastErrorClass: ("429" | "ok" | "connection" | "dns" | "timeout" | "tls" | "5xx" | "4xx" | "other") | null;
-            /** @description The latest transitions, newest first. */
-            transitions: components["schemas"]["HealthTransition"][];
         };
         Destination: {
             id: string;

@@ -135,6 +135,7 @@ describe('breaker settings', () => {
       windowMs: 60_000,
       windowMinAttempts: 20,
       windowFailurePercent: 50,
+      windowSuspendPercent: 70,
       probeInitialMs: 5_000,
       probeMaxMs: 600_000,
     });

@@ -313,6 +313,7 @@ export const breaker = {
   SLUICE_BREAKER_WINDOW_MS: int(100, 86_400_000).default(60_000),
   SLUICE_BREAKER_WINDOW_MIN_ATTEMPTS: int(1, 1_000_000).default(20),
   SLUICE_BREAKER_WINDOW_FAILURE_PERCENT: int(1, 100).default(50),
+  SLUICE_BREAKER_WINDOW_SUSPEND_PERCENT: int(1, 100).default(70),
   SLUICE_BREAKER_PROBE_INITIAL_MS: int(10, 86_400_000).default(5_000),
   SLUICE_BREAKER_PROBE_MAX_MS: int(10, 86_400_000).default(600_000),
 };
@@ -326,6 +327,12 @@ export function checkBreaker(c: BreakerConfig, ctx: z.RefinementCtx): void {
       code: 'custom',
       path: ['SLUICE_BREAKER_SUSPEND_AFTER'],
       message: 'must be greater than SLUICE_BREAKER_DEGRADE_AFTER',
+    });
+  if (c.SLUICE_BREAKER_WINDOW_SUSPEND_PERCENT < c.SLUICE_BREAKER_WINDOW_FAILURE_PERCENT)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLUICE_BREAKER_WINDOW_SUSPEND_PERCENT'],
+      message: 'must be at least SLUICE_BREAKER_WINDOW_FAILURE_PERCENT',
     });
   if (c.SLUICE_BREAKER_PROBE_MAX_MS < c.SLUICE_BREAKER_PROBE_INITIAL_MS)
     ctx.addIssue({
@@ -343,6 +350,7 @@ export function healthPolicy(c: BreakerConfig) {
     windowMs: c.SLUICE_BREAKER_WINDOW_MS,
     windowMinAttempts: c.SLUICE_BREAKER_WINDOW_MIN_ATTEMPTS,
     windowFailurePercent: c.SLUICE_BREAKER_WINDOW_FAILURE_PERCENT,
+    windowSuspendPercent: c.SLUICE_BREAKER_WINDOW_SUSPEND_PERCENT,
     probeInitialMs: c.SLUICE_BREAKER_PROBE_INITIAL_MS,
     probeMaxMs: c.SLUICE_BREAKER_PROBE_MAX_MS,
   };

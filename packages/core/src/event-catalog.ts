@@ -103,9 +103,21 @@ export const BUILT_IN_EVENT_TYPES: readonly EventTypeDefinition[] = [
   operational(
     'sluice.destination.suspended',
     "A destination's circuit breaker opened: its deliveries wait until a probe succeeds.",
-    { failures: int, lastError: str, nextProbeAt: time },
-    ['failures', 'nextProbeAt'],
-    { failures: 5, lastError: 'HTTP 503', nextProbeAt: '2026-01-15T10:31:00.000Z' },
+    {
+      reason: { enum: ['consecutive', 'failure_rate'] },
+      failures: int,
+      failureRate: { type: 'number', minimum: 0, maximum: 1 },
+      lastError: str,
+      nextProbeAt: time,
+    },
+    ['reason', 'failures', 'failureRate', 'nextProbeAt'],
+    {
+      reason: 'failure_rate',
+      failures: 3,
+      failureRate: 0.75,
+      lastError: 'timeout after 60000 ms',
+      nextProbeAt: '2026-01-15T10:31:00.000Z',
+    },
   ),
   operational(
     'sluice.destination.recovered',

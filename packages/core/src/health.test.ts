@@ -20,6 +20,7 @@ const POLICY: HealthPolicy = {
   windowMs: 10_000,
   windowMinAttempts: 10,
   windowFailurePercent: 50,
+  windowSuspendPercent: 75,
   probeInitialMs: 1_000,
   probeMaxMs: 8_000,
 };

@@ -2,7 +2,8 @@
  * Endpoint health: a circuit breaker per destination, not a kill switch (ADR 0007).
  *
  *   healthy ──breaker failures: consecutive ≥ degradeAfter, or the window's ratio──▶ degraded
- *   healthy | degraded ──consecutive breaker failures ≥ suspendAfter──────────────▶ suspended
+ *   healthy | degraded ──consecutive ≥ suspendAfter ('consecutive'), or the window's
+ *                        ratio ≥ windowSuspendPercent ('failure_rate')──────────────▶ suspended
  *   suspended ──a failed probe──▶ suspended (the next probe waits twice as long, up to a cap)
  *   any ──one success (2xx)──▶ healthy (or degraded while the window's ratio is still over)
  *   suspended ──one success──▶ healthy, with a clean slate (counters and window reset)
@@ -11,7 +12,9 @@
  *   reset connection, DNS, a timeout (408 included), TLS, a 5xx. A 4xx, a 429 and a 3xx say
  *   it is up (it answered): they neither count nor reset; a 2xx resets.
  * - The window counts attempts only while it holds a failure: it opens at a breaker failure
- *   and closes `windowMs` later, so a destination that never fails writes nothing.
+ *   and closes `windowMs` later, so a destination that never fails writes nothing. Its ratio
+ *   is what opens the circuit of a receiver that fails most requests but answers a few:
+ *   each success resets the count in a row, not the window.
  * - Without a success the state only ever rises; a success lowers it to what the trailing
  *   failures (after the batch's last success) and the window say.
  * - Suspended: the rate limiter sends nothing but one probe (a real delivery) when
@@ -86,6 +89,8 @@ export interface HealthPolicy {
   windowMinAttempts: number;
   /** The share of breaker failures in the window (percent) that makes it degraded. */
   windowFailurePercent: number;
+  /** The share of breaker failures in the window (percent) that suspends it (≥ windowFailurePercent). */
+  windowSuspendPercent: number;
   /** The first probe after a suspension, and the base of the doubling. */
   probeInitialMs: number;
   /** The longest wait between two probes. */
@@ -98,6 +103,7 @@ export const DEFAULT_HEALTH_POLICY: Readonly<HealthPolicy> = {
   windowMs: 60_000,
   windowMinAttempts: 20,
   windowFailurePercent: 50,
+  windowSuspendPercent: 70,
   probeInitialMs: 5_000,
   probeMaxMs: 600_000,
 };
@@ -116,6 +122,17 @@ export interface Health {
   nextProbeAt: number | null;
   /** The class of the last breaker failure. */
   lastErrorClass: ErrorClass | null;
+  /** Suspended only: what opened the circuit, failures in a row or the window's ratio. */
+  suspendReason: SuspendReason | null;
+}
+
+export type SuspendReason = 'consecutive' | 'failure_rate';
+
+export const SUSPEND_REASONS: readonly SuspendReason[] = ['consecutive', 'failure_rate'];
+
+/** The share of breaker failures in the open window (0–1); null when no window is open. */
+export function failureRate(h: Pick<Health, 'windowAttempts' | 'windowFailures'>): number | null {
+  return h.windowAttempts > 0 && h.windowFailures > 0 ? h.windowFailures / h.windowAttempts : null;
 }
 
 export const HEALTHY: Readonly<Health> = {
@@ -128,6 +145,7 @@ export const HEALTHY: Readonly<Health> = {
   probeFailures: 0,
   nextProbeAt: null,
   lastErrorClass: null,
+  suspendReason: null,
 };
 
 /** One destination's results in one batch, in completion order, summed up. */
@@ -217,22 +235,25 @@ export function nextHealth(h: Health, b: HealthBatch, now: number, policy: Healt
     windowFailures = b.failures;
   }
   const consecutiveFailures = b.successes > 0 ? b.trailingFailures : h.consecutiveFailures + b.failures;
-  const windowBad =
-    windowAttempts >= policy.windowMinAttempts &&
-    windowFailures * 100 >= policy.windowFailurePercent * windowAttempts;
+  const windowOver = (percent: number) =>
+    windowAttempts >= policy.windowMinAttempts && windowFailures * 100 >= percent * windowAttempts;
+  const inARow = consecutiveFailures >= policy.suspendAfter;
   const level: HealthState =
-    consecutiveFailures >= policy.suspendAfter
+    inARow || windowOver(policy.windowSuspendPercent)
       ? 'suspended'
-      : consecutiveFailures >= policy.degradeAfter || windowBad
+      : consecutiveFailures >= policy.degradeAfter || windowOver(policy.windowFailurePercent)
         ? 'degraded'
         : 'healthy';
   const state = b.successes > 0 || RANK[level] > RANK[h.state] ? level : h.state;
   const moved = state !== h.state;
   let probeFailures = 0;
   let nextProbeAt: number | null = null;
+  let suspendReason: SuspendReason | null = null;
   if (state === 'suspended' && h.state !== 'suspended') {
     nextProbeAt = now + probeDelayMs(policy, 0);
+    suspendReason = inARow ? 'consecutive' : 'failure_rate';
   } else if (state === 'suspended') {
+    suspendReason = h.suspendReason;
     probeFailures = h.probeFailures + (b.failedProbes > 0 ? 1 : 0);
     nextProbeAt = b.failedProbes > 0 ? now + probeDelayMs(policy, probeFailures) : h.nextProbeAt;
   }
@@ -246,6 +267,7 @@ export function nextHealth(h: Health, b: HealthBatch, now: number, policy: Healt
     probeFailures,
     nextProbeAt,
     lastErrorClass: b.lastErrorClass ?? h.lastErrorClass,
+    suspendReason,
   };
 }
 

@@ -63,6 +63,7 @@ export {
   DEFAULT_HEALTH_POLICY,
   ERROR_CLASSES,
   type ErrorClass,
+  failureRate,
   HEALTH_STATES,
   HEALTHY,
   type Health,
@@ -74,6 +75,8 @@ export {
   isHeld,
   nextHealth,
   probeDelayMs,
+  SUSPEND_REASONS,
+  type SuspendReason,
   summarize,
 } from './health.ts';
 export { hasPrefix, type IdPrefix, newId } from './ids.ts';

@@ -42,7 +42,7 @@ import { emitNotices } from './operational.ts';
 // $1 now; the batch's per-destination summary is `s`, the row before the write `d`.
 // Policy: $28 degradeAfter, $29 suspendAfter, $30 windowMs, $31 windowMinAttempts,
 // $32 windowFailurePercent, $33 probeInitialMs, $34 probeMaxMs. $35 the statuses a
-// completion moves a delivery out of (MOVABLE).
+// completion moves a delivery out of (MOVABLE). $36 windowSuspendPercent.
 const closing = `(s.successes > 0 AND d.health_state = 'suspended')`;
 const windowOpen = `(d.health_window_failures > 0 AND $1 < d.health_window_start + $30::bigint)`;
 const keep = `(NOT ${closing} AND ${windowOpen})`;
@@ -51,8 +51,10 @@ const windowStart = `(CASE WHEN ${keep} THEN d.health_window_start WHEN ${fresh}
 const windowAttempts = `(CASE WHEN ${keep} THEN d.health_window_attempts + s.attempts WHEN ${fresh} THEN s.attempts ELSE 0 END)`;
 const windowFailures = `(CASE WHEN ${keep} THEN d.health_window_failures + s.failures WHEN ${fresh} THEN s.failures ELSE 0 END)`;
 const consecutive = `(CASE WHEN s.successes > 0 THEN s.trail ELSE d.health_consecutive_failures + s.failures END)`;
-const windowBad = `(${windowAttempts} >= $31::int AND ${windowFailures} * 100 >= $32::int * ${windowAttempts})`;
-const level = `(CASE WHEN ${consecutive} >= $29::int THEN 'suspended' WHEN ${consecutive} >= $28::int OR ${windowBad} THEN 'degraded' ELSE 'healthy' END)`;
+const windowOver = (percent: string) =>
+  `(${windowAttempts} >= $31::int AND ${windowFailures} * 100 >= ${percent}::int * ${windowAttempts})`;
+const inARow = `(${consecutive} >= $29::int)`;
+const level = `(CASE WHEN ${inARow} OR ${windowOver('$36')} THEN 'suspended' WHEN ${consecutive} >= $28::int OR ${windowOver('$32')} THEN 'degraded' ELSE 'healthy' END)`;
 const rank = (state: string) => `(CASE ${state} WHEN 'healthy' THEN 0 WHEN 'degraded' THEN 1 ELSE 2 END)`;
 const state = `(CASE WHEN s.successes > 0 OR ${rank(level)} > ${rank('d.health_state')} THEN ${level} ELSE d.health_state END)`;
 const probeFailures = `(CASE WHEN ${state} <> 'suspended' OR d.health_state <> 'suspended' THEN 0
@@ -61,6 +63,9 @@ const nextProbeAt = `(CASE WHEN ${state} <> 'suspended' THEN NULL
   WHEN d.health_state <> 'suspended' THEN $1 + least($34::bigint, $33::bigint)
   WHEN s.failed_probes > 0 THEN ($1 + least($34::float8, $33::float8 * power(2, ${probeFailures})))::bigint
   ELSE d.health_next_probe_at END)`;
+const suspendReason = `(CASE WHEN ${state} <> 'suspended' THEN NULL
+  WHEN d.health_state <> 'suspended' THEN (CASE WHEN ${inARow} THEN 'consecutive' ELSE 'failure_rate' END)
+  ELSE d.health_suspend_reason END)`;
 const moves = `(s.failures > 0 OR s.failed_probes > 0 OR s.gone
   OR (s.successes > 0 AND (d.health_consecutive_failures > 0 OR d.health_state <> 'healthy' OR ${windowOpen})))`;
 const goneNow = `(s.gone AND d.state = 'active')`;
@@ -77,6 +82,7 @@ const HEALTH = `
     health_probe_failures = ${probeFailures},
     health_next_probe_at = ${nextProbeAt},
     health_last_error_class = coalesce(s.last_class, d.health_last_error_class),
+    health_suspend_reason = ${suspendReason},
     state = CASE WHEN ${goneNow} THEN 'disabled' ELSE d.state END,
     disabled_reason = CASE WHEN ${goneNow} THEN 'gone' ELSE d.disabled_reason END,
     updated_at = CASE WHEN ${goneNow} THEN $1 ELSE d.updated_at END
@@ -195,6 +201,7 @@ export async function completeAttempts(
     policy.probeInitialMs,
     policy.probeMaxMs,
     MOVABLE,
+    policy.windowSuspendPercent,
   ];
   // Only a failure, a probe or a 410 can open a circuit, disable a destination or kill a
   // delivery: such a batch runs in a transaction with its operational events. A batch of

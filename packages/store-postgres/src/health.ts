@@ -84,7 +84,8 @@ export async function resetHealth(db: Db, destinationId: string, now: number): P
     await q.query(
       `UPDATE destinations SET health_state = 'healthy', health_state_before = $2, health_since = $3,
          health_consecutive_failures = 0, health_window_start = 0, health_window_attempts = 0,
-         health_window_failures = 0, health_probe_failures = 0, health_next_probe_at = NULL
+         health_window_failures = 0, health_probe_failures = 0, health_next_probe_at = NULL,
+         health_suspend_reason = NULL
        WHERE id = $1`,
       [destinationId, before.state, after.since],
     );

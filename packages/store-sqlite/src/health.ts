@@ -50,7 +50,7 @@ function writeHealth(s: HealthSql, id: string, before: HealthState, h: Health): 
     `UPDATE destinations SET health_state = ?, health_state_before = ?, health_since = ?,
        health_consecutive_failures = ?, health_window_start = ?, health_window_attempts = ?,
        health_window_failures = ?, health_probe_failures = ?, health_next_probe_at = ?,
-       health_last_error_class = ?
+       health_last_error_class = ?, health_suspend_reason = ?
      WHERE id = ?`,
   ).run(
     h.state,
@@ -63,6 +63,7 @@ function writeHealth(s: HealthSql, id: string, before: HealthState, h: Health): 
     h.probeFailures,
     h.nextProbeAt,
     h.lastErrorClass,
+    h.suspendReason,
     id,
   );
 }

@@ -1,9 +1,9 @@
 /**
  * Endpoint health ↔ the `health_*` columns of `destinations`, and the transitions table,
- * the same in both stores (SQLite migration 0004, Postgres 0003; docs/adr/0007).
+ * the same in both stores (SQLite migrations 0004 and 0015, Postgres 0003 and 0015; docs/adr/0007).
  */
 
-import type { ErrorClass, Health, HealthState } from '@sluice/core';
+import type { ErrorClass, Health, HealthState, SuspendReason } from '@sluice/core';
 
 type Row = Record<string, unknown>;
 
@@ -22,6 +22,7 @@ export function healthFromRow(r: Row): Health {
     probeFailures: Number(r.health_probe_failures ?? 0),
     nextProbeAt: nullableNum(r.health_next_probe_at),
     lastErrorClass: (r.health_last_error_class as ErrorClass | null | undefined) ?? null,
+    suspendReason: (r.health_suspend_reason as SuspendReason | null | undefined) ?? null,
   };
 }
 

@@ -49,7 +49,16 @@ describe('completionNotices', () => {
   it('a breaker opening: suspended, with the failures, the last error and the next probe', () => {
     const notices = completionNotices(
       [attempt(null, 'pending')],
-      [moved('degraded', { state: 'suspended', consecutiveFailures: 5, nextProbeAt: NOW + 1_000 })],
+      [
+        moved('degraded', {
+          state: 'suspended',
+          consecutiveFailures: 5,
+          windowAttempts: 5,
+          windowFailures: 5,
+          nextProbeAt: NOW + 1_000,
+          suspendReason: 'consecutive',
+        }),
+      ],
       NOW,
     );
     assert.deepEqual(
@@ -58,7 +67,9 @@ describe('completionNotices', () => {
         [
           'sluice.destination.suspended',
           {
+            reason: 'consecutive',
             failures: 5,
+            failureRate: 1,
             lastError: 'ECONNREFUSED: connect ECONNREFUSED',
             nextProbeAt: new Date(NOW + 1_000).toISOString(),
           },
@@ -66,6 +77,26 @@ describe('completionNotices', () => {
         ],
       ],
     );
+  });
+
+  it('a breaker opened by the failure rate says so, with the rate', () => {
+    const [n] = completionNotices(
+      [attempt(null, 'pending')],
+      [
+        moved('degraded', {
+          state: 'suspended',
+          consecutiveFailures: 3,
+          windowAttempts: 24,
+          windowFailures: 18,
+          nextProbeAt: NOW + 1_000,
+          suspendReason: 'failure_rate',
+        }),
+      ],
+      NOW,
+    );
+    assert.equal(n?.data.reason, 'failure_rate');
+    assert.equal(n?.data.failureRate, 0.75);
+    assert.equal(n?.data.failures, 3);
   });
 
   it('a breaker closing: recovered, with how long it was suspended', () => {

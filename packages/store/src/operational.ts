@@ -20,6 +20,7 @@
 
 import {
   classifyAttempt,
+  failureRate,
   type Health,
   type HealthState,
   isHeld,
@@ -150,7 +151,10 @@ export function completionNotices(
         ...about,
         type: 'sluice.destination.suspended',
         data: {
+          reason: m.health.suspendReason ?? 'consecutive',
+          // In a row; the window's share of failures is `failureRate`.
           failures: m.health.consecutiveFailures,
+          failureRate: Math.round((failureRate(m.health) ?? 1) * 1_000) / 1_000,
           ...(lastError === undefined ? {} : { lastError }),
           nextProbeAt: iso(m.health.nextProbeAt),
         },

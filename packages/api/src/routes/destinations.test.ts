@@ -60,6 +60,8 @@ describe('/v1/destinations', () => {
         consecutiveFailures: 0,
         nextProbeAt: null,
         lastErrorClass: null,
+        suspendReason: null,
+        failureRate: null,
       },
     });
     assert.ok(rest.retry.maxAttempts >= 1);

@@ -26,6 +26,16 @@ export function HealthBadge({ state, always = false }: { state: HealthState; alw
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour12: false });
 
+const percent = (rate: number) => `${Math.round(rate * 100)} %`;
+
+/** What opened the circuit of a suspended destination, in words. */
+function suspendedBy(reason: 'consecutive' | 'failure_rate' | null, failures: number, rate: number | null) {
+  if (reason === 'failure_rate')
+    return `its failure rate${rate === null ? '' : ` (${percent(rate)} of its requests)`} over the breaker window`;
+  if (reason === 'consecutive') return `${failures} failures in a row`;
+  return null;
+}
+
 export function HealthPanel({ id }: { id: string }) {
   const { data: health, error } = usePoll(() => api.health(id), 2_000, [id]);
   return (
@@ -42,10 +52,21 @@ export function HealthPanel({ id }: { id: string }) {
             <HealthBadge state={health.state} always />
             {health.since && <span class="muted">since {time(health.since)}</span>}
           </p>
+          {health.state === 'suspended' && health.suspendReason && (
+            <p data-testid="suspend-reason" data-reason={health.suspendReason}>
+              Opened by {suspendedBy(health.suspendReason, health.consecutiveFailures, health.failureRate)}.
+            </p>
+          )}
           <dl class="figures">
             <div>
               <dt>Failures in a row</dt>
               <dd data-testid="consecutive-failures">{health.consecutiveFailures}</dd>
+            </div>
+            <div>
+              <dt>Failure rate</dt>
+              <dd data-testid="failure-rate">
+                {health.failureRate === null ? '—' : percent(health.failureRate)}
+              </dd>
             </div>
             <div>
               <dt>Last error</dt>

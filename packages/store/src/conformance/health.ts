@@ -26,6 +26,7 @@ const POLICY: HealthPolicy = {
   windowMs: 10_000,
   windowMinAttempts: 6,
   windowFailurePercent: 50,
+  windowSuspendPercent: 75,
   probeInitialMs: 1_000,
   probeMaxMs: 4_000,
 };
@@ -238,6 +239,7 @@ export function healthConformance(name: string, open: OpenStore): void {
           ctx.store.completeAttempts([completion(c, { statusCode: 503 }, T0 + 10 + i)], T0 + 10 + i, {
             ...POLICY,
             suspendAfter: 100,
+            windowMinAttempts: 100,
           }),
         ),
       );
@@ -255,6 +257,29 @@ export function healthConformance(name: string, open: OpenStore): void {
       }
       assert.equal(model.state, 'degraded');
       assert.equal(model.consecutiveFailures, 0);
+    });
+
+    it('a receiver failing three requests in four is suspended by the window ratio, and says so', async () => {
+      await accept(8);
+      // 3 failures and a success, twice: never more than 3 in a row (suspendAfter 4); the
+      // window then holds 6 failures of 8 (windowMinAttempts 6, windowSuspendPercent 75).
+      for (let i = 0; i < 2; i++) {
+        await batch(
+          [
+            { statusCode: 503 },
+            { statusCode: null, errorCode: 'UND_ERR_HEADERS_TIMEOUT' },
+            { statusCode: 500 },
+            {},
+          ],
+          T0 + 10 + i * 10,
+        );
+      }
+      assert.equal(model.state, 'suspended');
+      assert.equal(model.suspendReason, 'failure_rate');
+      const after = await health();
+      assert.equal(after.state, 'suspended');
+      assert.equal(after.suspendReason, 'failure_rate');
+      assert.ok(after.consecutiveFailures < POLICY.suspendAfter, 'not by failures in a row');
     });
 
     it('a 410 still disables the destination, whatever its health', async () => {
