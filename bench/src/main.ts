@@ -74,6 +74,7 @@ const DEFAULT_SCENARIOS: Scenario[] = [
   'capacity-adaptive',
   'slow-receiver',
   'busy-tenant',
+  'hanging-tenant',
 ];
 const QUICK_SCENARIOS: Scenario[] = ['compliance', 'limit-change', 'failures', 'cost-curve'];
 /** What `sluice-cluster` runs when --targets does not name it: the cluster's own targets. */

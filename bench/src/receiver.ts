@@ -19,6 +19,8 @@
  *   limit429=n    enforce its own sliding 1 s limit of n accepted requests; past it answer
  *                 429 with Retry-After (retry_after=s, or the seconds until a slot frees, ≥ 1)
  *   delay_ms=ms   answer that much later (a slow receiver)
+ *   hang_of=n     answer one request in n and never the others (an overloaded receiver:
+ *                 recorded with status 0; the client's timeout ends them)
  *
  * Stdout: one line `RECEIVER_LISTENING <port>` once bound.
  */
@@ -33,9 +35,12 @@ interface Behaviour {
   limit429?: number;
   retry_after?: number;
   delay_ms?: number;
+  hang_of?: number;
 }
 
-const KEYS = ['fail', 'limit429', 'retry_after', 'delay_ms'] as const;
+const KEYS = ['fail', 'limit429', 'retry_after', 'delay_ms', 'hang_of'] as const;
+/** Per destination: requests seen, for hang_of. */
+const seen = new Map<string, number>();
 
 const random = seededRandom(Number(process.env.RECEIVER_SEED ?? 1));
 const controlled = new Map<string, Behaviour>();
@@ -113,7 +118,10 @@ function onWebhook(req: IncomingMessage, res: ServerResponse, t: number, url: st
   const q = url.indexOf('?');
   const dest = decodeURIComponent(q < 0 ? url.slice(3) : url.slice(3, q));
   const b = behaviourOf(dest, q < 0 ? '' : url.slice(q + 1));
-  const answer = decide(dest, t, b);
+  const n = seen.get(dest) ?? 0;
+  seen.set(dest, n + 1);
+  const hangs = (b.hang_of ?? 0) > 1 && n % (b.hang_of as number) !== 0;
+  const answer = hangs ? { status: 0 } : decide(dest, t, b);
   const i = T.length;
   T.push(t);
   DEST.push(dest);
@@ -130,6 +138,7 @@ function onWebhook(req: IncomingMessage, res: ServerResponse, t: number, url: st
       ok++;
       okIds.add(id);
     }
+    if (hangs) return; // left open: the client's timeout ends it
     const send = (): void => {
       const headers: Record<string, string> = { 'content-length': '0' };
       if (answer.retryAfter) headers['retry-after'] = answer.retryAfter;

@@ -17,6 +17,8 @@ const NOISE: Record<string, string> = {
     '20 healthy destinations (10/s, 5 events/s each for 16 s) alone, then beside one destination on the same receiver origin whose answers take 20 s (limit 50/s, fed at 50/s, timeout 30 s); the run ends once every healthy event arrived or 38 s after the first, without waiting for the slow one.',
   'busy-tenant':
     "A quiet tenant's 20 destinations (10/s, 5 events/s each for 25 s) alone, then beside another tenant's backlog of 40,000 events to 4 destinations at 50/s (posted at once, in batches of 1000); the run ends once every quiet event arrived or 47 s after the first.",
+  'hanging-tenant':
+    "A quiet tenant's 20 destinations (10/s, 5 events/s each for 16 s) alone, then beside another tenant's 20 destinations on the same receiver origin whose receiver answers one request in four and leaves the others open (limit 50/s each, fed at 50/s, timeout 60 s); the run ends once every quiet event arrived or 38 s after the first, without waiting for the hanging ones.",
 };
 
 /** The median of `get` over the runs, "> x" when it is a lower bound in any of them. */

@@ -96,6 +96,7 @@ export const SCENARIOS = [
   'capacity-adaptive',
   'slow-receiver',
   'busy-tenant',
+  'hanging-tenant',
   'soak',
 ] as const;
 
@@ -105,7 +106,7 @@ export const SLUICE_ONLY: readonly Scenario[] = ['capacity-adaptive'];
  * Scenarios run twice per target, the measured destinations alone and beside the noise
  * (isolation.ts); the ceiling, which has no limiter and no tenants, does not run them.
  */
-export const ISOLATION: readonly Scenario[] = ['slow-receiver', 'busy-tenant'];
+export const ISOLATION: readonly Scenario[] = ['slow-receiver', 'busy-tenant', 'hanging-tenant'];
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface ScenarioOptions {
@@ -312,6 +313,31 @@ function busyTenant(o: ScenarioOptions): Workload {
   };
 }
 
+/**
+ * A quiet tenant's twenty destinations with steady traffic, beside another tenant's twenty
+ * destinations whose receiver answers one request in four and leaves the others hanging
+ * (limit 50/s each, fed at 50/s, timeout 60 s): the hanging requests hold every request slot
+ * they can get, for a minute each.
+ */
+function hangingTenant(o: ScenarioOptions): Workload {
+  const seconds = o.quick ? 3 : 16;
+  const flaky = Array.from({ length: 20 }, (_, i) => ({
+    id: `f${String(i).padStart(2, '0')}`,
+    limit: 50,
+    rate: 50,
+    events: 50 * seconds,
+    query: 'hang_of=4',
+    timeoutMs: 60_000,
+    tenant: 'flaky',
+  }));
+  const lateAfterS = o.quick ? 5 : 20;
+  return {
+    ...base('hanging-tenant', [...healthy('q', 20, seconds, 'quiet'), ...flaky], seconds + lateAfterS + 2),
+    ingest: { mode: 'steady', ratePerDestination: 5, batched: false },
+    isolation: { measured: 'q', lateAfterS },
+  };
+}
+
 /** An isolation workload's measured destinations without the noise. */
 export function aloneOf(w: Workload): Workload {
   const measured = w.isolation?.measured ?? '';
@@ -329,6 +355,7 @@ const BUILDERS: Record<Exclude<Scenario, 'cost-curve'>, (o: ScenarioOptions) => 
   'capacity-adaptive': (o) => capacity(o, true),
   'slow-receiver': slowReceiver,
   'busy-tenant': busyTenant,
+  'hanging-tenant': hangingTenant,
   soak,
 };
 

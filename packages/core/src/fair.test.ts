@@ -89,4 +89,15 @@ describe('nextLatency and fairRecheckAt', () => {
     assert.equal(fairRecheckAt(1_000, 300, 10, 2_000), 1_300);
     assert.equal(fairRecheckAt(1_000, 5_000, 10, 2_000), 2_000);
   });
+
+  it("a receiver answering one request in four, the others hanging, is not fast: Little's law of its pile", () => {
+    // 50/s, its answers quick (average 5 ms) and recent (no stall), but 40 requests in flight:
+    // they have taken 40 ÷ 0.05 = 800 ms on average at least.
+    const flaky = { ...base, plan: perSecond(50), latencyMs: 5, stalledMs: 0 };
+    assert.equal(inFlightBound({ ...flaky, inFlight: 2 }).bound, 50, 'two in flight: not a pile');
+    const piled = inFlightBound({ ...flaky, inFlight: 40 });
+    assert.equal(piled.fair, true);
+    assert.equal(piled.latencyMs, 800);
+    assert.equal(piled.bound, 32, 'the ceiling');
+  });
 });

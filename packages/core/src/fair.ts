@@ -18,7 +18,11 @@
  * and how long its requests in flight have gone without any answer from it (`stalledMs`):
  * a receiver that stops answering raises its estimate before any of its requests times out.
  * That counts only with more than FAIR_FLOOR requests in flight: one or two slow requests of
- * a fast receiver (whose other requests answered) are not a stall. Until it has answered once, a destination
+ * a fast receiver (whose other requests answered) are not a stall. With as many in flight,
+ * it is also at least what Little's law says of them: `inFlight ÷ rate` — a receiver that
+ * answers a few requests quickly and leaves the others hanging keeps its average low and its
+ * last answer recent, but its requests in flight pile up (at its limit's rate, never faster),
+ * and that says how long they have been taking. Until it has answered once, a destination
  * is held to the ceiling (a first run of a new destination may not take every slot).
  */
 
@@ -68,7 +72,11 @@ export function inFlightBound({
   ceiling,
 }: FairInput): FairBound {
   const user = maxConcurrency ?? Number.POSITIVE_INFINITY;
-  const latency = latencyMs === null ? null : Math.max(latencyMs, inFlight > FAIR_FLOOR ? stalledMs : 0);
+  const piled = inFlight > FAIR_FLOOR;
+  const latency =
+    latencyMs === null
+      ? null
+      : Math.max(latencyMs, piled ? stalledMs : 0, piled ? inFlight / (plan.limit / plan.periodMs) : 0);
   const fair =
     latency === null
       ? ceiling
