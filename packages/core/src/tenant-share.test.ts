@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { heldBySlowRequests, mayTakeSlot, type SlotAsk, tenantShare } from './tenant-share.ts';
+import { heldBySlowRequests, mayTakeSlot, reserve, type SlotAsk, tenantShare } from './tenant-share.ts';
 
 const ask = (over: Partial<SlotAsk>): SlotAsk => ({
   slots: 100,
@@ -27,20 +27,21 @@ describe('tenant share', () => {
     assert.equal(heldBySlowRequests(ask({ held: 50, oldestMs: 5_000 })), true);
   });
 
-  it('a tenant alone whose requests answer quickly uses the rest, a newcomer’s share kept free', () => {
-    // 100 slots, alone: share 50; beside a newcomer the newcomer's share would be 33.
+  it('a tenant alone whose requests answer quickly uses the rest, a tenth of the pool kept free', () => {
+    assert.equal(reserve(100), 10);
+    assert.equal(reserve(5), 1);
     assert.equal(mayTakeSlot(ask({ held: 50, free: 50, oldestMs: 20 })), true);
-    assert.equal(mayTakeSlot(ask({ held: 66, free: 34, oldestMs: 20 })), true);
-    assert.equal(mayTakeSlot(ask({ held: 67, free: 33, oldestMs: 20 })), false);
-    assert.equal(heldBySlowRequests(ask({ held: 67, oldestMs: 20 })), false, 'its slots free soon');
+    assert.equal(mayTakeSlot(ask({ held: 89, free: 11, oldestMs: 20 })), true);
+    assert.equal(mayTakeSlot(ask({ held: 90, free: 10, oldestMs: 20 })), false);
+    assert.equal(heldBySlowRequests(ask({ held: 90, oldestMs: 20 })), false, 'its slots free soon');
   });
 
   it('beside others the share shrinks; what another holds bounds the free slots', () => {
-    // Two tenants: 33 each, and the quick rule keeps 25 (a third tenant's share) free.
+    // Two tenants: 33 each, and the quick rule keeps the reserve (10) free.
     assert.equal(mayTakeSlot(ask({ tenants: 2, held: 32, free: 10 })), true);
     assert.equal(mayTakeSlot(ask({ tenants: 2, held: 33, free: 40, oldestMs: 2_000 })), false);
-    assert.equal(mayTakeSlot(ask({ tenants: 2, held: 40, free: 26, oldestMs: 10 })), true);
-    assert.equal(mayTakeSlot(ask({ tenants: 2, held: 40, free: 25, oldestMs: 10 })), false);
+    assert.equal(mayTakeSlot(ask({ tenants: 2, held: 40, free: 11, oldestMs: 10 })), true);
+    assert.equal(mayTakeSlot(ask({ tenants: 2, held: 40, free: 10, oldestMs: 10 })), false);
     assert.equal(mayTakeSlot(ask({ tenants: 2, held: 0, free: 0 })), false, 'no slot free');
   });
 });

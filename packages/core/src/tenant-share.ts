@@ -11,10 +11,15 @@
  *
  * — the `+ 1` keeps a share free for the next tenant to arrive. Beyond its share a tenant may
  * take more while its requests answer quickly (none in flight for `quickMs` or longer), as
- * long as the share of one more tenant stays free: a tenant alone, whose receivers answer,
- * uses the rest of the pool; one whose receivers hang holds at most its share once they have
- * hung `quickMs`, and at most the pool less a newcomer's share at any moment.
+ * long as a tenth of the pool (`RESERVE`, at least one slot) stays free: a tenant alone,
+ * whose receivers answer, uses nearly all of the pool (a reserve of a newcomer's whole share
+ * cost a lone tenant a fifth of a delivery worker's throughput, docs/performance.md); one
+ * whose receivers hang holds at most its share once they have hung `quickMs`, and never the
+ * reserve, so a tenant arriving finds room at once.
  */
+
+/** The share of a pool a tenant beyond its share leaves free. */
+export const RESERVE = 0.1;
 
 export interface SlotAsk {
   /** The pool's size. */
@@ -36,11 +41,16 @@ export function tenantShare(slots: number, tenants: number): number {
   return Math.max(1, Math.floor(slots / (Math.max(1, tenants) + 1)));
 }
 
+/** The slots a tenant beyond its share leaves free. */
+export function reserve(slots: number): number {
+  return Math.max(1, Math.ceil(slots * RESERVE));
+}
+
 /** Whether the tenant may start one more request now. */
 export function mayTakeSlot(ask: SlotAsk): boolean {
   if (ask.free <= 0) return false;
   if (ask.held < tenantShare(ask.slots, ask.tenants)) return true;
-  return ask.oldestMs < ask.quickMs && ask.free - 1 >= tenantShare(ask.slots, ask.tenants + 1);
+  return ask.oldestMs < ask.quickMs && ask.free - 1 >= reserve(ask.slots);
 }
 
 /**

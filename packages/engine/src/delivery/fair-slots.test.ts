@@ -20,21 +20,21 @@ describe('FairSlots: a tenant’s share of the request slots', () => {
     let now = 0;
     const slots = new FairSlots({ size: 100, quickMs: 1_000, clock: () => now });
     const t = taker(slots);
-    // Quick at first: it may take the pool less a newcomer's share (100 − 33).
+    // Quick at first: it may take the pool less the reserve (100 − 10).
     t.take('hanging', 200);
     await settle();
-    assert.equal(t.held('hanging'), 67);
+    assert.equal(t.held('hanging'), 90);
     assert.equal(slots.heldBySlow('hanging'), false);
     now += 1_000; // its requests have hung for the quick limit: no more beyond its share
     assert.equal(slots.heldBySlow('hanging'), true);
     t.take('quiet', 5);
     await settle();
     assert.equal(t.held('quiet'), 5, 'the quiet tenant started every request at once');
-    // 40 of its requests end: it holds 27, and takes slots again only up to its share beside
+    // 60 of its requests end: it holds 30, and takes slots again only up to its share beside
     // the quiet tenant (100 ÷ 3 = 33); the rest stay free for others.
-    for (const g of t.granted.filter((x) => x.tenant === 'hanging').slice(0, 40)) g.release();
+    for (const g of t.granted.filter((x) => x.tenant === 'hanging').slice(0, 60)) g.release();
     await settle();
-    assert.equal(t.held('hanging') - 40, 33);
+    assert.equal(t.held('hanging') - 60, 33);
     assert.equal(slots.free, 100 - 33 - 5);
   });
 
@@ -55,7 +55,7 @@ describe('FairSlots: a tenant’s share of the request slots', () => {
         releases.push(release);
       });
     await settle();
-    // Size 4: a alone takes up to 4 − 1 (a newcomer's share of 4 is 1); then b arrives.
+    // Size 4: a alone takes up to 4 − 1 (the reserve is one slot); then b arrives.
     assert.deepEqual(order, ['a:a1', 'a:a1', 'a:a2', 'b:b1']);
     for (const r of releases.splice(0)) r();
     await settle();
