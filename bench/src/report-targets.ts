@@ -107,6 +107,35 @@ function throughputAgainst(target: TargetName, baseline: TargetName, factor: num
   };
 }
 
+/** An isolation scenario's measured p99 beside its noise ≤ factor × its p99 alone + plusMs (medians). */
+function besideAlone(
+  target: TargetName,
+  scenario: 'hanging-tenant' | 'busy-tenant',
+  factor: number,
+  plusMs: number,
+  what: string,
+): IssueTarget {
+  return {
+    target: `${scenario}: the quiet tenant's p99 beside ${what} ≤ ${factor} × its p99 alone + ${plusMs} ms`,
+    runs: cellRuns(scenario, [target]),
+    judge: (c) => {
+      const alone = s(c, scenario, (r) => r.isolation?.alone?.p99Ms ?? null, target);
+      const beside = s(c, scenario, (r) => r.isolation?.beside?.p99Ms ?? null, target);
+      const bound = alone === null ? null : factor * alone + plusMs;
+      return {
+        measured: `${f(beside, 1)} ms beside, ${f(alone, 1)} ms alone (bound ${f(bound, 1)} ms)`,
+        met: beside === null || bound === null ? null : beside <= bound,
+      };
+    },
+  };
+}
+
+/** Both isolation targets of the tenant-share issue for one shape. */
+const tenantTargets = (target: TargetName): IssueTarget[] => [
+  besideAlone(target, 'hanging-tenant', 2, 250, "another tenant's 20 half-answering, hanging receivers"),
+  besideAlone(target, 'busy-tenant', 1.5, 5, "another tenant's backlog draining"),
+];
+
 function noLoss(target: TargetName, which: string): IssueTarget {
   // Isolation runs end without waiting for their noise (a slow receiver, a backlog): not losses.
   const counted = (c: Cells): RunRecord[] =>
@@ -160,6 +189,7 @@ export const ISSUE_TARGETS: IssueTarget[] = [
       };
     },
   },
+  ...tenantTargets('sluice'),
   noLoss('sluice', 'Sluice'),
 ];
 
@@ -170,5 +200,6 @@ export const ISSUE6_TARGETS: IssueTarget[] = [
   throughputAgainst('sluice-distributed', 'bullmq-rlf', 1.5),
   latencyP99('sluice-distributed', ['sluice', 'bullmq-rlf'], 15),
   ...curveTargets('sluice-distributed'),
+  ...tenantTargets('sluice-distributed'),
   noLoss('sluice-distributed', 'distributed'),
 ];
