@@ -19,7 +19,7 @@
  */
 
 /** The share of a pool a tenant beyond its share leaves free. */
-export const RESERVE = 0.1;
+const RESERVE = 0.1;
 
 export interface SlotAsk {
   /** The pool's size. */
