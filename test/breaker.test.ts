@@ -53,6 +53,18 @@ async function healthOf(box: TestBox, key: string, id: string): Promise<Health> 
   return res.body;
 }
 
+/** The destination's health once it is suspended (within 30 s). */
+function untilSuspended(box: TestBox, key: string, id: string): Promise<Health> {
+  return waitUntil(
+    async () => {
+      const h = await healthOf(box, key, id);
+      return h.state === 'suspended' ? h : undefined;
+    },
+    30_000,
+    'the destination to be suspended',
+  );
+}
+
 /**
  * Every distinct `nextProbeAt` the destination's health reports, in the order reported, and
  * when each was first read (`readAt`), read every 20 ms until `stop`. While a probe is out the
@@ -122,14 +134,7 @@ describe('breaker', () => {
     t.after(() => watch.stop().catch(() => undefined));
     await postEvents(box, tenant.apiKey, events);
 
-    const suspended = await waitUntil(
-      async () => {
-        const h = await healthOf(box, tenant.apiKey, dest.id);
-        return h.state === 'suspended' ? h : undefined;
-      },
-      30_000,
-      'the destination to be suspended',
-    );
+    const suspended = await untilSuspended(box, tenant.apiKey, dest.id);
     assert.equal(suspended.lastErrorClass, '5xx');
     assert.deepEqual(
       suspended.transitions.map((x) => [x.from, x.to, x.reason]),
@@ -250,14 +255,7 @@ describe('breaker', () => {
     const [accepted] = await postEvents(box, tenant.apiKey, [
       { type: 'breaker.test', destinationId: dest.id, payload: { refused: true } },
     ]);
-    const suspended = await waitUntil(
-      async () => {
-        const h = await healthOf(box, tenant.apiKey, dest.id);
-        return h.state === 'suspended' ? h : undefined;
-      },
-      30_000,
-      'the destination to be suspended',
-    );
+    const suspended = await untilSuspended(box, tenant.apiKey, dest.id);
     assert.equal(suspended.lastErrorClass, 'connection');
     const id = accepted?.deliveries[0]?.id ?? assert.fail('no delivery');
     const held = await box.api<Delivery>('GET', `/v1/deliveries/${id}`, undefined, tenant.apiKey);
@@ -307,14 +305,7 @@ describe('breaker', () => {
         payload: { i },
       })),
     );
-    const suspended = await waitUntil(
-      async () => {
-        const h = await healthOf(box, tenant.apiKey, dest.id);
-        return h.state === 'suspended' ? h : undefined;
-      },
-      30_000,
-      'the destination to be suspended',
-    );
+    const suspended = await untilSuspended(box, tenant.apiKey, dest.id);
     assert.equal(suspended.suspendReason, 'failure_rate');
     assert.ok(
       suspended.consecutiveFailures < HEALTH.SLUICE_BREAKER_SUSPEND_AFTER,

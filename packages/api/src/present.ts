@@ -52,8 +52,6 @@ export function presentDestination(d: Destination) {
   };
 }
 
-const roundedRate = (rate: number | null) => (rate === null ? null : Math.round(rate * 1_000) / 1_000);
-
 export function presentHealth(h: Health) {
   return {
     state: h.state,
@@ -62,7 +60,7 @@ export function presentHealth(h: Health) {
     nextProbeAt: h.state === 'suspended' ? iso(h.nextProbeAt) : null,
     lastErrorClass: h.lastErrorClass,
     suspendReason: h.state === 'suspended' ? h.suspendReason : null,
-    failureRate: roundedRate(failureRate(h)),
+    failureRate: failureRate(h),
   };
 }
 

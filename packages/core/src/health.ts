@@ -130,9 +130,10 @@ export type SuspendReason = 'consecutive' | 'failure_rate';
 
 export const SUSPEND_REASONS: readonly SuspendReason[] = ['consecutive', 'failure_rate'];
 
-/** The share of breaker failures in the open window (0–1); null when no window is open. */
+/** The share of breaker failures in the open window (0–1, to 3 places); null when no window is open. */
 export function failureRate(h: Pick<Health, 'windowAttempts' | 'windowFailures'>): number | null {
-  return h.windowAttempts > 0 && h.windowFailures > 0 ? h.windowFailures / h.windowAttempts : null;
+  if (h.windowAttempts <= 0 || h.windowFailures <= 0) return null;
+  return Math.round((h.windowFailures / h.windowAttempts) * 1_000) / 1_000;
 }
 
 export const HEALTHY: Readonly<Health> = {

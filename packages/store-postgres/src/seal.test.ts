@@ -33,6 +33,36 @@ async function tableBytes(schema: string): Promise<{ path: string; bytes: string
   }
 }
 
+/**
+ * A schema with one destination whose secret is in the clear, as a release before encryption
+ * wrote it, and the keyring of the next open.
+ */
+async function onePlainSecret(schema: string) {
+  const keyring = parseKeyring(generateKeyText());
+  const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
+  const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
+  const secret = generateSecret();
+  try {
+    await before.createTenant(tenant, 'hash');
+    const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
+    await before.createDestination(d, T0);
+    await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
+      d.id,
+      JSON.stringify([{ secret, expiresAt: null }]),
+    ]);
+  } finally {
+    await before.close();
+  }
+  return { keyring, secret };
+}
+
+/** The table's file holds no plain copy of `secret` (where this machine can read it). */
+async function assertNoPlainCopy(schema: string, secret: string): Promise<void> {
+  const { bytes } = await tableBytes(schema);
+  if (bytes !== undefined)
+    assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
+}
+
 await withPostgres(() => {
   describe('sealing secrets at open (Postgres)', () => {
     let schema: string;
@@ -117,21 +147,7 @@ await withPostgres(() => {
     });
 
     it('waits for a snapshot older than the sealing to end before the rewrite', async () => {
-      const keyring = parseKeyring(generateKeyText());
-      const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
-      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
-      const secret = generateSecret();
-      try {
-        await before.createTenant(tenant, 'hash');
-        const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
-        await before.createDestination(d, T0);
-        await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
-          d.id,
-          JSON.stringify([{ secret, expiresAt: null }]),
-        ]);
-      } finally {
-        await before.close();
-      }
+      const { keyring, secret } = await onePlainSecret(schema);
       // Another session holds a snapshot from before the sealing: the plain row stays visible to it.
       const held = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await held.connect();
@@ -145,27 +161,11 @@ await withPostgres(() => {
       } finally {
         await held.end();
       }
-      const { bytes } = await tableBytes(schema);
-      if (bytes !== undefined)
-        assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
+      await assertNoPlainCopy(schema, secret);
     });
 
     it('waits for a transaction older than the sealing, holding no snapshot, to end before the rewrite', async () => {
-      const keyring = parseKeyring(generateKeyText());
-      const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
-      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
-      const secret = generateSecret();
-      try {
-        await before.createTenant(tenant, 'hash');
-        const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
-        await before.createDestination(d, T0);
-        await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
-          d.id,
-          JSON.stringify([{ secret, expiresAt: null }]),
-        ]);
-      } finally {
-        await before.close();
-      }
+      const { keyring, secret } = await onePlainSecret(schema);
       // Another session holds a snapshot from before the sealing: the plain row stays visible to it.
       const held = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await held.connect();
@@ -181,27 +181,11 @@ await withPostgres(() => {
       } finally {
         await held.end();
       }
-      const { bytes } = await tableBytes(schema);
-      if (bytes !== undefined)
-        assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
+      await assertNoPlainCopy(schema, secret);
     });
 
     it('a store opened beside the one that seals opens only once the table is rewritten', async () => {
-      const keyring = parseKeyring(generateKeyText());
-      const before = await PostgresStore.open(TEST_DATABASE_URL, { keyring, schema });
-      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
-      const secret = generateSecret();
-      try {
-        await before.createTenant(tenant, 'hash');
-        const d = newDestination(tenant.id, { secrets: [{ secret, expiresAt: null }] });
-        await before.createDestination(d, T0);
-        await before.db.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [
-          d.id,
-          JSON.stringify([{ secret, expiresAt: null }]),
-        ]);
-      } finally {
-        await before.close();
-      }
+      const { keyring, secret } = await onePlainSecret(schema);
       // A snapshot from before the sealing holds the sealer's scrub back.
       const held = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await held.connect();
@@ -225,9 +209,7 @@ await withPostgres(() => {
       } finally {
         await held.end();
       }
-      const { bytes } = await tableBytes(schema);
-      if (bytes !== undefined)
-        assert.ok(!bytes.includes(secret.slice('whsec_'.length)), 'a plain secret is left');
+      await assertNoPlainCopy(schema, secret);
     });
   });
 });

@@ -154,7 +154,7 @@ export function completionNotices(
           reason: m.health.suspendReason ?? 'consecutive',
           // In a row; the window's share of failures is `failureRate`.
           failures: m.health.consecutiveFailures,
-          failureRate: Math.round((failureRate(m.health) ?? 1) * 1_000) / 1_000,
+          failureRate: failureRate(m.health) ?? 1,
           ...(lastError === undefined ? {} : { lastError }),
           nextProbeAt: iso(m.health.nextProbeAt),
         },
