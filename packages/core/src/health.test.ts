@@ -178,11 +178,13 @@ describe('nextHealth', () => {
 });
 
 describe('isHeld', () => {
-  it('holds breaker failures of a degraded or suspended destination only', () => {
-    assert.equal(isHeld('5xx', 'degraded'), true);
-    assert.equal(isHeld('connection', 'suspended'), true);
-    assert.equal(isHeld('5xx', 'healthy'), false);
-    assert.equal(isHeld('4xx', 'suspended'), false);
-    assert.equal(isHeld('429', 'degraded'), false);
+  it('holds breaker failures of a degraded or suspended destination, and failed probes', () => {
+    assert.equal(isHeld('5xx', 'degraded', false), true);
+    assert.equal(isHeld('connection', 'suspended', false), true);
+    assert.equal(isHeld('5xx', 'healthy', false), false);
+    assert.equal(isHeld('connection', 'healthy', true), true, 'a probe out as the circuit closed by hand');
+    assert.equal(isHeld('4xx', 'suspended', false), false);
+    assert.equal(isHeld('4xx', 'healthy', true), false, "a probe's 4xx is the receiver's answer");
+    assert.equal(isHeld('429', 'degraded', false), false);
   });
 });

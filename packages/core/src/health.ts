@@ -275,8 +275,10 @@ export function nextHealth(h: Health, b: HealthBatch, now: number, policy: Healt
 /**
  * An attempt that failed with a breaker class while its destination is (or, with this
  * batch, becomes) degraded or suspended is held: back to `pending`, never `dead`, and it
- * does not count against the delivery's retry budget (nothing dies of an outage).
+ * does not count against the delivery's retry budget (nothing dies of an outage). So is a
+ * failed probe whatever the state after: it was sent for the breaker, and the circuit may
+ * have been closed by hand (a resume, a new URL) while it was out.
  */
-export function isHeld(errorClass: ErrorClass, stateAfter: HealthState): boolean {
-  return isBreakerClass(errorClass) && stateAfter !== 'healthy';
+export function isHeld(errorClass: ErrorClass, stateAfter: HealthState, probe: boolean): boolean {
+  return isBreakerClass(errorClass) && (probe || stateAfter !== 'healthy');
 }

@@ -42,7 +42,8 @@ import { emitNotices } from './operational.ts';
 // $1 now; the batch's per-destination summary is `s`, the row before the write `d`.
 // Policy: $28 degradeAfter, $29 suspendAfter, $30 windowMs, $31 windowMinAttempts,
 // $32 windowFailurePercent, $33 probeInitialMs, $34 probeMaxMs. $35 the statuses a
-// completion moves a delivery out of (MOVABLE). $36 windowSuspendPercent.
+// completion moves a delivery out of (MOVABLE). $36 windowSuspendPercent. $37 each update's
+// attempt was a probe.
 const closing = `(s.successes > 0 AND d.health_state = 'suspended')`;
 const windowOpen = `(d.health_window_failures > 0 AND $1 < d.health_window_start + $30::bigint)`;
 const keep = `(NOT ${closing} AND ${windowOpen})`;
@@ -91,7 +92,8 @@ const HEALTH = `
   WHERE d.id = s.id AND ${moves}
   RETURNING d.*, s.failed_probes`;
 
-const held = `(u.breaker AND h.health_state IN ('degraded', 'suspended'))`;
+/** `isHeld` of @sluice/core, in SQL. */
+const held = `(u.breaker AND (u.probe OR h.health_state IN ('degraded', 'suspended')))`;
 
 /**
  * The statuses an attempt's outcome moves a delivery out of; any other is settled or
@@ -123,7 +125,8 @@ const COMPLETE = `
         WHEN h.health_state = 'suspended' THEN $1 ELSE coalesce(u.next_attempt_at, u.hold_at, $1) END,
       last_error = u.last_error, claimed_at = NULL, updated_at = $1
     FROM unnest($12::text[], $13::text[], $14::int[], $15::bigint[], $16::text[], $17::bool[], $18::bigint[],
-        $19::text[]) AS u(id, status, attempt, next_attempt_at, last_error, breaker, hold_at, destination_id)
+        $19::text[], $37::bool[])
+        AS u(id, status, attempt, next_attempt_at, last_error, breaker, hold_at, destination_id, probe)
       LEFT JOIN health h ON h.id = u.destination_id
     WHERE d.id = u.id AND d.status = ANY($35::text[])
   )
@@ -202,6 +205,7 @@ export async function completeAttempts(
     policy.probeMaxMs,
     MOVABLE,
     policy.windowSuspendPercent,
+    updates.map((c) => c.probe === true),
   ];
   // Only a failure, a probe or a 410 can open a circuit, disable a destination or kill a
   // delivery: such a batch runs in a transaction with its operational events. A batch of

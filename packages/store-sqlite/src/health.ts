@@ -161,7 +161,7 @@ export function completeAttempts(
       );
       const error = a.errorCode ?? (c.status === 'delivered' ? null : `http_${a.statusCode}`);
       const state = stateAfter.get(a.destinationId) ?? 'healthy';
-      if (isHeld(classifyAttempt(a.statusCode, a.errorCode), state)) {
+      if (isHeld(classifyAttempt(a.statusCode, a.errorCode), state, c.probe === true)) {
         const at = state === 'suspended' ? now : (c.nextAttemptAt ?? c.holdAt ?? now);
         update.run('pending', a.attempt, 1, at, error, now, a.deliveryId);
       } else {

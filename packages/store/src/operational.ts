@@ -173,7 +173,7 @@ export function completionNotices(
     if (c.status !== 'dead' || c.event === undefined || isReservedType(c.event.type)) continue;
     const { attempt: a } = c;
     const stateAfter = byId.get(a.destinationId)?.health.state ?? 'healthy';
-    if (isHeld(classifyAttempt(a.statusCode, a.errorCode), stateAfter)) continue;
+    if (isHeld(classifyAttempt(a.statusCode, a.errorCode), stateAfter, c.probe === true)) continue;
     const lastError = errorOf(c);
     notices.push({
       tenantId: c.event.tenantId,

@@ -301,5 +301,23 @@ export function healthConformance(name: string, open: OpenStore): void {
       const [last] = await ctx.store.healthTransitions(dest.id, 1);
       assert.deepEqual([last?.from, last?.to, last?.reason], ['suspended', 'healthy', 'operator']);
     });
+
+    it('a probe that fails after the circuit was closed by hand is held, not dead', async () => {
+      await accept(5);
+      await batch(Array(4).fill({ statusCode: null, errorCode: 'ECONNREFUSED' }), T0 + 10);
+      assert.equal(model.state, 'suspended');
+      const probeAt = model.nextProbeAt ?? assert.fail('a probe time');
+      const [probe] = (await ctx.store.claimProbe(dest.id, probeAt, probeAt + 5_000)).deliveries;
+      assert.equal(probe?.probe, true);
+      // The operator gives it a new URL while the probe is out; the probe then fails, and the
+      // runner, blind to the breaker, calls its budget spent.
+      await ctx.store.resetHealth(dest.id, probeAt + 1);
+      const failed = completion(probe, { statusCode: null, errorCode: 'ECONNREFUSED', status: 'dead' }, probeAt + 2);
+      await ctx.store.completeAttempts([failed], probeAt + 2, POLICY);
+      const held = (await ctx.store.getDelivery(probe.id))?.delivery;
+      assert.equal(held?.status, 'pending');
+      assert.equal((held?.attempts ?? 0) - (held?.attemptBase ?? 0), 0, 'the probe does not count');
+      assert.equal((await health()).state, 'healthy', 'one failure does not open the new circuit');
+    });
   });
 }
