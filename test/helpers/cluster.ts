@@ -111,10 +111,14 @@ export async function startCluster(
       tickLog(-1),
     );
     started.push(api);
-    await Promise.all([
+    // Every start settles before any is judged: one that fails must not leave the others
+    // starting after the clean-up below, alive and unknown to any close.
+    const starts = await Promise.allSettled([
       ...Array.from({ length: opts.limiters }, addLimiter),
       ...Array.from({ length: opts.workers }, addWorker),
     ]);
+    const failed = starts.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await Promise.all(started.map((c) => c.kill9()));
     await state.close();
@@ -193,10 +197,12 @@ export async function withCluster(
 ): Promise<void> {
   const rcv = await startReceiver();
   let c: Cluster | undefined;
+  let failure: Error | undefined;
   try {
     c = await startCluster(opts);
     await body(c, rcv);
   } catch (err) {
+    failure = err as Error;
     if (c) {
       const tail = (name: string, lines: string[]) => `--- ${name}\n${lines.slice(-15).join('\n')}`;
       const logs = [
@@ -209,6 +215,10 @@ export async function withCluster(
   } finally {
     await c?.close();
     await rcv.close();
-    await assertNoLeaks();
+    // A leak found after a failure is told with it, not instead of it.
+    await assertNoLeaks().catch((leak: unknown) => {
+      if (failure === undefined) throw leak;
+      failure.message += `\n(and after it: ${(leak as Error).message})`;
+    });
   }
 }

@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type {
   AcceptedEvent as Accepted,
@@ -286,6 +286,16 @@ export interface ChildProcessHandle {
   stop(): Promise<number | null>;
 }
 
+/**
+ * The services this test file started that have not exited. After the file's last test any
+ * left (a test failed before its clean-up, and said so) are killed, so that the file ends
+ * instead of waiting on them for ever.
+ */
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** `node <script>` from the repo root with `env`; resolves once it logs "listening". */
 export async function spawnService(
   script: string,
@@ -297,16 +307,20 @@ export async function spawnService(
     env: { ...process.env, HOST: '127.0.0.1', SLUICE_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const logs: string[] = [];
   const keep = (line: string) => {
     logs.push(line);
     if (logs.length > 200) logs.shift();
   };
   createInterface({ input: child.stderr! }).on('line', keep);
+  // Eight processes of a cluster start at once beside the other files on two cores: each
+  // loads and strips its modules first, so a start may take tens of seconds there.
   const listening = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`${script}: no "listening" log within 30 s:\n${logs.join('\n')}`)),
-      30_000,
+      () => reject(new Error(`${script}: no "listening" log within 60 s:\n${logs.join('\n')}`)),
+      60_000,
     );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       keep(line);
