@@ -140,7 +140,11 @@ export class CompletionWriter {
         // Held by the breaker (as the store decided, from this batch's changes or the cached
         // health): not a retry spent, and never dead.
         const state = stateAfter.get(attempt.destinationId) ?? completion.destination.health.state;
-        const held = isHeld(classifyAttempt(attempt.statusCode, attempt.errorCode), state, completion.completed.probe === true);
+        const held = isHeld(
+          classifyAttempt(attempt.statusCode, attempt.errorCode),
+          state,
+          completion.completed.probe === true,
+        );
         const outcome = held ? 'held' : OUTCOME_LABEL[completion.outcome.transition];
         this.deps.metrics.deliveries.inc({ outcome });
         this.deps.onSettled(completion);

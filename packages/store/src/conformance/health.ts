@@ -312,7 +312,11 @@ export function healthConformance(name: string, open: OpenStore): void {
       // The operator gives it a new URL while the probe is out; the probe then fails, and the
       // runner, blind to the breaker, calls its budget spent.
       await ctx.store.resetHealth(dest.id, probeAt + 1);
-      const failed = completion(probe, { statusCode: null, errorCode: 'ECONNREFUSED', status: 'dead' }, probeAt + 2);
+      const failed = completion(
+        probe,
+        { statusCode: null, errorCode: 'ECONNREFUSED', status: 'dead' },
+        probeAt + 2,
+      );
       await ctx.store.completeAttempts([failed], probeAt + 2, POLICY);
       const held = (await ctx.store.getDelivery(probe.id))?.delivery;
       assert.equal(held?.status, 'pending');
