@@ -6,7 +6,7 @@
  */
 
 import { createTick, type EngineMetrics, LeaseLostError, type Publisher } from '@sluice/engine';
-import { type RedisClient, RedisTickLoop, type RedisTickLoopOptions } from '@sluice/redis';
+import { type RedisClient, RedisTickLoop, type RedisTickLoopOptions, TenantHoldsReader } from '@sluice/redis';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { RedisState } from './redis-state.ts';
@@ -31,6 +31,8 @@ export interface TickLoopOptions {
 
 export function createTickLoop(options: TickLoopOptions): RedisTickLoop {
   const { redisState, logger, clock } = options;
+  // The delivery workers' tenants held by slow requests (tenant-holds.ts), read as ticks ask.
+  const holds = new TenantHoldsReader({ redis: redisState.redis, keys: redisState.keys });
   return new RedisTickLoop({
     redis: redisState.redis,
     subscriber: options.subscriber,
@@ -46,6 +48,7 @@ export function createTickLoop(options: TickLoopOptions): RedisTickLoop {
       clock,
       leadMs: options.leadMs,
       maxInFlight: options.maxInFlight,
+      tenantHeld: (tenantId) => holds.held(tenantId),
     }),
     onTickError: (destinationId, err) =>
       err instanceof LeaseLostError

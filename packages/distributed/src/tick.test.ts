@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
-import { type AttemptPace, createTick, EngineMetrics } from '@sluice/engine';
+import { type AttemptPace, createTick, EngineMetrics, TENANT_HELD_RECHECK_MS } from '@sluice/engine';
 import { BullPublisher, bullConnection } from '@sluice/redis';
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
@@ -30,7 +30,7 @@ afterEach(async () => {
  * One destination at `limit` a second; `tick(at)` runs its tick with the clock at `at`;
  * `maxInFlight`: the fair bound's ceiling (absent: none).
  */
-async function rig(limit: number, maxInFlight?: number) {
+async function rig(limit: number, maxInFlight?: number, tenantHeld?: (tenantId: string) => boolean) {
   const prefix = uniquePrefix();
   const store = new SqliteStore(':memory:', { keyring: newKeyring() });
   const tenantId = newId('ten');
@@ -65,6 +65,7 @@ async function rig(limit: number, maxInFlight?: number) {
     ),
     clock: () => now,
     maxInFlight,
+    tenantHeld,
   });
   closing.push(async () => {
     await publisher.close();
@@ -157,6 +158,24 @@ describe('a tick plans the next run', () => {
       [T0 + 1_030],
       'the third alone, its request waiting for its slot',
     );
+  });
+});
+
+describe("a tenant's share held by slow requests everywhere (tenant-holds.ts)", () => {
+  it('publishes nothing and looks again soon; once the share frees, publishes as before', async () => {
+    let held = true;
+    let asked: string | undefined;
+    const r = await rig(10, undefined, (tenantId) => {
+      asked = tenantId;
+      return held;
+    });
+    await r.accept(3, T0);
+    assert.equal(await r.tick(T0), T0 + TENANT_HELD_RECHECK_MS, 'looked at again soon');
+    assert.match(asked ?? '', /^ten_/, "asked of the destination's tenant");
+    assert.equal(await r.jobs(), 0, 'nothing published');
+    held = false;
+    assert.equal(await r.tick(T0 + TENANT_HELD_RECHECK_MS), null, 'everything due went out');
+    assert.equal((await r.published()).length, 3);
   });
 });
 

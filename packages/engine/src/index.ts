@@ -58,5 +58,5 @@ export { type RecoveryPorts, recoverFromStore } from './sweep/recovery.ts';
 export { Sweeper, type SweepPorts, sweepOnce } from './sweep/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
 export type { Schedule } from './tick/schedule.ts';
-export { createTick, type Publisher } from './tick/tick.ts';
+export { createTick, type Publisher, TENANT_HELD_RECHECK_MS } from './tick/tick.ts';
 export { type WakePorts, wakeForWork } from './tick/wake.ts';

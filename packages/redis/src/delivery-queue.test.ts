@@ -327,4 +327,45 @@ describe('the BullMQ delivery queue', () => {
       }
     });
   });
+
+  it("a job waiting for its tenant's share goes back once that tenant's requests hang, freeing its job", async () => {
+    // One delivery a job, 4 jobs and 4 slots: the hanging tenant's first 4 jobs are all the
+    // worker holds — 3 running (the pool less the reserve), 1 waiting for a slot.
+    await withQueue(1, async (publisher, keys) => {
+      const hangs: (() => void)[] = [];
+      let ending = false;
+      const ran: string[] = [];
+      const worker = startDeliveryWorker({
+        ...RECOVERY,
+        connection,
+        keys,
+        waiting: async () => 0,
+        concurrency: 4,
+        tenantQuickMs: 200,
+        run: (d) => {
+          ran.push(d.destinationId);
+          if (ending || d.destinationId === 'dst_q') return Promise.resolve({});
+          return new Promise((resolve) => hangs.push(() => resolve({})));
+        },
+        onPartialFailure: () => assert.fail('nothing fails'),
+      });
+      try {
+        const hanging = Array.from({ length: 8 }, (_, i) => ({ ...delivery(i), destinationId: 'dst_h' }));
+        await publisher.publish('dst_h', hanging, 'ten_hang');
+        await until(() => ran.length >= 3, 'the hanging tenant started');
+        const queue = publisher.queues[0]!;
+        let delayed = 0;
+        for (const deadline = Date.now() + 10_000; delayed === 0 && Date.now() < deadline; )
+          delayed = await queue.getDelayedCount();
+        assert.ok(delayed >= 1, 'the waiting job went back to the queue, delayed');
+        await publisher.publish('dst_q', [{ ...delivery(100), destinationId: 'dst_q' }], 'ten_quiet');
+        await until(() => ran.includes('dst_q'), "the quiet tenant's job ran");
+        assert.equal(ran.filter((d) => d === 'dst_h').length, 3, 'the hanging tenant took no more');
+      } finally {
+        ending = true;
+        for (const end of hangs) end();
+        await worker.close();
+      }
+    });
+  });
 });

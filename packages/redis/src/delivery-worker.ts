@@ -11,8 +11,9 @@
  * The slots are shared fairly by tenants (`FairSlots`, @sluice/engine: the single box's policy): a
  * delivery waits for its tenant's turn and share, and a job whose tenant holds its share with
  * requests that are not quick (its receivers hang) goes back to the queue, delayed, instead of
- * holding one of the worker's jobs while it waits: held here it would keep the worker from
- * taking the other tenants' jobs. Its deliveries stay counted as queued meanwhile, so their
+ * holding one of the worker's jobs while it waits — when it arrives, or later while none of
+ * its deliveries has a slot yet: held here it would keep the worker from taking the other
+ * tenants' jobs (a tenant's jobs waiting for its share could hold every one). Its deliveries stay counted as queued meanwhile, so their
  * destinations' ticks publish no more of them.
  *
  * A worker whose connection survived a failover but stopped taking jobs (reported of BullMQ
@@ -25,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FairSlots, TENANT_QUICK_MS } from '@sluice/engine';
 import type { ClaimedDelivery } from '@sluice/store';
 import { DelayedError, type Job, Worker } from 'bullmq';
+import type { RedisClient } from './client.ts';
 import {
   DELIVERY_QUEUE,
   type DeliveryQueueOptions,
@@ -32,6 +34,7 @@ import {
   type JobData,
   tenantOfJob,
 } from './delivery-queue.ts';
+import { type TenantHoldsWriter, writeTenantHolds } from './tenant-holds.ts';
 
 /** How many times a job may stall (its worker died, or froze past its lock) and still run again. */
 const MAX_STALLS = 5;
@@ -42,6 +45,10 @@ const WATCH_MS = 5_000;
 /** A job handed back while its tenant's slots hang comes back after this, doubling to the most. */
 const HANDED_BACK_MS = 250;
 const HANDED_BACK_MAX_MS = 4_000;
+/** How often a job whose deliveries all wait for a slot looks whether to go back. */
+const HANDED_BACK_WATCH_MS = 100;
+/** The reason a job's waits for slots are stopped: it goes back to the queue. */
+const HANDED_BACK = new Error('handed back: its tenant holds its share with slow requests');
 
 export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
   /** Shard n's jobs waiting for a worker (the publisher's view of the queue), for the watch. */
@@ -50,6 +57,12 @@ export interface DeliveryWorkerOptions extends DeliveryQueueOptions {
   onStuck?(shard: number): void;
   /** How often the watch looks (default WATCH_MS). */
   watchMs?: number | undefined;
+  /**
+   * A command connection: the worker writes its tenants held by slow requests there every
+   * half second (tenant-holds.ts), so that ticks stop publishing to a tenant held everywhere;
+   * absent: not written.
+   */
+  redis?: RedisClient | undefined;
   /** Most requests in flight at once (and jobs active at once). */
   concurrency: number;
   /** A request in flight this long is not quick: its tenant keeps to its share (`SLUICE_TENANT_QUICK_MS`). */
@@ -92,24 +105,39 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     let deliveries = deliveriesOf(job.data);
     const tenant =
       tenantOfJob(job.data) ?? (await options.tenantOf?.(deliveries[0]?.destinationId ?? '')) ?? '';
-    if (slots.heldBySlow(tenant)) {
+    const handBack = async (): Promise<never> => {
       const n = handedBack.get(tenant) ?? 0;
       handedBack.set(tenant, n + 1);
       await job.moveToDelayed(Date.now() + Math.min(HANDED_BACK_MAX_MS, HANDED_BACK_MS * 2 ** n), token);
       throw new DelayedError();
-    }
-    handedBack.delete(tenant);
+    };
+    if (slots.heldBySlow(tenant)) return handBack();
     if (rerun) {
       const claimed = await options.stillClaimed(deliveries);
       deliveries = deliveries.filter((d) => claimed.has(d.id));
     }
+    // While none of its deliveries has a slot, the job goes back too once its tenant's slots
+    // hang: waiting here it would hold one of the worker's jobs, and a tenant whose jobs all
+    // wait for its share would hold every one of them (the other tenants' jobs not taken).
+    const waiting = new AbortController();
+    let granted = 0;
+    const watch = setInterval(() => {
+      if (granted === 0 && slots.heldBySlow(tenant)) waiting.abort(HANDED_BACK);
+    }, HANDED_BACK_WATCH_MS);
     const results = await Promise.allSettled(
       deliveries.map(async (delivery) => {
         // Published ahead of its window's room (docs/adr/0012): it waits for its slot to
         // free holding none of the worker's requests, then takes the first one free, before
         // those waiting in order (the runner checks notBefore again).
         await untilNotBefore(delivery);
-        const release = await slots.take(tenant, delivery.destinationId, delivery.notBefore !== undefined);
+        const release = await slots.take(tenant, delivery.destinationId, {
+          first: delivery.notBefore !== undefined,
+          signal: waiting.signal,
+          onGrant: () => {
+            granted++;
+            clearInterval(watch);
+          },
+        });
         let ran: { written?: Promise<void> } | undefined;
         try {
           ran = await options.run(delivery, rerun);
@@ -122,6 +150,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         await ran?.written;
       }),
     );
+    clearInterval(watch);
+    if (granted === 0 && waiting.signal.aborted) return handBack();
+    handedBack.delete(tenant);
     const failed = deliveries.flatMap((delivery, i) => {
       const r = results[i];
       return r?.status === 'rejected' ? [{ delivery, err: r.reason as unknown }] : [];
@@ -149,7 +180,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       // would wait for the sweeper and their repeats would not be numbered as such.
       maxStalledCount: MAX_STALLS,
     });
-  return new DeliveryWorkers(options, start, () => slots.free);
+  // Its tenants held by slow requests, for the ticks of every process (tenant-holds.ts).
+  const holds =
+    options.redis === undefined
+      ? undefined
+      : writeTenantHolds({ redis: options.redis, keys: options.keys, held: () => slots.heldTenants() });
+  return new DeliveryWorkers(options, start, () => slots.free, holds);
 }
 
 type FailedListener = (job: Job<JobData> | undefined, err: Error) => void;
@@ -176,12 +212,16 @@ export class DeliveryWorkers {
   private looking = false;
   private closed = false;
 
+  private readonly holds: TenantHoldsWriter | undefined;
+
   constructor(
     options: DeliveryWorkerOptions,
     start: (shard: number) => Worker<JobData>,
     freeSlots: () => number,
+    holds?: TenantHoldsWriter,
   ) {
     this.options = options;
+    this.holds = holds;
     this.start = start;
     this.freeSlots = freeSlots;
     const shards = options.keys.allShards();
@@ -251,7 +291,7 @@ export class DeliveryWorkers {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watch);
-    await Promise.all([...this.workers.map((w) => w.close()), ...this.retired]);
+    await Promise.all([...this.workers.map((w) => w.close()), ...this.retired, this.holds?.close()]);
   }
 }
 

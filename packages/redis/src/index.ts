@@ -17,3 +17,4 @@ export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';
 export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';
+export { TenantHoldsReader, writeTenantHolds } from './tenant-holds.ts';

@@ -30,6 +30,9 @@
  *   <prefix>:t:<tenant id>:rate         STRING a tenant's events-a-second bucket (GCRA tat, ms;
  *                                        takeRate-1.lua); expires once the bucket is full
  *                                        again. A one-key script: no shard tag needed
+ *   <prefix>:tenants-held               HASH delivery worker → when it last wrote and the tenants
+ *                                        whose share of its slots slow requests hold
+ *                                        (tenant-holds.ts); one-key commands only
  *   <prefix>:epoch                      STRING set once the state was built from the store
  *   <prefix>:layout                     STRING the number of shards the keys were made for
  *                                        (SLUICE_SCHEDULE_SHARDS): a process started with
@@ -155,6 +158,11 @@ export class Keys {
 
   cap(destinationId: string): string {
     return `${this.tag(this.shardOf(destinationId))}:d:${destinationId}:cap`;
+  }
+
+  /** Each delivery worker's tenants held by slow requests (tenant-holds.ts). */
+  tenantsHeld(): string {
+    return `${this.prefix}:tenants-held`;
   }
 
   /** A tenant's ingest-rate bucket (the events-a-second quota). */

@@ -81,6 +81,7 @@ export async function startDeliveryWorkerService(
   const worker = startDeliveryWorker({
     connection: distributed.bull,
     keys: redisState.keys,
+    redis: redisState.redis,
     concurrency,
     tenantQuickMs: config.SLUICE_TENANT_QUICK_MS,
     tenantOf: async (id) => (await destinations.get(id))?.tenantId,

@@ -72,4 +72,21 @@ describe('FairSlots: a tenant’s share of the request slots', () => {
     await settle();
     assert.equal(t.granted.length, 1);
   });
+
+  it('a wait stopped by its signal leaves the queue (its tenant counts no more); a granted one runs', async () => {
+    const slots = new FairSlots({ size: 4, quickMs: 1_000 });
+    // A lone quick tenant takes the pool less the reserve (one slot).
+    for (let i = 0; i < 3; i++) await slots.take('a', 'a-d');
+    const stop = new AbortController();
+    let granted = 0;
+    const waits = [1, 2].map(() => slots.take('b', 'b-d', { signal: stop.signal, onGrant: () => granted++ }));
+    assert.equal(granted, 1, 'its share (one slot) at once, counted before any callback runs');
+    assert.equal(slots.waiting, 1, 'beyond its share with the reserve taken: the second waits');
+    stop.abort(new Error('handed back'));
+    const [first, second] = await Promise.allSettled(waits);
+    assert.equal(first?.status, 'fulfilled', 'granted before the stop: it runs');
+    assert.equal(second?.status, 'rejected');
+    assert.equal(slots.waiting, 0);
+    await assert.rejects(slots.take('b', 'b-d', { signal: stop.signal }), /handed back/, 'stopped already');
+  });
 });

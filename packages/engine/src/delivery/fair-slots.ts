@@ -23,6 +23,15 @@ interface Waiter {
   grant: (release: Release) => void;
 }
 
+export interface TakeOptions {
+  /** Published ahead and due (docs/adr/0012): before its tenant's others. */
+  first?: boolean;
+  /** Stops the wait (rejects with the signal's reason) unless the slot was granted already. */
+  signal?: AbortSignal;
+  /** Called as the slot is granted, before the promise's callbacks run. */
+  onGrant?: () => void;
+}
+
 interface TenantSlots {
   /** Its requests in flight: token → start (ms), oldest first (starts only ever grow). */
   running: Map<number, number>;
@@ -71,23 +80,61 @@ export class FairSlots {
   }
 
   /** Resolves with the slot once `tenant` may take one (never, once stopped). */
-  take(tenant: string, destinationId: string, first = false): Promise<Release> {
-    return new Promise((grant) => {
+  take(tenant: string, destinationId: string, options: TakeOptions = {}): Promise<Release> {
+    const { first = false, signal } = options;
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
       const t = this.tenant(tenant);
-      if (first) t.first.push({ grant });
+      const waiter: Waiter = {
+        grant: (release) => {
+          signal?.removeEventListener('abort', cancel);
+          options.onGrant?.();
+          resolve(release);
+        },
+      };
+      const cancel = () => {
+        if (this.withdraw(tenant, t, destinationId, waiter, first)) reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
+      if (first) t.first.push(waiter);
       else {
         let fifo = t.fifos.get(destinationId);
         if (fifo === undefined) {
           fifo = [];
           t.fifos.set(destinationId, fifo);
         }
-        fifo.push({ grant });
+        fifo.push(waiter);
       }
       t.waiting++;
       this.waitingAll++;
       if (!this.ring.has(tenant)) this.ring.set(tenant, t);
       this.pump();
     });
+  }
+
+  /** Takes a waiter out of its queue; false when it is not there (granted already). */
+  private withdraw(
+    id: string,
+    t: TenantSlots,
+    destinationId: string,
+    waiter: Waiter,
+    first: boolean,
+  ): boolean {
+    const queue = first ? t.first : t.fifos.get(destinationId);
+    const at = queue?.indexOf(waiter) ?? -1;
+    if (queue === undefined || at < 0) return false;
+    queue.splice(at, 1);
+    if (!first && queue.length === 0) t.fifos.delete(destinationId);
+    t.waiting--;
+    this.waitingAll--;
+    if (t.waiting === 0) this.ring.delete(id);
+    if (t.running.size === 0 && t.waiting === 0) this.tenants.delete(id);
+    // One tenant fewer may raise the others' shares.
+    this.pump();
+    return true;
   }
 
   /**
@@ -104,6 +151,11 @@ export class FairSlots {
       oldestMs: this.oldestMs(t),
       quickMs: this.quickMs,
     });
+  }
+
+  /** The tenants that hold their share with requests that are not quick (`heldBySlow`). */
+  heldTenants(): string[] {
+    return [...this.tenants.keys()].filter((id) => this.heldBySlow(id));
   }
 
   /** Grants no more slots (the pool's owner is closing). */

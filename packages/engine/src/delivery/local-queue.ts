@@ -89,6 +89,11 @@ export class LocalQueue implements Publisher {
   }
 
   /** Starts no more requests and waits for those in flight. */
+  /** Whether the tenant's share of the slots is held by requests that are not quick. */
+  heldBySlow(tenant: string): boolean {
+    return this.slots.heldBySlow(tenant);
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     this.slots.stop();
@@ -97,17 +102,19 @@ export class LocalQueue implements Publisher {
 
   private start(tenant: string, destinationId: string, delivery: ClaimedDelivery): void {
     if (this.stopping) return;
-    void this.slots.take(tenant, destinationId, delivery.notBefore !== undefined).then((release) => {
-      this.active++;
-      this.runner
-        .run(delivery)
-        .catch(this.onError)
-        .finally(() => {
-          this.live.delete(delivery.id);
-          this.active--;
-          release();
-          if (this.stopping && this.active === 0) for (const resolve of this.drained.splice(0)) resolve();
-        });
-    });
+    void this.slots
+      .take(tenant, destinationId, { first: delivery.notBefore !== undefined })
+      .then((release) => {
+        this.active++;
+        this.runner
+          .run(delivery)
+          .catch(this.onError)
+          .finally(() => {
+            this.live.delete(delivery.id);
+            this.active--;
+            release();
+            if (this.stopping && this.active === 0) for (const resolve of this.drained.splice(0)) resolve();
+          });
+      });
   }
 }

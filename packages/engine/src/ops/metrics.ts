@@ -82,7 +82,7 @@ export class EngineMetrics {
     });
     this.ticks = new Counter({
       name: 'sluice_ticks_total',
-      help: 'Rate-limiter ticks by result: published, short_circuit, idle, inactive, suspended, probe.',
+      help: 'Rate-limiter ticks by result: published, short_circuit, idle, inactive, suspended, probe, tenant_held.',
       labelNames: ['result'],
       registers,
     });

@@ -174,6 +174,7 @@ export class Engine implements Dispatcher {
         clock,
         leadMs: options.tickLeadMs,
         maxInFlight: options.maxInFlight,
+        tenantHeld: (tenantId) => this.queue.heldBySlow(tenantId),
       }),
       onTickError: (destinationId, err) => logger.error({ err, destinationId }, 'tick failed'),
     });

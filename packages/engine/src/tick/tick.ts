@@ -59,7 +59,17 @@ export interface TickDeps {
    * (`SLUICE_DESTINATION_MAX_IN_FLIGHT`, docs/adr/0014); absent: no fair bound.
    */
   maxInFlight?: number | undefined;
+  /**
+   * Whether the tenant's share of the delivery slots is held by requests that are not quick
+   * wherever its deliveries could run (core/tenant-share.ts): the single box's pool, every
+   * distributed worker. Its destinations' ticks then publish nothing and look again after
+   * TENANT_HELD_RECHECK_MS; absent: never held back here (the pools still keep to the shares).
+   */
+  tenantHeld?: ((tenantId: string) => boolean) | undefined;
 }
+
+/** How soon a tick held back for its tenant's share looks again. */
+export const TENANT_HELD_RECHECK_MS = 500;
 
 export function createTick(deps: TickDeps) {
   const { store, destinations, pacing, publisher, metrics, clock } = deps;
@@ -83,6 +93,12 @@ export function createTick(deps: TickDeps) {
     }
     // The circuit is open: one probe when it is time, nothing else (docs/adr/0007).
     if (destination.health.state === 'suspended') return probeTick(deps, destination, now, fence);
+    // Its tenant's slots hang everywhere: what it published now would only wait, or be handed
+    // back, on cores the other tenants need; its deliveries stay pending in the store.
+    if (deps.tenantHeld?.(destination.tenantId) === true) {
+      metrics.ticks.inc({ result: 'tenant_held' });
+      return now + TENANT_HELD_RECHECK_MS;
+    }
     const periodMs = PERIOD_MS[destination.rateLimit.period];
     const counts = await pacing.read(destinationId, periodMs, now, now + lead);
     const effective = paceLimit(destination, counts.adaptive, now);
