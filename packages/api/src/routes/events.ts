@@ -3,6 +3,7 @@ import type { Destination, NewEvent } from '@sluice/store';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { narrowedTo } from '../auth.ts';
+import { BulkLane, LIGHT_EVENTS } from '../bulk-lane.ts';
 import { type ApiContext, ApiError, type App, errorResponses } from '../context.ts';
 import {
   AcceptedEvent,
@@ -53,6 +54,7 @@ export async function acceptEvents(
 
 export function eventRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, catalog } = ctx;
+  const bulk = new BulkLane();
   const preValidation = payloadDepthLimit(config.maxPayloadDepth);
 
   /**
@@ -156,6 +158,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
+      bulk.noteLight();
       const [event] = await accept(tenantId, [await prepare(tenantId, request.body)], reply);
       if (event === undefined) throw new Error('the store accepted no event');
       return reply.status(202).send(event);
@@ -178,24 +181,39 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
-      const events: NewEvent[] = [];
-      const all = {};
-      for (const [index, input] of request.body.events.entries()) {
-        try {
-          events.push(await prepare(tenantId, input, all, index));
-        } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
-          // The catalog's errors name the event's paths and index already.
-          if (err.code === 'validation_failed' || err.code === 'unknown_event_type') throw err;
-          throw new ApiError(err.status, err.code, `events.${index}: ${err.message}`, {
-            index,
-            cause: err.details,
-          });
-        }
+      const inputs = request.body.events;
+      if (inputs.length <= LIGHT_EVENTS) bulk.noteLight();
+      const leave = inputs.length > LIGHT_EVENTS ? await bulk.enter() : undefined;
+      try {
+        return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply) });
+      } finally {
+        leave?.();
       }
-      return reply.status(202).send({ data: await accept(tenantId, events, reply) });
     },
   );
+
+  const acceptBatch = async (
+    tenantId: string,
+    inputs: z.infer<typeof NewEventBatch>['events'],
+    reply: FastifyReply,
+  ) => {
+    const events: NewEvent[] = [];
+    const all = {};
+    for (const [index, input] of inputs.entries()) {
+      try {
+        events.push(await prepare(tenantId, input, all, index));
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        // The catalog's errors name the event's paths and index already.
+        if (err.code === 'validation_failed' || err.code === 'unknown_event_type') throw err;
+        throw new ApiError(err.status, err.code, `events.${index}: ${err.message}`, {
+          index,
+          cause: err.details,
+        });
+      }
+    }
+    return accept(tenantId, events, reply);
+  };
 
   app.get(
     '/v1/events/:id',
