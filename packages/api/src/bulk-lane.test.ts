@@ -6,8 +6,8 @@ it('the bulk lane runs one batch at a time, back to back while no light request 
   let now = 0;
   const lane = new BulkLane(() => now);
   const order: string[] = [];
-  const first = await lane.enter();
-  const second = lane.enter().then((leave) => {
+  const first = await lane.enter('ten_a');
+  const second = lane.enter('ten_a').then((leave) => {
     order.push(`second at ${now}`);
     return leave;
   });
@@ -24,14 +24,14 @@ it('with light requests about, a batch waits after the one before for as long as
   let now = 0;
   const lane = new BulkLane(() => now);
   (
-    await lane.enter().then((leave) => {
+    await lane.enter('ten_a').then((leave) => {
       now = 30;
       return leave;
     })
   )();
   lane.noteLight();
   let started = false;
-  const next = lane.enter().then((leave) => {
+  const next = lane.enter('ten_a').then((leave) => {
     started = true;
     return leave;
   });
@@ -41,4 +41,19 @@ it('with light requests about, a batch waits after the one before for as long as
   now = 60;
   (await next)();
   assert.equal(started, true);
+});
+
+it("waiting batches go round robin by tenant: one tenant's many do not queue another's", async () => {
+  const lane = new BulkLane(() => 0);
+  const order: string[] = [];
+  const first = await lane.enter('ten_a');
+  const entered = ['ten_a', 'ten_a', 'ten_b'].map((tenant, i) =>
+    lane.enter(tenant).then((leave) => {
+      order.push(`${tenant}#${i}`);
+      leave();
+    }),
+  );
+  first();
+  await Promise.all(entered);
+  assert.deepEqual(order, ['ten_a#0', 'ten_b#2', 'ten_a#1']);
 });

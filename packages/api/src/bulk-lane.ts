@@ -1,7 +1,7 @@
 /**
  * The bulk lane (docs/operations.md "Tenants' shares of the delivery slots", one tenant's
  * backlog): a batch of more than LIGHT_EVENTS events is accepted one at a time per API
- * process, and while other requests have come in within the last LIGHT_WINDOW_MS, each such
+ * process, the tenants' batches in turn, and while other requests have come in within the last LIGHT_WINDOW_MS, each such
  * batch waits after the one before for as long as that one took. So a backlog posted in
  * parallel batches takes at most about half of the process (the single box's one main thread
  * and SQLite writer, a distributed API and its share of Postgres) while others post, and all
@@ -19,7 +19,8 @@ export class BulkLane {
   private readonly clock: () => number;
   private lastLightAt = Number.NEGATIVE_INFINITY;
   private running = false;
-  private readonly waiting: (() => void)[] = [];
+  /** Per tenant, its batches waiting; a Map's order is the round robin. */
+  private readonly waiting = new Map<string, (() => void)[]>();
   /** When the next batch may start while light requests are about. */
   private freeAt = Number.NEGATIVE_INFINITY;
 
@@ -32,10 +33,18 @@ export class BulkLane {
     this.lastLightAt = this.clock();
   }
 
-  /** Resolves once this batch may run; call the answer when it is over. */
-  async enter(): Promise<() => void> {
+  /**
+   * Resolves once this batch of `tenant`'s may run; call the answer when it is over. Waiting
+   * batches go round robin by tenant: one tenant's many batches do not queue another's.
+   */
+  async enter(tenant: string): Promise<() => void> {
     // Handed over by the one before (still `running`), or the lane is free.
-    if (this.running) await new Promise<void>((go) => this.waiting.push(go));
+    if (this.running)
+      await new Promise<void>((go) => {
+        const queue = this.waiting.get(tenant);
+        if (queue) queue.push(go);
+        else this.waiting.set(tenant, [go]);
+      });
     this.running = true;
     const wait = this.freeAt - this.clock();
     if (wait > 0 && this.clock() - this.lastLightAt <= LIGHT_WINDOW_MS)
@@ -47,9 +56,20 @@ export class BulkLane {
       left = true;
       const now = this.clock();
       this.freeAt = now + (now - startedAt);
-      const next = this.waiting.shift();
+      const next = this.next();
       if (next) next();
       else this.running = false;
     };
+  }
+
+  /** The next tenant's oldest batch; that tenant goes to the end of the round robin. */
+  private next(): (() => void) | undefined {
+    const first = this.waiting.entries().next();
+    if (first.done) return undefined;
+    const [tenant, queue] = first.value;
+    this.waiting.delete(tenant);
+    const go = queue.shift();
+    if (queue.length > 0) this.waiting.set(tenant, queue);
+    return go;
   }
 }

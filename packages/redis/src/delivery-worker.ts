@@ -22,6 +22,7 @@
  * none since the last look, is stuck; its worker is closed and started again.
  */
 
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FairSlots, TENANT_QUICK_MS } from '@sluice/engine';
 import type { ClaimedDelivery } from '@sluice/store';
@@ -120,6 +121,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     // hang: waiting here it would hold one of the worker's jobs, and a tenant whose jobs all
     // wait for its share would hold every one of them (the other tenants' jobs not taken).
     const waiting = new AbortController();
+    // One listener a delivery waiting (a job may carry up to SLUICE_JOB_DELIVERIES).
+    setMaxListeners(0, waiting.signal);
     let granted = 0;
     const watch = setInterval(() => {
       if (granted === 0 && slots.heldBySlow(tenant)) waiting.abort(HANDED_BACK);

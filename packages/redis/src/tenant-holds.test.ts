@@ -49,3 +49,25 @@ it("the workers' entries reach a reader through Redis; a closed worker's entry i
     await cleanup(redis, prefix);
   }
 });
+
+it('a field left by a worker killed without closing is dropped by the reader once long stale', async () => {
+  const prefix = uniquePrefix();
+  const keys = new Keys(prefix);
+  try {
+    await redis.hset(
+      keys.tenantsHeld(),
+      'gone',
+      JSON.stringify({ at: Date.now() - 60_000, held: ['ten_a'] }),
+    );
+    await redis.hset(keys.tenantsHeld(), 'garbled', 'not json');
+    const reader = new TenantHoldsReader({ redis, keys });
+    await reader.refresh();
+    assert.equal(reader.held('ten_a'), false, 'a stale entry holds nothing');
+    let left = 2;
+    for (const deadline = Date.now() + 2_000; left > 0 && Date.now() < deadline; )
+      left = await redis.hlen(keys.tenantsHeld());
+    assert.equal(left, 0, 'both fields deleted');
+  } finally {
+    await cleanup(redis, prefix);
+  }
+});

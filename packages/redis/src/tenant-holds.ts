@@ -106,14 +106,22 @@ export class TenantHoldsReader {
     this.reading = this.redis
       .hgetall(this.key)
       .then((all) => {
-        this.entries = Object.values(all).flatMap((v) => {
+        const entries: Entry[] = [];
+        const gone: string[] = [];
+        for (const [field, v] of Object.entries(all)) {
+          let e: Entry | undefined;
           try {
-            const e = JSON.parse(v) as Entry;
-            return typeof e.at === 'number' && Array.isArray(e.held) ? [e] : [];
+            e = JSON.parse(v) as Entry;
           } catch {
-            return [];
+            e = undefined;
           }
-        });
+          const valid = e !== undefined && typeof e.at === 'number' && Array.isArray(e.held);
+          // A worker killed without closing leaves its field: dropped once long stale.
+          if (!valid || now - (e as Entry).at > 10 * STALE_MS) gone.push(field);
+          else entries.push(e as Entry);
+        }
+        this.entries = entries;
+        if (gone.length > 0) void this.redis.hdel(this.key, ...gone).catch(() => undefined);
       })
       .catch(() => {
         // Redis unreachable: hold nothing back (the workers' own shares still hold).

@@ -183,7 +183,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
       const inputs = request.body.events;
       if (inputs.length <= LIGHT_EVENTS) bulk.noteLight();
-      const leave = inputs.length > LIGHT_EVENTS ? await bulk.enter() : undefined;
+      const leave = inputs.length > LIGHT_EVENTS ? await bulk.enter(tenantId) : undefined;
       try {
         return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply) });
       } finally {

@@ -88,12 +88,12 @@ export class LocalQueue implements Publisher {
     }
   }
 
-  /** Starts no more requests and waits for those in flight. */
   /** Whether the tenant's share of the slots is held by requests that are not quick. */
   heldBySlow(tenant: string): boolean {
     return this.slots.heldBySlow(tenant);
   }
 
+  /** Starts no more requests and waits for those in flight. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.slots.stop();
