@@ -44,6 +44,16 @@ describe('the BullMQ delivery queue', () => {
     }
   }
 
+  /** A worker's options but `run`: no job waits elsewhere, nothing is expected to fail. */
+  const plainWorker = (keys: Keys, concurrency: number) => ({
+    ...RECOVERY,
+    connection,
+    keys,
+    waiting: async () => 0,
+    concurrency,
+    onPartialFailure: () => assert.fail('nothing fails'),
+  });
+
   /** A worker that records the deliveries it runs, in order; `outcome` is what each run answers. */
   function recordingWorker(
     keys: Keys,
@@ -52,18 +62,47 @@ describe('the BullMQ delivery queue', () => {
   ) {
     const ran: string[] = [];
     const worker = startDeliveryWorker({
-      ...RECOVERY,
-      connection,
-      keys,
-      waiting: async () => 0,
-      concurrency,
+      ...plainWorker(keys, concurrency),
       run: async (d) => {
         ran.push(d.id);
         return outcome(d.id);
       },
-      onPartialFailure: () => assert.fail('nothing fails'),
     });
     return { worker, ran };
+  }
+
+  /** Waits (up to 10 s) for a delayed job in the first shard's queue: one handed back. */
+  async function untilDelayed(publisher: BullPublisher, what: string): Promise<void> {
+    const queue = publisher.queues[0]!;
+    let delayed = 0;
+    for (const deadline = Date.now() + 10_000; delayed === 0 && Date.now() < deadline; )
+      delayed = await queue.getDelayedCount();
+    assert.ok(delayed >= 1, what);
+  }
+
+  /**
+   * A worker whose requests to any destination but `dst_q` hang until `end()` (quick for
+   * 200 ms, SLUICE_TENANT_QUICK_MS's part); `ran`: the destinations of the runs, in order.
+   */
+  function hangingWorker(keys: Keys, concurrency: number) {
+    const hangs: (() => void)[] = [];
+    let ending = false;
+    const ran: string[] = [];
+    const worker = startDeliveryWorker({
+      ...plainWorker(keys, concurrency),
+      tenantQuickMs: 200,
+      run: (d) => {
+        ran.push(d.destinationId);
+        if (ending || d.destinationId === 'dst_q') return Promise.resolve({});
+        return new Promise((resolve) => hangs.push(() => resolve({})));
+      },
+    });
+    const end = async () => {
+      ending = true;
+      for (const release of hangs) release();
+      await worker.close();
+    };
+    return { ran, end };
   }
 
   it('hands every published delivery to a worker once, in jobs of at most jobDeliveries; depth counts jobs', async () => {
@@ -283,24 +322,7 @@ describe('the BullMQ delivery queue', () => {
 
   it("a tenant's hanging requests hold its share of a worker's slots; another tenant's job runs at once", async () => {
     await withQueue(10, async (publisher, keys) => {
-      const hangs: (() => void)[] = [];
-      let ending = false;
-      const ran: { id: string; tenant: string }[] = [];
-      const tenantOf = (id: string) => (id.startsWith('dst_q') ? 'ten_quiet' : 'ten_hang');
-      const worker = startDeliveryWorker({
-        ...RECOVERY,
-        connection,
-        keys,
-        waiting: async () => 0,
-        concurrency: 10,
-        tenantQuickMs: 200,
-        run: (d) => {
-          ran.push({ id: d.id, tenant: tenantOf(d.destinationId) });
-          if (ending || d.destinationId.startsWith('dst_q')) return Promise.resolve({});
-          return new Promise((resolve) => hangs.push(() => resolve({})));
-        },
-        onPartialFailure: () => assert.fail('nothing fails'),
-      });
+      const { ran, end } = hangingWorker(keys, 10);
       try {
         // The hanging tenant's first job (10 deliveries): alone and quick at first, it takes the
         // pool less the reserve (10 − 1); once they have hung 200 ms, no more.
@@ -311,19 +333,13 @@ describe('the BullMQ delivery queue', () => {
         await new Promise((r) => setTimeout(r, 400));
         // Its next three jobs go back to the queue, delayed, rather than wait in the worker.
         await publisher.publish('dst_h', hanging(10, 30), 'ten_hang');
-        const queue = publisher.queues[0]!;
-        let delayed = 0;
-        for (const deadline = Date.now() + 10_000; delayed === 0 && Date.now() < deadline; )
-          delayed = await queue.getDelayedCount();
-        assert.ok(delayed >= 1, 'a job of the hanging tenant went back to the queue, delayed');
+        await untilDelayed(publisher, 'a job of the hanging tenant went back to the queue, delayed');
         const quiet = Array.from({ length: 3 }, (_, n) => ({ ...delivery(100 + n), destinationId: 'dst_q' }));
         await publisher.publish('dst_q', quiet, 'ten_quiet');
-        await until(() => ran.filter((r) => r.tenant === 'ten_quiet').length === 3, 'the quiet tenant ran');
-        assert.equal(ran.filter((r) => r.tenant === 'ten_hang').length, 9, 'the hanging tenant took no more');
+        await until(() => ran.filter((d) => d === 'dst_q').length === 3, 'the quiet tenant ran');
+        assert.equal(ran.filter((d) => d === 'dst_h').length, 9, 'the hanging tenant took no more');
       } finally {
-        ending = true;
-        for (const end of hangs) end();
-        await worker.close();
+        await end();
       }
     });
   });
@@ -332,39 +348,17 @@ describe('the BullMQ delivery queue', () => {
     // One delivery a job, 4 jobs and 4 slots: the hanging tenant's first 4 jobs are all the
     // worker holds — 3 running (the pool less the reserve), 1 waiting for a slot.
     await withQueue(1, async (publisher, keys) => {
-      const hangs: (() => void)[] = [];
-      let ending = false;
-      const ran: string[] = [];
-      const worker = startDeliveryWorker({
-        ...RECOVERY,
-        connection,
-        keys,
-        waiting: async () => 0,
-        concurrency: 4,
-        tenantQuickMs: 200,
-        run: (d) => {
-          ran.push(d.destinationId);
-          if (ending || d.destinationId === 'dst_q') return Promise.resolve({});
-          return new Promise((resolve) => hangs.push(() => resolve({})));
-        },
-        onPartialFailure: () => assert.fail('nothing fails'),
-      });
+      const { ran, end } = hangingWorker(keys, 4);
       try {
         const hanging = Array.from({ length: 8 }, (_, i) => ({ ...delivery(i), destinationId: 'dst_h' }));
         await publisher.publish('dst_h', hanging, 'ten_hang');
         await until(() => ran.length >= 3, 'the hanging tenant started');
-        const queue = publisher.queues[0]!;
-        let delayed = 0;
-        for (const deadline = Date.now() + 10_000; delayed === 0 && Date.now() < deadline; )
-          delayed = await queue.getDelayedCount();
-        assert.ok(delayed >= 1, 'the waiting job went back to the queue, delayed');
+        await untilDelayed(publisher, 'the waiting job went back to the queue, delayed');
         await publisher.publish('dst_q', [{ ...delivery(100), destinationId: 'dst_q' }], 'ten_quiet');
         await until(() => ran.includes('dst_q'), "the quiet tenant's job ran");
         assert.equal(ran.filter((d) => d === 'dst_h').length, 3, 'the hanging tenant took no more');
       } finally {
-        ending = true;
-        for (const end of hangs) end();
-        await worker.close();
+        await end();
       }
     });
   });

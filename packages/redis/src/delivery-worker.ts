@@ -13,8 +13,8 @@
  * requests that are not quick (its receivers hang) goes back to the queue, delayed, instead of
  * holding one of the worker's jobs while it waits — when it arrives, or later while none of
  * its deliveries has a slot yet: held here it would keep the worker from taking the other
- * tenants' jobs (a tenant's jobs waiting for its share could hold every one). Its deliveries stay counted as queued meanwhile, so their
- * destinations' ticks publish no more of them.
+ * tenants' jobs (a tenant's jobs waiting for its share could hold every one). Its deliveries
+ * stay counted as queued meanwhile, so their destinations' ticks publish no more of them.
  *
  * A worker whose connection survived a failover but stopped taking jobs (reported of BullMQ
  * after Sentinel and Cluster failovers: taskforcesh/bullmq#3088, #4378) is watched for: a
@@ -99,6 +99,27 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   });
   /** Per tenant: jobs handed back in a row while its slots hang (the delay doubles). */
   const handedBack = new Map<string, number>();
+  /**
+   * Jobs none of whose deliveries has a slot yet, by their tenant: one watch for all of them
+   * (running only while there are some) stops the waits of those whose tenant's slots hang.
+   */
+  const unstarted = new Map<AbortController, string>();
+  let watch: ReturnType<typeof setInterval> | undefined;
+  const watchUnstarted = (stop: AbortController, tenant: string): void => {
+    unstarted.set(stop, tenant);
+    if (watch !== undefined) return;
+    watch = setInterval(() => {
+      for (const [job, of] of unstarted) if (slots.heldBySlow(of)) job.abort(HANDED_BACK);
+    }, HANDED_BACK_WATCH_MS);
+    watch.unref();
+  };
+  const unwatch = (stop: AbortController): void => {
+    unstarted.delete(stop);
+    if (unstarted.size === 0 && watch !== undefined) {
+      clearInterval(watch);
+      watch = undefined;
+    }
+  };
   const processor = async (job: Job<JobData>, token?: string): Promise<void> => {
     // Run again after a stall (its worker died, or stalled past its lock): what it sent and
     // recorded is not sent again; what it may have sent is, numbered one higher (the runner).
@@ -124,36 +145,37 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     // One listener a delivery waiting (a job may carry up to SLUICE_JOB_DELIVERIES).
     setMaxListeners(0, waiting.signal);
     let granted = 0;
-    const watch = setInterval(() => {
-      if (granted === 0 && slots.heldBySlow(tenant)) waiting.abort(HANDED_BACK);
-    }, HANDED_BACK_WATCH_MS);
-    const results = await Promise.allSettled(
-      deliveries.map(async (delivery) => {
-        // Published ahead of its window's room (docs/adr/0012): it waits for its slot to
-        // free holding none of the worker's requests, then takes the first one free, before
-        // those waiting in order (the runner checks notBefore again).
-        await untilNotBefore(delivery);
-        const release = await slots.take(tenant, delivery.destinationId, {
-          first: delivery.notBefore !== undefined,
-          signal: waiting.signal,
-          onGrant: () => {
-            granted++;
-            clearInterval(watch);
-          },
-        });
-        let ran: { written?: Promise<void> } | undefined;
-        try {
-          ran = await options.run(delivery, rerun);
-        } finally {
-          release();
-        }
-        // Done only once its outcome is written: a worker that dies before that leaves the
-        // job stalled, and BullMQ hands it to another worker (a repeat with the same
-        // webhook-id, docs/design.md I6) instead of the claim waiting for the sweeper's lease.
-        await ran?.written;
-      }),
-    );
-    clearInterval(watch);
+    const runs = deliveries.map(async (delivery) => {
+      // Published ahead of its window's room (docs/adr/0012): it waits for its slot to
+      // free holding none of the worker's requests, then takes the first one free, before
+      // those waiting in order (the runner checks notBefore again).
+      await untilNotBefore(delivery);
+      const release = await slots.take(tenant, delivery.destinationId, {
+        first: delivery.notBefore !== undefined,
+        signal: waiting.signal,
+        onGrant: () => {
+          granted++;
+          unwatch(waiting);
+        },
+      });
+      let ran: { written?: Promise<void> } | undefined;
+      try {
+        ran = await options.run(delivery, rerun);
+      } finally {
+        release();
+      }
+      // Done only once its outcome is written: a worker that dies before that leaves the
+      // job stalled, and BullMQ hands it to another worker (a repeat with the same
+      // webhook-id, docs/design.md I6) instead of the claim waiting for the sweeper's lease.
+      await ran?.written;
+    });
+    // Once each delivery has asked for its slot (a free one is granted at once): only a job
+    // still without one is watched.
+    queueMicrotask(() => {
+      if (granted === 0) watchUnstarted(waiting, tenant);
+    });
+    const results = await Promise.allSettled(runs);
+    unwatch(waiting);
     if (granted === 0 && waiting.signal.aborted) return handBack();
     handedBack.delete(tenant);
     const failed = deliveries.flatMap((delivery, i) => {
@@ -214,7 +236,7 @@ export class DeliveryWorkers {
   private readonly suspects = new Set<number>();
   private looking = false;
   private closed = false;
-
+  /** Writes this worker's tenants held by slow requests (absent: no command connection). */
   private readonly holds: TenantHoldsWriter | undefined;
 
   constructor(

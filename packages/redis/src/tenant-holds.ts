@@ -8,8 +8,8 @@
  * slots hold that way, in one hash (`Keys.tenantsHeld`: field = the worker, value = when and
  * which), and a tick holds back a tenant that every live worker lists.
  *
- * Advisory, never a bound: a worker that stops writing drops out after `staleMs` (its field
- * is ignored, and the hash expires when no worker writes at all), and a tenant listed by
+ * Advisory, never a bound: a worker that stops writing drops out after STALE_MS (its field
+ * is ignored, and deleted by a reader once long stale), and a tenant listed by
  * some workers but not all is published to as before (a worker with room takes its jobs,
  * the others hand them back). One-key commands, so a Redis Cluster serves them from one node.
  */

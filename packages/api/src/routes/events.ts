@@ -182,8 +182,9 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     async (request, reply) => {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
       const inputs = request.body.events;
-      if (inputs.length <= LIGHT_EVENTS) bulk.noteLight();
-      const leave = inputs.length > LIGHT_EVENTS ? await bulk.enter(tenantId) : undefined;
+      const heavy = inputs.length > LIGHT_EVENTS;
+      if (!heavy) bulk.noteLight();
+      const leave = heavy ? await bulk.enter(tenantId) : undefined;
       try {
         return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply) });
       } finally {
