@@ -70,10 +70,11 @@ const LONGEST_FIRST = [
 
 /**
  * Files whose assertions are about time at the receiver: a latency beside a load against one
- * alone (busy-tenant, hanging-tenant, isolation), a receiver's per-second capacity (adaptive). The other files
- * of the pool would load one measurement and not another, so these run after the pool, one at
- * a time, with nothing else of the suite running (hanging-tenant too: in the pool, its 4,000
- * events and open sockets loaded the files beside it).
+ * alone (busy-tenant, hanging-tenant, isolation), a receiver's per-second capacity (adaptive).
+ * The pool's files would load one measurement and not another, so these run after the pool,
+ * two at a time: never two of `LATENCY` at once (each compares a p99 beside its own load with
+ * one alone), and adaptive beside them (a receiver's capacity counted in a thread of its own,
+ * with few requests a second).
  */
 const ALONE = new Set([
   'adaptive.test.ts',
@@ -81,6 +82,7 @@ const ALONE = new Set([
   'hanging-tenant.test.ts',
   'isolation.test.ts',
 ]);
+const LATENCY = new Set(['busy-tenant.test.ts', 'hanging-tenant.test.ts', 'isolation.test.ts']);
 
 /**
  * Files that start clusters of service processes (up to eight, each with its own Postgres
@@ -161,29 +163,29 @@ async function runFile(job: Job): Promise<Outcome> {
   return outcome;
 }
 
-/** A pool of `size` runners over the jobs, in order, never two of `CLUSTERS` at once. */
-async function runAll(jobs: Job[], size: number): Promise<Outcome[]> {
+/** A pool of `size` runners over the jobs, in order, never two of `exclusive` at once. */
+async function runAll(jobs: Job[], size: number, exclusive: Set<string>): Promise<Outcome[]> {
   const queue = [...jobs];
   const done: Outcome[] = [];
-  let cluster: Promise<unknown> | undefined;
+  let running: Promise<unknown> | undefined;
   const next = (): Job | undefined => {
-    const at = queue.findIndex((job) => cluster === undefined || !CLUSTERS.has(job.file));
+    const at = queue.findIndex((job) => running === undefined || !exclusive.has(job.file));
     return at === -1 ? undefined : queue.splice(at, 1)[0];
   };
   const runner = async (): Promise<void> => {
     while (queue.length > 0) {
       const job = next();
       if (job === undefined) {
-        // Only clusters are left, and one runs: wait for it.
-        await cluster?.catch(() => undefined);
+        // Only exclusive files are left, and one runs: wait for it.
+        await running?.catch(() => undefined);
         continue;
       }
-      const running = runFile(job);
-      if (CLUSTERS.has(job.file))
-        cluster = running.finally(() => {
-          cluster = undefined;
+      const run = runFile(job);
+      if (exclusive.has(job.file))
+        running = run.finally(() => {
+          running = undefined;
         });
-      done.push(await running);
+      done.push(await run);
     }
   };
   await Promise.all(Array.from({ length: Math.min(size, jobs.length) }, runner));
@@ -211,16 +213,21 @@ const outcomes = [
   ...(await runAll(
     jobs.filter((job) => !ALONE.has(job.file)),
     concurrency,
+    CLUSTERS,
   )),
+  // The latency files first, one after another, and adaptive beside them.
   ...(await runAll(
-    jobs.filter((job) => ALONE.has(job.file)),
-    1,
+    jobs
+      .filter((job) => ALONE.has(job.file))
+      .sort((a, b) => Number(LATENCY.has(b.file)) - Number(LATENCY.has(a.file))),
+    2,
+    LATENCY,
   )),
 ];
 const wall = Date.now() - started;
 const out: string[] = [
   '',
-  `behavioural suite: ${jobs.length} runs of ${all.length} files, ${concurrency} at once (${[...ALONE].join(', ')} alone), ${(wall / 1000).toFixed(0)} s`,
+  `behavioural suite: ${jobs.length} runs of ${all.length} files, ${concurrency} at once (then ${[...ALONE].join(', ')}, two at a time), ${(wall / 1000).toFixed(0)} s`,
 ];
 for (const shape of shapes) {
   const of = outcomes.filter((o) => o.shape === shape);
