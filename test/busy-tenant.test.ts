@@ -1,9 +1,11 @@
 /**
  * One tenant's backlog beside another's trickle (the isolation issue, docs/adr/0014): a quiet
  * tenant's twenty destinations (5 events a second each) are measured alone, then while a busy
- * tenant's backlog of 16,000 events to four destinations at 250/s each drains for ~16 s: each
- * tick of a busy destination publishes a run of 250 beside the quiet ones' single
- * deliveries. The quiet p99 beside stays within 2× its p99 alone + 50 ms (one of the few places a
+ * tenant's backlog of 8,000 events to four destinations at 100/s each drains for ~20 s: each
+ * tick of a busy destination publishes a run of 100 beside the quiet ones' single
+ * deliveries. The backlog drains at 400/s, not at the box's full speed: the distributed shape
+ * runs in this process, on one thread, and a test that saturated it would measure its CPU,
+ * not the order of its queue (the bench's busy-tenant scenario drains at full speed). The quiet p99 beside stays within 2× its p99 alone + 50 ms (one of the few places a
  * test asserts a time, with the margin below for a loaded 2-core machine), every quiet event
  * is delivered, and so is every event of the backlog.
  *
@@ -22,9 +24,9 @@ import { p99, RATE, SECONDS, steadyRun } from './helpers/steady-run.ts';
 
 const QUIET = 20;
 /** The busy tenant's backlog, over BUSY destinations at BUSY_LIMIT a second each. */
-const BACKLOG = 16_000;
+const BACKLOG = 8_000;
 const BUSY = 4;
-const BUSY_LIMIT = 250;
+const BUSY_LIMIT = 100;
 /**
  * What a loaded 2-core machine adds to a p99 measured over 600 events, beyond the bound of
  * docs/adr/0014 (the distributed shape's p99 alone is the higher, with more hops a delivery).
