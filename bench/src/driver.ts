@@ -88,26 +88,35 @@ async function ingest(target: Target, w: Workload, onT0: (t0: number) => void): 
   return stats;
 }
 
-/** Applies the workload's limit changes at t0 + atMs, each reported when acknowledged. */
+/**
+ * Applies the workload's limit changes at t0 + atMs, each reported when acknowledged. A
+ * destination's changes go one after another: the next is sent at its time or once the one
+ * before is acknowledged, whichever is later. Sent while an earlier one is unanswered, two
+ * PATCHes of one destination may be applied in either order (HTTP orders neither across
+ * connections), and on a loaded machine they were: a lowering sent 1 s before a raise was
+ * answered 0.7 s after it, and the destination ended at the lowered limit.
+ */
 function scheduleChanges(target: Target, w: Workload, t0: number, timers: NodeJS.Timeout[]): void {
   const limits = new Map(w.destinations.map((d) => [d.id, d.limit]));
-  for (const c of w.changes) {
-    const timer = setTimeout(
-      async () => {
-        const sentAt = now();
-        const from = limits.get(c.dest) as number;
-        limits.set(c.dest, c.limit);
-        try {
-          await target.setLimit(c.dest, c.limit);
-          const change: AppliedChange = { dest: c.dest, from, limit: c.limit, sentAt, appliedAt: now() };
-          send({ kind: 'changed', change });
-        } catch (err) {
-          process.stderr.write(`limit change ${c.dest} → ${c.limit} failed: ${errorMessage(err)}\n`);
-        }
-      },
-      Math.max(0, t0 + c.atMs - now()),
-    );
-    timers.push(timer);
+  /** Per destination: its last change, once acknowledged or failed. */
+  const previous = new Map<string, Promise<void>>();
+  for (const c of [...w.changes].sort((a, b) => a.atMs - b.atMs)) {
+    const from = limits.get(c.dest) as number;
+    limits.set(c.dest, c.limit);
+    const due = new Promise<void>((resolve) => {
+      timers.push(setTimeout(resolve, Math.max(0, t0 + c.atMs - now())));
+    });
+    const done = Promise.all([due, previous.get(c.dest)]).then(async () => {
+      const sentAt = now();
+      try {
+        await target.setLimit(c.dest, c.limit);
+        const change: AppliedChange = { dest: c.dest, from, limit: c.limit, sentAt, appliedAt: now() };
+        send({ kind: 'changed', change });
+      } catch (err) {
+        process.stderr.write(`limit change ${c.dest} → ${c.limit} failed: ${errorMessage(err)}\n`);
+      }
+    });
+    previous.set(c.dest, done);
   }
 }
 
