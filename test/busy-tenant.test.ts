@@ -5,9 +5,10 @@
  * tick of a busy destination publishes a run of 100 beside the quiet ones' single
  * deliveries. The backlog drains at 400/s, not at the box's full speed: the distributed shape
  * runs in this process, on one thread, and a test that saturated it would measure its CPU,
- * not the order of its queue (the bench's busy-tenant scenario drains at full speed). The quiet p99 beside stays within 2× its p99 alone + 50 ms (one of the few places a
- * test asserts a time, with the margin below for a loaded 2-core machine), every quiet event
- * is delivered, and so is every event of the backlog.
+ * not the order of its queue (the bench's busy-tenant scenario drains at full speed). The
+ * quiet p99 beside stays within 2× its p99 alone + 50 ms (one of the few places a test asserts
+ * a time, with the margin below for a loaded 2-core machine), every quiet event is delivered,
+ * and so is every event of the backlog.
  *
  * The beside run starts once the backlog is accepted: it measures the delivery side (the
  * fair queue, the per-destination bound), not the ingest of the backlog's batches, which

@@ -76,13 +76,8 @@ const LONGEST_FIRST = [
  * one alone), and adaptive beside them (a receiver's capacity counted in a thread of its own,
  * with few requests a second).
  */
-const ALONE = new Set([
-  'adaptive.test.ts',
-  'busy-tenant.test.ts',
-  'hanging-tenant.test.ts',
-  'isolation.test.ts',
-]);
 const LATENCY = new Set(['busy-tenant.test.ts', 'hanging-tenant.test.ts', 'isolation.test.ts']);
+const ALONE = new Set([...LATENCY, 'adaptive.test.ts']);
 
 /**
  * Files that start clusters of service processes (up to eight, each with its own Postgres
