@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { RedisTickLoop } from '@sluice/redis';
+import { markStateBuilt, RedisTickLoop } from '@sluice/redis';
 import type { Destination, Store } from '@sluice/store';
 import { cleanup, connect, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
 import { pino } from 'pino';
@@ -97,6 +97,7 @@ describe('RedisDispatcher', () => {
       ...SETTINGS,
     });
     opened.push(state);
+    await markStateBuilt(state.redis, state.keys);
     const { redis, keys, pacing } = state;
     await dispatcherOf(state).destinationChanged('dst_lowered');
     assert.deepEqual(await redis.hgetall(keys.cap('dst_lowered')), { c: '5', v: '7000' });
@@ -119,6 +120,7 @@ describe('RedisDispatcher', () => {
       ...SETTINGS,
     });
     opened.push(state);
+    await markStateBuilt(state.redis, state.keys);
     const { pacing } = state;
     const plan = { limit: 20, periodMs: 1_000, burst: null };
     const now = Date.now();
@@ -182,7 +184,7 @@ describe('RedisDispatcher.wakeAhead: an accept wakes while it commits', () => {
       shards: 1,
       ...SETTINGS,
     });
-    await state.redis.set(state.keys.epoch(), 'ready');
+    await markStateBuilt(state.redis, state.keys);
     dispatcher = apiOf(10_000);
   });
   beforeEach(() => {

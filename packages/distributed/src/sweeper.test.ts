@@ -224,6 +224,20 @@ describe('DistributedSweeper', () => {
     assert.ok(kicks.includes('*'), `the limiters were told the state is ready (kicks: ${kicks.join()})`);
   });
 
+  it("after one shard's state was lost (its node back empty, epoch elsewhere): rebuilds, once", async () => {
+    const r = await rig();
+    await r.accept(T0);
+    await r.store.claimDue(r.destinationId, 10, T0 + 10); // published in the shard now lost
+    const { redis, keys } = r.shared;
+    await redis.del(keys.built(keys.shardOf(r.destinationId)));
+    assert.equal(await redis.get(keys.epoch()), 'ready', 'the epoch survived');
+    assert.equal(await r.sweeper.recoverIfLost(), true, 'rebuilt');
+    assert.deepEqual(await r.repairs(), { requeued: 1 });
+    assert.equal(await redis.exists(keys.built(keys.shardOf(r.destinationId))), 1, 'marked built again');
+    assert.equal(await redis.exists(keys.rebuild()), 0, 'the claim to rebuild released');
+    assert.equal(await r.sweeper.recoverIfLost(), false, 'nothing lost now');
+  });
+
   it('wakes work that became pending after the listing, without counting it as a repair', async () => {
     // The tick took the listed work; an ingest then added more, and its own wake may not have
     // landed yet: the sweeper's wake is harmless, and not a lost wake-up.

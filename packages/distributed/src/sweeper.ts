@@ -2,9 +2,11 @@
  * The distributed shape's adapters beneath the sweep and the rebuild both shapes follow
  * (packages/engine/src/sweep/): Postgres is the truth, Redis a cache of it.
  *
- * - The rebuild (`recoverIfLost`) runs when Redis lost its state (the `epoch` key is gone:
- *   FLUSHALL, a restart without persistence), before any tick runs: one replica claims it
- *   (SET NX), the others wait for `epoch` to say 'ready'. It also runs first in every sweep.
+ * - The rebuild (`recoverIfLost`) runs when Redis lost its state in whole or in part (`epoch`
+ *   or a shard's marker is gone: FLUSHALL, a restart without persistence, a cluster node back
+ *   empty; @sluice/redis state-built.ts), before any tick runs and any request starts: one
+ *   replica claims it (SET NX), the others wait for `epoch` to say 'ready'. It also runs
+ *   first in every sweep.
  * - A claim counts as held while its job is in the delivery queue: a job completes only once
  *   its outcomes are written, and a job whose worker died is handed to another worker by
  *   BullMQ (docs/operations.md, "What a killed process leaves"). One in no job returns to
@@ -21,13 +23,23 @@ import { ratePlan } from '@sluice/core';
 import {
   type DestinationCache,
   type EngineMetrics,
+  type Recovered,
   type RecoveryPorts,
   recoverFromStore,
   Sweeper,
   type SweepPorts,
   sweepOnce,
 } from '@sluice/engine';
-import type { BullPublisher, Keys, RedisClient, RedisPacing, ScheduleClient } from '@sluice/redis';
+import {
+  type BullPublisher,
+  type Keys,
+  markStateBuilt,
+  markStateRebuilding,
+  type RedisClient,
+  type RedisPacing,
+  type ScheduleClient,
+  stateBuilt,
+} from '@sluice/redis';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
 
@@ -138,15 +150,23 @@ export class DistributedSweeper {
   /** Rebuilds the Redis state from the store if it was lost. Returns whether it did. */
   async recoverIfLost(): Promise<boolean> {
     const { redis, keys, schedule, clock, logger, destinations, metrics } = this.deps;
-    if ((await redis.get(keys.epoch())) === 'ready') return false;
-    const claimed = await redis.set(keys.epoch(), 'rebuilding', 'PX', REBUILD_CLAIM_MS, 'NX');
+    if (await stateBuilt(redis, keys)) return false;
+    const claimed = await redis.set(keys.rebuild(), 'claimed', 'PX', REBUILD_CLAIM_MS, 'NX');
     if (claimed !== 'OK') return false; // another replica rebuilds
-    const { requeued, scheduled } = await recoverFromStore(this.recoveryPorts, clock());
-    // A change announced while Redis was gone never arrived: every destination is read again.
-    destinations.clear();
-    await redis.set(keys.epoch(), 'ready');
+    let recovered: Recovered;
+    try {
+      await markStateRebuilding(redis, keys);
+      recovered = await recoverFromStore(this.recoveryPorts, clock());
+      // A change announced while Redis was gone never arrived: every destination is read again.
+      destinations.clear();
+      await markStateBuilt(redis, keys);
+    } finally {
+      // Released at once, so that a second loss soon after is rebuilt at the next sweep.
+      await redis.del(keys.rebuild()).catch(() => undefined);
+    }
     // The loops that found the state not ready sleep; the ticks woken above are due now.
     await schedule.kick();
+    const { requeued, scheduled } = recovered;
     if (requeued > 0) metrics.repairs.inc({ kind: 'requeued' }, requeued);
     // On a first start there is nothing to repair; after a loss of Redis there may be.
     const level = requeued > 0 || scheduled > 0 ? 'warn' : 'info';

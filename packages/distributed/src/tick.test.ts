@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { newId, newKeyring } from '@sluice/core';
 import { type AttemptPace, createTick, EngineMetrics, TENANT_HELD_RECHECK_MS } from '@sluice/engine';
-import { BullPublisher, bullConnection } from '@sluice/redis';
+import { BullPublisher, bullConnection, markStateBuilt } from '@sluice/redis';
 import { newDestination } from '@sluice/store/conformance';
 import { SqliteStore } from '@sluice/store-sqlite';
 import { cleanup, REDIS_TARGET, requireRedis, uniquePrefix } from '@sluice/testing';
@@ -48,6 +48,7 @@ async function rig(limit: number, maxInFlight?: number, tenantHeld?: (tenantId: 
     arrivalBoundMs: 250,
     destinationCacheSize: 100,
   });
+  await markStateBuilt(shared.redis, shared.keys); // the state is built (no loss of Redis)
   const publisher = new BullPublisher({ connection: bullConnection(REDIS_TARGET), keys: shared.keys });
   let now = T0;
   /** Requests started and not answered (`sendQueued` with no latency). */

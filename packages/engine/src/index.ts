@@ -54,7 +54,7 @@ export {
 } from './pace/pacing.ts';
 export { type RuntimeStats, runtimeStats } from './pace/runtime-stats.ts';
 export { Engine, type EngineOptions } from './single/engine.ts';
-export { type RecoveryPorts, recoverFromStore } from './sweep/recovery.ts';
+export { type Recovered, type RecoveryPorts, recoverFromStore } from './sweep/recovery.ts';
 export { Sweeper, type SweepPorts, sweepOnce } from './sweep/sweeper.ts';
 export { MemorySchedule } from './tick/memory-schedule.ts';
 export type { Schedule } from './tick/schedule.ts';

@@ -7,6 +7,7 @@ import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { RedisTickLoop } from './redis-tick-loop.ts';
 import { ScheduleClient } from './schedule-client.ts';
+import { markStateBuilt } from './state-built.ts';
 
 const LEASE_MS = 300;
 const PLAN = { limit: 100, periodMs: 1_000, burst: null };
@@ -76,6 +77,7 @@ describe('our keys on a Redis Cluster', () => {
 
   it("a process's requests on every shard keep their in-flight leases", async () => {
     const keys = new Keys('c-lease', 6, { cluster: true });
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({
       redis,
       keys,

@@ -5,6 +5,7 @@ import { cleanup, connect, requireRedis, uniquePrefix } from '@sluice/testing';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
+import { markStateBuilt } from './state-built.ts';
 
 await requireRedis();
 
@@ -31,6 +32,7 @@ describe('RedisPacing in-flight lease', () => {
 
   it("a live process's request counts until it finishes; a dead one's within the lease", async () => {
     const keys = new Keys(`${prefix}-lease`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const options = { redis, keys, windowMarginMs: 5, arrivalBoundMs: 250, inFlightLeaseMs: LEASE_MS };
     const live = new RedisPacing(options);
     const dead = new RedisPacing(options);
@@ -55,6 +57,7 @@ describe('RedisPacing in-flight lease', () => {
 
   it('a live request whose entry lapsed (a stall, a late reply) counts again', async () => {
     const keys = new Keys(`${prefix}-restore`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({
       redis,
       keys,
@@ -83,6 +86,7 @@ describe('RedisPacing in-flight lease', () => {
 
   it('without a lease, an entry lasts until the request times out', async () => {
     const keys = new Keys(`${prefix}-nolease`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, windowMarginMs: 5, arrivalBoundMs: 250 });
     await pacing.published('d', ['a'], PLAN, 0);
     await pacing.start('d', 'a', 1_000, 3_000, 100);

@@ -17,4 +17,5 @@ export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';
 export { ScheduleClient } from './schedule-client.ts';
 export { type ClaimedTick, defineScripts, Scripts } from './scripts.ts';
+export { markStateBuilt, markStateRebuilding, stateBuilt } from './state-built.ts';
 export { TenantHoldsReader, writeTenantHolds } from './tenant-holds.ts';

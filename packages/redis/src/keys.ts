@@ -17,6 +17,8 @@
  *   <prefix>:{s<n>}:schedule            ZSET destination → due time of its next tick
  *   <prefix>:{s<n>}:leases              ZSET destination → lease expiry of a running tick
  *   <prefix>:{s<n>}:woken               ZSET destination → earliest wake during its tick
+ *   <prefix>:{s<n>}:built               STRING the shard's state was built from the store
+ *                                        (state-built.ts): no request of it starts without it
  *   <prefix>:{s<n>}:d:<id>:queued       ZSET delivery → publish time (request not started)
  *   <prefix>:{s<n>}:d:<id>:inflight     ZSET attempt → its lease's expiry (not finished; renewed)
  *   <prefix>:{s<n>}:d:<id>:sends        ZSET attempt → latest moment it can have arrived
@@ -33,7 +35,9 @@
  *   <prefix>:tenants-held               HASH delivery worker → when it last wrote and the tenants
  *                                        whose share of its slots slow requests hold
  *                                        (tenant-holds.ts); one-key commands only
- *   <prefix>:epoch                      STRING set once the state was built from the store
+ *   <prefix>:epoch                      STRING 'ready' once the state was built from the store
+ *                                        (every shard's `built` with it); no tick runs without it
+ *   <prefix>:rebuild                    STRING the replica that rebuilds the state (SET NX PX)
  *   <prefix>:layout                     STRING the number of shards the keys were made for
  *                                        (SLUICE_SCHEDULE_SHARDS): a process started with
  *                                        another number refuses to run (docs/scaling.md)
@@ -134,6 +138,11 @@ export class Keys {
     return `${this.tag(shard)}:woken`;
   }
 
+  /** Set when the shard's state was built from the store (state-built.ts). */
+  built(shard: number): string {
+    return `${this.tag(shard)}:built`;
+  }
+
   /** The three keys of a destination's shard that the schedule scripts take. */
   scheduleKeys(destinationId: string): [string, string, string] {
     const shard = this.shardOf(destinationId);
@@ -172,6 +181,11 @@ export class Keys {
 
   epoch(): string {
     return `${this.prefix}:epoch`;
+  }
+
+  /** Held by the replica that rebuilds the state from the store. */
+  rebuild(): string {
+    return `${this.prefix}:rebuild`;
   }
 
   layout(): string {

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import { Keys } from './keys.ts';
 import { RedisPacing } from './redis-pacing.ts';
 import { Scripts } from './scripts.ts';
+import { markStateBuilt, stateBuilt } from './state-built.ts';
 
 await requireRedis();
 
@@ -51,6 +52,7 @@ describe('RedisPacing', () => {
       const roomRandom = mulberry32(seed + 100); // its own draws: the trajectory stays the same
       const capRandom = mulberry32(seed + 200); // likewise
       const keys = new Keys(`${prefix}-${seed}`);
+      await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
       // On this fake clock a write's lowering goes at once (in real time it waits for the bound).
       const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
       const local = new MemoryPacing(
@@ -171,6 +173,7 @@ describe('RedisPacing', () => {
     // tick's read past written + bound + period + margin drops the send, then its response,
     // whose `ZADD LT` must not add it again to count until response + period + margin.
     const keys = new Keys(`${prefix}-late-finish`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const local = new MemoryPacing(
       new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs }),
@@ -199,6 +202,7 @@ describe('RedisPacing', () => {
 
   it('a request in flight across a loss of Redis counts again from when it can last have arrived', async () => {
     const keys = new Keys(`${prefix}-lost-in-flight`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const plan = { limit: 2, periodMs: 1_000, burst: null };
     await pacing.published('d', ['a', 'b'], plan, 0);
@@ -218,14 +222,35 @@ describe('RedisPacing', () => {
   it('a start of a delivery no longer counted queued knows a request of it started before', async () => {
     // Its job runs again after its worker died: the first start took it out of `queued`.
     const keys = new Keys(`${prefix}-started-before`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     await pacing.published('d', ['a'], { limit: 10, periodMs: 1_000, burst: 5 }, 0);
     assert.equal((await started(pacing.start('d', 'a', 1_000, 60_000, 0))).startedBefore, false);
     assert.equal((await started(pacing.start('d', 'a', 1_000, 60_000, 10))).startedBefore, true);
   });
 
+  it('no request starts while a shard of the state is lost, until the rebuild marks it built', async () => {
+    // A worker holding jobs across a loss of Redis would start them against a window that
+    // counts nothing sent before the loss.
+    const keys = new Keys(`${prefix}-not-built`, 4);
+    const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
+    await pacing.published('d', ['a', 'b'], { limit: 10, periodMs: 1_000, burst: null }, 0);
+    assert.equal(await pacing.start('d', 'a', 1_000, 60_000, 10), null, 'nothing built yet');
+    assert.equal((await pacing.read('d', 1_000, 10)).inFlight, 0, 'a refused start changes nothing');
+    await markStateBuilt(redis, keys);
+    assert.notEqual(await pacing.start('d', 'a', 1_000, 60_000, 20), null);
+    // One shard's node came back empty: its marker went with its state.
+    await redis.del(keys.built(keys.shardOf('d')));
+    assert.equal(await stateBuilt(redis, keys), false);
+    assert.equal(await pacing.start('d', 'b', 1_000, 60_000, 30), null);
+    await markStateBuilt(redis, keys);
+    assert.equal(await stateBuilt(redis, keys), true);
+    assert.notEqual(await pacing.start('d', 'b', 1_000, 60_000, 40), null);
+  });
+
   it('a start checks the cap the API stored with a change, whatever its caller still knows', async () => {
     const keys = new Keys(`${prefix}-stored-cap`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const ids = Array.from({ length: 8 }, (_, i) => `x${i}`);
     await pacing.published('d', ids, { limit: 20, periodMs: 1_000, burst: null }, 0);
@@ -243,6 +268,7 @@ describe('RedisPacing', () => {
 
   it('an older copy of a destination does not replace the cap a newer one stored', async () => {
     const keys = new Keys(`${prefix}-cap-versions`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000, later: atOnce });
     const stored = async () => Number(await redis.hget(keys.cap('d'), 'c'));
     await pacing.storeCap('d', 5, 2_000);
@@ -259,6 +285,7 @@ describe('RedisPacing', () => {
 
   it('a wake waits for the bucket of a burst allowance and an adaptive hold, as the single box', async () => {
     const keys = new Keys(`${prefix}-wake`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const remote = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const pacer = new Pacer({ marginMs: OPTIONS.windowMarginMs, arrivalBoundMs: OPTIONS.arrivalBoundMs });
     const local = new MemoryPacing(pacer);
@@ -305,6 +332,7 @@ describe('RedisPacing', () => {
 
   it('after a loss of Redis, what may have been sent holds the window and the bucket again', async () => {
     const keys = new Keys(`${prefix}-restore`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const plan = ratePlan({ limit: 2, period: 'second', burst: 10 });
     await pacing.restoreSends('d', [1_000, 1_000, 1_200], plan);
@@ -317,6 +345,7 @@ describe('RedisPacing', () => {
 
   it('lowers a send to its write time + the bound only when the response is not in by then', async () => {
     const keys = new Keys(`${prefix}-written`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, arrivalBoundMs: 50, queuedExpiryMs: 10_000 });
     const score = (token: string) => redis.zscore(keys.sends('d'), token);
     const tokenOf = async (id: string) =>
@@ -338,6 +367,7 @@ describe('RedisPacing', () => {
 
   it('forgets what a dead worker or a lost publish left, once it cannot matter', async () => {
     const keys = new Keys(`${prefix}-expiry`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 10_000 });
     await pacing.published('d', ['lost'], { limit: 10, periodMs: 1_000, burst: null }, 0);
     await pacing.published('d', ['started'], { limit: 10, periodMs: 1_000, burst: null }, 0);
@@ -381,6 +411,7 @@ describe('RedisPacing', () => {
 
   it('refuses to count for a tick whose lease another replica took over (fencing)', async () => {
     const keys = new Keys(`${prefix}-fence`);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const scripts = new Scripts(redis, keys);
     const d = 'dst_fenced';
@@ -415,6 +446,7 @@ describe('RedisPacing', () => {
   it('the reads and counts of one turn are one script call per shard, each answered as if alone', async () => {
     // Four shards, twelve destinations: the ticks of one claim read and count side by side.
     const keys = new Keys(`${prefix}-batch`, 4);
+    await markStateBuilt(redis, keys); // the state is built (no loss of Redis)
     const pacing = new RedisPacing({ redis, keys, ...OPTIONS, queuedExpiryMs: 600_000 });
     const scripts = new Scripts(redis, keys);
     const calls: Record<string, number> = { paceReadBatch: 0, paceRoomBatch: 0 };

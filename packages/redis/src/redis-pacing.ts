@@ -234,6 +234,7 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       sends,
       pace,
       keys.cap(destinationId),
+      keys.built(keys.shardOf(destinationId)),
       deliveryId,
       token,
       deadline,
@@ -242,7 +243,8 @@ export class RedisPacing implements TickPacing, AttemptPacing {
       periodMs + this.windowMarginMs,
       lease === undefined ? deadline : Math.min(deadline, Math.ceil(now + lease)),
     )) as number | [number, number];
-    if (!Array.isArray(reply)) return null; // -2: no room under the cap
+    // -2: no room under the cap; -3: the shard's state is being rebuilt after a loss of Redis.
+    if (!Array.isArray(reply)) return null;
     if (lease !== undefined && timeoutMs > lease) this.hold(token, inflight, deadline, lease, now);
     const index = Number(reply[0]);
     // The write time lowers the send's occupancy to `written + arrivalBound` only when the

@@ -6,7 +6,8 @@
  *   → outcome (decideOutcome)
  *   → completion buffered for the batched write
  *
- *   start refused (the window is full under a limit lowered since the publish)
+ *   start refused (the window is full under a limit lowered since the publish, or the pace
+ *   state is being rebuilt after a loss of Redis)
  *   → back to pending in the store, the destination woken: its next tick publishes it
  */
 

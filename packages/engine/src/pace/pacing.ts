@@ -116,7 +116,9 @@ export interface AttemptPacing {
    * `cap` sends count against the window; else nothing changes and the answer is null. A
    * tick counts the window when it publishes, but a delivery published ahead of its slot, or
    * one that waited in a queue, starts later, and the limit may have been lowered meanwhile
-   * (docs/design.md I2, I5). Without `cap` it is never refused.
+   * (docs/design.md I2, I5). Without `cap` it is refused only while a pace state that was
+   * lost is being rebuilt (the distributed shape after a loss of Redis: its window would not
+   * count what was sent before the loss).
    */
   start(
     destinationId: string,

@@ -1,8 +1,9 @@
 /**
  * Rebuilding from the store what is not kept in it — the schedule and the pace — before any
  * tick runs (docs/design.md flow 5.4), for both shapes: the single box at every start (it
- * keeps both in memory), the distributed shape when Redis lost them (the `epoch` key is
- * gone; one replica rebuilds while the others wait, `DistributedSweeper.recoverIfLost`).
+ * keeps both in memory), the distributed shape when Redis lost them in whole or in part (a
+ * marker is gone; one replica rebuilds while the others wait, and no request starts until
+ * it is done: `DistributedSweeper.recoverIfLost`).
  *
  *   1. claimed deliveries that nothing holds go back to pending (`RecoveryPorts.requeueClaims`);
  *   2. the attempts of the last hour refill each destination's send window, and the bucket of

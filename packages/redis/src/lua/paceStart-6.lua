@@ -11,6 +11,9 @@
   the lower of the caller's (its cached copy of the destination) and the one the API stored
   when it committed the destination's last change (`cap`, set before it answered): a copy
   that has not heard of a lowered limit yet cannot start a request past it.
+  Nothing starts while the shard's `built` marker is missing: Redis lost its state (FLUSHALL,
+  a restart with nothing kept, a cluster node that came back empty) and the window would count
+  none of the requests sent before the loss until the rebuild puts them back (state-built.ts).
 
   Input:
     KEYS[1] queued     ZSET delivery -> publish time (ms)
@@ -18,6 +21,7 @@
     KEYS[3] sends      ZSET attempt  -> the latest moment it can have arrived (ms)
     KEYS[4] pace       HASH tat, n (starts so far), T (emission interval; 0 or absent: none)
     KEYS[5] cap        HASH c (the window's cap the API last committed), v (its version)
+    KEYS[6] built      STRING the shard's state was built from the store
 
     ARGV[1] delivery id
     ARGV[2] attempt token
@@ -28,11 +32,13 @@
     ARGV[7] the in-flight entry's expiry: start + min(timeout, lease) (ms)
 
   Output:
+    -3 when the shard's state is not built (nothing changed);
     -2 when the window had no room under the cap (nothing changed); else
     {the request's start index (for paceFinish) or -1 without a bucket,
      1 if the delivery was counted queued, else 0: a request of it started before (its job
      runs again after its worker died), so this one is a repeat}
 ]]
+if redis.call('EXISTS', KEYS[6]) == 0 then return -3 end
 local cap = tonumber(ARGV[5] or '0')
 if cap > 0 then
   local stored = tonumber(redis.call('HGET', KEYS[5], 'c') or '0')
