@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sleep } from './helpers/receiver.ts';
-import { createDestination, createTenant, type EventInput, harness, postEvents } from './helpers/sluice.ts';
+import { createDestination, createTenant, type EventInput, harness, postBatches } from './helpers/sluice.ts';
 import { bucketRefusals, describeWindow, worstWindow } from './helpers/window.ts';
 
 const LIMIT = 2;
@@ -54,8 +54,9 @@ describe('burst allowance', () => {
         payload: { phase, i },
       }));
 
-    // 30 events on an idle destination: 10 at once, then 2 per second.
-    await postEvents(box, tenant.apiKey, events(30, 'first'), 30);
+    // 30 events on an idle destination, accepted together (one batch, so that a busy machine's
+    // slow accepts cannot spread the backlog out): 10 at once, then 2 per second.
+    await postBatches(box, tenant.apiKey, events(30, 'first'));
     await rcv.waitFor(() => rcv.deliveredIds(path).size >= 30, 60_000, 'the first 30 to arrive');
     const first = rcv.times(path);
     const t0 = first[0]!;
@@ -67,7 +68,7 @@ describe('burst allowance', () => {
 
     // Idle until the bucket is full again (10 tokens at 2/s: 5 s), then another burst.
     await sleep(6_000);
-    await postEvents(box, tenant.apiKey, events(12, 'second'), 12);
+    await postBatches(box, tenant.apiKey, events(12, 'second'));
     await rcv.waitFor(() => rcv.deliveredIds(path).size >= 42, 60_000, 'the next 12 to arrive');
     const all = rcv.times(path);
     const second = all.slice(30);
