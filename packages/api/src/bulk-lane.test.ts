@@ -57,3 +57,14 @@ it("waiting batches go round robin by tenant: one tenant's many do not queue ano
   await Promise.all(entered);
   assert.deepEqual(order, ['ten_a#0', 'ten_b#2', 'ten_a#1']);
 });
+
+it('others are active for a second after a light request (a batch then goes into the store in slices)', () => {
+  let now = 0;
+  const lane = new BulkLane(() => now);
+  assert.equal(lane.othersActive(), false, 'nobody has posted');
+  lane.noteLight();
+  now = 1_000;
+  assert.equal(lane.othersActive(), true);
+  now = 1_001;
+  assert.equal(lane.othersActive(), false);
+});

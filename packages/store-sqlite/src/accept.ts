@@ -15,17 +15,8 @@ export function acceptOne(
   now: number,
 ): AcceptResult {
   if (event.idempotencyKey !== null) {
-    const first = db
-      .sql('SELECT id FROM events WHERE tenant_id = ? AND idempotency_key = ?')
-      .get(tenantId, event.idempotencyKey);
-    if (first) {
-      const eventId = first.id as string;
-      const deliveries = db
-        .sql('SELECT id, destination_id FROM deliveries WHERE event_id = ? ORDER BY rowid')
-        .all(eventId)
-        .map((r) => ({ id: r.id as string, destinationId: r.destination_id as string }));
-      return { event: { id: eventId, deliveries }, replayed: true };
-    }
+    const first = acceptedWithKey(db, tenantId, event.idempotencyKey);
+    if (first) return first;
   }
   const id = newId('evt');
   db.sql(
@@ -43,4 +34,22 @@ export function acceptOne(
     return { id: deliveryId, destinationId };
   });
   return { event: { id, deliveries }, replayed: false };
+}
+
+/** The tenant's event accepted with this idempotency key, as a replay's answer; none: undefined. */
+export function acceptedWithKey(
+  db: Pick<Sql, 'sql'>,
+  tenantId: string,
+  key: string,
+): AcceptResult | undefined {
+  const first = db
+    .sql('SELECT id FROM events WHERE tenant_id = ? AND idempotency_key = ?')
+    .get(tenantId, key);
+  if (!first) return undefined;
+  const eventId = first.id as string;
+  const deliveries = db
+    .sql('SELECT id, destination_id FROM deliveries WHERE event_id = ? ORDER BY rowid')
+    .all(eventId)
+    .map((r) => ({ id: r.id as string, destinationId: r.destination_id as string }));
+  return { event: { id: eventId, deliveries }, replayed: true };
 }

@@ -19,7 +19,7 @@ import type {
   Keyring,
 } from '@sluice/core';
 import type {
-  AcceptResult,
+  AcceptOptions,
   AlertNotice,
   Attempt,
   Claim,
@@ -63,6 +63,7 @@ import type {
 } from '@sluice/store';
 import { DiskFull } from '@sluice/store';
 import { acceptOne } from './accept.ts';
+import { Accepts } from './accepts.ts';
 import * as alerts from './alerts.ts';
 import { Checkpointer } from './checkpointer.ts';
 import * as claim from './claim.ts';
@@ -76,6 +77,7 @@ import { migrate } from './migrate.ts';
 import { emitNotices } from './operational.ts';
 import * as portalLinks from './portal-links.ts';
 import { sealSecrets } from './seal.ts';
+import { recoverStagedBatches } from './staged-batches.ts';
 import * as tenants from './tenants.ts';
 import { TurnBatch } from './turn-batch.ts';
 import { probeWrite } from './write-probe.ts';
@@ -105,7 +107,6 @@ export interface SqliteStoreOptions {
   walRestartPages?: number | undefined;
 }
 
-type PendingAccept = { tenantId: string; events: NewEvent[]; now: number };
 type PendingClaim = { destinationId: string; max: number; now: number; order: ClaimOrder };
 
 export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.HealthSql {
@@ -113,7 +114,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
   readonly keyring: Keyring;
   private readonly cache = new Map<string, StatementSync>();
   private readonly full: boolean;
-  private readonly accepts: TurnBatch<PendingAccept, AcceptResult[]>;
+  private readonly accepts: Accepts;
   private readonly claims: TurnBatch<PendingClaim, Claim>;
   private readonly checkpointer: Checkpointer | undefined;
   /** A transaction failing for a full disk marks it; `ping` probes until a write succeeds. */
@@ -131,6 +132,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
       migrate(this.db);
       // A secret the keyring cannot open stops the start here, not a delivery later.
       sealSecrets(this.db, this.keyring);
+      recoverStagedBatches(this);
     } catch (err) {
       this.db.close();
       throw err;
@@ -140,12 +142,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
       intervalMs === undefined || path === ':memory:'
         ? undefined
         : new Checkpointer(this.db, { path, intervalMs, restartPages: options.walRestartPages });
-    this.accepts = new TurnBatch({
-      db: this.db,
-      tx: (fn) => this.tx(fn),
-      one: ({ tenantId, events, now }: PendingAccept) =>
-        events.map((event) => acceptOne(this, tenantId, event, now)),
-    });
+    this.accepts = new Accepts(this);
     this.claims = new TurnBatch({
       db: this.db,
       tx: (fn) => this.progressTx(fn),
@@ -276,9 +273,9 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
     return lists.pageDestinations(this, tenantId, page);
   }
 
-  /** The accepts of one turn share one durable commit (one fsync): `turn-batch.ts`. */
-  acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
-    return this.accepts.run({ tenantId, events, now });
+  /** One durable commit a turn, or a batch in slices: `accepts.ts`. */
+  acceptEvents(tenantId: string, events: NewEvent[], now: number, options?: AcceptOptions) {
+    return this.accepts.accept(tenantId, events, now, options);
   }
 
   async getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined> {
@@ -482,7 +479,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
 
   async close(): Promise<void> {
     if (this.db.isOpen) {
-      this.accepts.commit();
+      await this.accepts.close();
       this.claims.commit();
       await this.checkpointer?.close();
       this.db.close();

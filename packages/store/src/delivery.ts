@@ -21,6 +21,17 @@ export interface AcceptResult {
   replayed: boolean;
 }
 
+/** How an accept may run; the answer is the same either way: all of its events, or none. */
+export interface AcceptOptions {
+  /**
+   * Let others' writes run between its parts: a store whose one writer a long transaction
+   * would hold (SQLite: a 1,000-event batch holds the single box's writer and main thread for
+   * ~20 ms) accepts it in slices, at more work in all; Postgres, whose writers do not wait on
+   * each other's rows, ignores it. The bulk lane asks for it while other requests come in.
+   */
+  slices?: boolean;
+}
+
 export interface StoredEvent {
   id: string;
   tenantId: string;

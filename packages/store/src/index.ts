@@ -1,6 +1,7 @@
 export { type AlertNotice, alertFromRow, backlogSampleFromRow } from './alerts.ts';
 export type {
   AcceptedEvent,
+  AcceptOptions,
   AcceptResult,
   Attempt,
   Delivery,

@@ -18,6 +18,7 @@
 import type { BacklogSample, ClaimOrder, FiringAlert, HealthPolicy, HealthState } from '@sluice/core';
 import type { AlertNotice } from './alerts.ts';
 import type {
+  AcceptOptions,
   AcceptResult,
   Attempt,
   Delivery,
@@ -112,7 +113,12 @@ export interface Store {
    * input order (their acceptance order) with no `sequence` yet; the destinations' rows are not
    * touched, so accepts for one destination do not wait on each other.
    */
-  acceptEvents(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]>;
+  acceptEvents(
+    tenantId: string,
+    events: NewEvent[],
+    now: number,
+    options?: AcceptOptions,
+  ): Promise<AcceptResult[]>;
 
   getEvent(id: string): Promise<{ event: StoredEvent; deliveries: Delivery[] } | undefined>;
   getDelivery(id: string): Promise<{ delivery: Delivery; attempts: Attempt[] } | undefined>;

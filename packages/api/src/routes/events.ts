@@ -1,5 +1,5 @@
 import { matchesEventType } from '@sluice/core';
-import type { Destination, NewEvent } from '@sluice/store';
+import type { AcceptOptions, Destination, NewEvent } from '@sluice/store';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { narrowedTo } from '../auth.ts';
@@ -32,13 +32,14 @@ export async function acceptEvents(
   tenantId: string,
   events: NewEvent[],
   reply: FastifyReply,
+  options?: AcceptOptions,
 ) {
   const withDeliveries = events.filter((e) => e.destinationIds.length > 0).length;
   const admitted = await quotas.admit(tenantId, events.length, withDeliveries, reply);
   const ahead = dispatcher.wakeAhead?.(new Set(events.flatMap((e) => e.destinationIds)));
   let results: Awaited<ReturnType<typeof store.acceptEvents>>;
   try {
-    results = await store.acceptEvents(tenantId, events, clock());
+    results = await store.acceptEvents(tenantId, events, clock(), options);
   } catch (err) {
     admitted(false);
     ahead?.(null);
@@ -137,8 +138,8 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     }
   };
 
-  const accept = (tenantId: string, events: NewEvent[], reply: FastifyReply) =>
-    acceptEvents(ctx, tenantId, events, reply);
+  const accept = (tenantId: string, events: NewEvent[], reply: FastifyReply, options?: AcceptOptions) =>
+    acceptEvents(ctx, tenantId, events, reply, options);
 
   app.post(
     '/v1/events',
@@ -186,7 +187,9 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       if (!heavy) bulk.noteLight();
       const leave = heavy ? await bulk.enter(tenantId) : undefined;
       try {
-        return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply) });
+        // While others post, the batch goes into the store in slices, their writes between.
+        const options = { slices: heavy && bulk.othersActive() };
+        return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply, options) });
       } finally {
         leave?.();
       }
@@ -197,6 +200,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     tenantId: string,
     inputs: z.infer<typeof NewEventBatch>['events'],
     reply: FastifyReply,
+    options: AcceptOptions,
   ) => {
     const events: NewEvent[] = [];
     const all = {};
@@ -213,7 +217,7 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
         });
       }
     }
-    return accept(tenantId, events, reply);
+    return accept(tenantId, events, reply, options);
   };
 
   app.get(

@@ -1,0 +1,272 @@
+/**
+ * A batch accepted in slices (`AcceptOptions.slices`: the bulk lane asks for it while other
+ * requests come in, api/bulk-lane.ts). In one transaction a 1,000-event batch holds the single
+ * box's one writer, and its one main thread, for the ~20 ms its rows and their index entries
+ * take; in slices, other tenants' accepts, claims and completions run between them. Still all
+ * or nothing, and durable before the answer:
+ *
+ *   1. stage: the events and deliveries go to staged_events and staged_deliveries (no index
+ *      but the batch's), SLICE events a transaction, each commit not waiting for the disk;
+ *   2. decide: one durable write marks the batch decided, and its sync covers the staged
+ *      frames before it (the WAL is written in order). From here the batch is accepted;
+ *   3. move: SLICE rows a transaction into events, then deliveries, each slice deleting what
+ *      it moved. The answer follows the last slice, so a read after it sees every event.
+ *
+ * A failure before the decision drops what was staged and fails the batch: nothing is
+ * accepted. After it (a full disk, a closed store) the batch still answers, since it is
+ * durable; the move is retried every second, and at the next start (`recoverStagedBatches`),
+ * which also drops an undecided batch's rows. A staged idempotency key is reserved in memory
+ * (one process holds the file): an accept with it waits for the batch, then replays it.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { newId } from '@sluice/core';
+import type { AcceptResult, NewEvent } from '@sluice/store';
+import { acceptedWithKey } from './accept.ts';
+import type { Sql } from './lists.ts';
+
+/** Events staged, or rows moved, in one transaction. */
+const SLICE = 100;
+/** How soon a decided batch's move is tried again after it failed. */
+const MOVE_RETRY_MS = 1_000;
+
+export interface StagingSql extends Pick<Sql, 'sql'> {
+  tx<T>(fn: () => T): T;
+  progressTx<T>(fn: () => T): T;
+}
+
+const MOVE_EVENTS = `INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at)
+  SELECT id, tenant_id, type, payload, idempotency_key, created_at FROM staged_events
+  WHERE batch_id = ? ORDER BY seq LIMIT ?`;
+const DROP_EVENTS = `DELETE FROM staged_events WHERE batch_id = ? AND seq IN
+  (SELECT seq FROM staged_events WHERE batch_id = ? ORDER BY seq LIMIT ?)`;
+const MOVE_DELIVERIES = `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts,
+    next_attempt_at, created_at, updated_at)
+  SELECT id, event_id, destination_id, tenant_id, 'pending', 0, created_at, created_at, created_at
+  FROM staged_deliveries WHERE batch_id = ? ORDER BY seq LIMIT ?`;
+const DROP_DELIVERIES = `DELETE FROM staged_deliveries WHERE batch_id = ? AND seq IN
+  (SELECT seq FROM staged_deliveries WHERE batch_id = ? ORDER BY seq LIMIT ?)`;
+
+/** Moves one slice of a decided batch; false once nothing is left (the batch's row gone too). */
+function moveSlice(db: StagingSql, batchId: string): boolean {
+  return db.progressTx(() => {
+    if (db.sql(MOVE_EVENTS).run(batchId, SLICE).changes > 0) {
+      db.sql(DROP_EVENTS).run(batchId, batchId, SLICE);
+      return true;
+    }
+    if (db.sql(MOVE_DELIVERIES).run(batchId, SLICE).changes > 0) {
+      db.sql(DROP_DELIVERIES).run(batchId, batchId, SLICE);
+      return true;
+    }
+    db.sql('DELETE FROM staged_batches WHERE id = ?').run(batchId);
+    return false;
+  });
+}
+
+function dropBatch(db: StagingSql, batchId: string): void {
+  db.progressTx(() => {
+    db.sql('DELETE FROM staged_events WHERE batch_id = ?').run(batchId);
+    db.sql('DELETE FROM staged_deliveries WHERE batch_id = ?').run(batchId);
+    db.sql('DELETE FROM staged_batches WHERE id = ?').run(batchId);
+  });
+}
+
+/** At start: a decided batch is moved whole, an undecided one's rows are dropped. */
+export function recoverStagedBatches(db: StagingSql): void {
+  for (const row of db.sql('SELECT id, decided FROM staged_batches').all()) {
+    const id = row.id as string;
+    if (row.decided === 1) while (moveSlice(db, id));
+    else dropBatch(db, id);
+  }
+}
+
+export class StagedBatches {
+  private readonly db: StagingSql;
+  /** Idempotency keys being staged (`tenant\nkey`), each with its batch's end. */
+  private readonly reserved = new Map<string, Promise<void>>();
+  private readonly running = new Set<Promise<void>>();
+  private closed = false;
+  /** Runs the store's turn batch of accepts, so that its keys are in `events` before a lookup. */
+  private readonly flush: () => void;
+
+  constructor(db: StagingSql, flush: () => void) {
+    this.db = db;
+    this.flush = flush;
+  }
+
+  /** Resolves once no staged batch holds one of these keys; undefined when none does now. */
+  keysFree(tenantId: string, events: readonly NewEvent[]): Promise<void> | undefined {
+    const waits = this.waitFor(tenantId, events);
+    if (waits.length === 0) return undefined;
+    return (async () => {
+      for (let w = waits; w.length > 0; w = this.waitFor(tenantId, events)) await Promise.all(w);
+    })();
+  }
+
+  private waitFor(tenantId: string, events: readonly NewEvent[]): Promise<void>[] {
+    const waits = new Set<Promise<void>>();
+    for (const e of events) {
+      const wait =
+        e.idempotencyKey === null ? undefined : this.reserved.get(`${tenantId}\n${e.idempotencyKey}`);
+      if (wait) waits.add(wait);
+    }
+    return [...waits];
+  }
+
+  async accept(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
+    // Reserved in the caller's turn when no batch holds its keys: an accept made after this call waits for it.
+    const held = this.keysFree(tenantId, events);
+    if (held) await held;
+    // From here to the reservation nothing yields: no other accept can take one of these keys.
+    this.flush();
+    const { results, keys } = this.plan(tenantId, events);
+    const batchId = randomUUID();
+    let finished: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    for (const key of keys) this.reserved.set(key, end);
+    const release = (): void => {
+      for (const key of keys) this.reserved.delete(key);
+      finished();
+    };
+    const staged = this.stage(batchId, tenantId, events, results, now).then(
+      () => this.move(batchId, release),
+      (err: unknown) => {
+        release();
+        throw err;
+      },
+    );
+    this.running.add(staged);
+    void staged.finally(() => this.running.delete(staged)).catch(() => undefined);
+    await staged;
+    return results;
+  }
+
+  /** The store's close waits for the batches being accepted; a move left over waits for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled(this.running);
+  }
+
+  /**
+   * Each event's answer: a replay of the tenant's event with its key (in `events`, or earlier
+   * in this batch), or a new event, its ids chosen now; and the keys this batch reserves.
+   */
+  private plan(tenantId: string, events: NewEvent[]) {
+    const results: (AcceptResult | undefined)[] = [];
+    const keys: string[] = [];
+    const byKey = new Map<string, AcceptResult>();
+    for (const event of events) {
+      const key = event.idempotencyKey;
+      if (key !== null) {
+        const earlier = byKey.get(key) ?? acceptedWithKey(this.db, tenantId, key);
+        if (earlier) {
+          results.push({ event: earlier.event, replayed: true });
+          byKey.set(key, earlier);
+          continue;
+        }
+      }
+      const id = newId('evt');
+      const deliveries = event.destinationIds.map((destinationId) => ({ id: newId('dlv'), destinationId }));
+      const result: AcceptResult = { event: { id, deliveries }, replayed: false };
+      results.push(result);
+      if (key !== null) {
+        byKey.set(key, result);
+        keys.push(`${tenantId}\n${key}`);
+      }
+    }
+    return { results: results as AcceptResult[], keys };
+  }
+
+  private async stage(
+    batchId: string,
+    tenantId: string,
+    events: NewEvent[],
+    results: AcceptResult[],
+    now: number,
+  ): Promise<void> {
+    const { db } = this;
+    try {
+      db.progressTx(() => {
+        db.sql('INSERT INTO staged_batches (id, tenant_id, created_at) VALUES (?, ?, ?)').run(
+          batchId,
+          tenantId,
+          now,
+        );
+      });
+      let seq = 0;
+      for (let from = 0; from < events.length; from += SLICE) {
+        await nextTurn();
+        db.progressTx(() => {
+          const insertEvent = db.sql(
+            `INSERT INTO staged_events (batch_id, seq, id, tenant_id, type, payload, idempotency_key, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          );
+          const insertDelivery = db.sql(
+            `INSERT INTO staged_deliveries (batch_id, seq, id, event_id, destination_id, tenant_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          );
+          for (let i = from; i < Math.min(events.length, from + SLICE); i++) {
+            const { event, replayed } = results[i] as AcceptResult;
+            if (replayed) continue;
+            const input = events[i] as NewEvent;
+            insertEvent.run(
+              batchId,
+              i,
+              event.id,
+              tenantId,
+              input.type,
+              input.payload,
+              input.idempotencyKey,
+              now,
+            );
+            for (const d of event.deliveries)
+              insertDelivery.run(batchId, seq++, d.id, event.id, d.destinationId, tenantId, now);
+          }
+        });
+      }
+      await nextTurn();
+      db.tx(() => {
+        db.sql('UPDATE staged_batches SET decided = 1 WHERE id = ?').run(batchId);
+      });
+    } catch (err) {
+      try {
+        dropBatch(db, batchId);
+      } catch {
+        // Left for the next start, which drops an undecided batch.
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Moves a decided batch, then releases its keys. Answers once it is moved or its first try
+   * failed: the batch is durable either way, and a failed move is tried again every
+   * MOVE_RETRY_MS until it is done or the store closes (the next start moves it then).
+   */
+  private async move(batchId: string, release: () => void): Promise<void> {
+    if (await this.moveOnce(batchId)) {
+      release();
+      return;
+    }
+    void (async () => {
+      while (!this.closed) {
+        await new Promise((resolve) => setTimeout(resolve, MOVE_RETRY_MS).unref());
+        if (this.closed || (await this.moveOnce(batchId))) break;
+      }
+      release();
+    })();
+  }
+
+  private async moveOnce(batchId: string): Promise<boolean> {
+    try {
+      do await nextTurn();
+      while (moveSlice(this.db, batchId));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
