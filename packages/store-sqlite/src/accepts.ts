@@ -29,12 +29,20 @@ export class Accepts {
 
   async accept(tenantId: string, events: NewEvent[], now: number, options?: AcceptOptions) {
     if (options?.slices === true) return this.staged.accept(tenantId, events, now);
-    const keys = this.staged.keysFree(tenantId, events);
-    if (keys) await keys;
+    for (
+      let w = this.staged.waitFor(tenantId, events);
+      w.length > 0;
+      w = this.staged.waitFor(tenantId, events)
+    )
+      await Promise.all(w);
+    // Queued in the step that found its keys free (staged-batches.ts, `waitFor`).
     return this.turn.run({ tenantId, events, now });
   }
 
-  /** Before the database closes: the staged batches end, what waits for this turn commits. */
+  /**
+   * Before the database closes: the batches being staged or moved finish their try (one left
+   * unmoved fails its waiters, and the next start moves it); what waits for this turn commits.
+   */
   async close(): Promise<void> {
     await this.staged.close();
     this.turn.commit();

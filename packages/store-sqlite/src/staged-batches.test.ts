@@ -145,9 +145,14 @@ describe('a batch accepted in slices (staged-batches.ts)', () => {
     assert.equal(after.length, 300, 'the next batch goes in');
   });
 
-  it('at start, a decided batch is moved and an undecided one dropped', async () => {
+  it('at start, a decided batch is moved, each event with its deliveries; an undecided one is dropped', async () => {
     const { store, path } = await open();
-    const { tenantId, ids } = await tenantWithDestinations(store, 1);
+    const { tenantId, ids } = await tenantWithDestinations(store, 2);
+    const [taken] = await store.acceptEvents(
+      tenantId,
+      events(1, ids, () => 'taken'),
+      T0,
+    );
     const stage = (batch: string, decided: number, n: number) => {
       store.db
         .prepare('INSERT INTO staged_batches (id, tenant_id, decided, created_at) VALUES (?, ?, ?, ?)')
@@ -157,15 +162,16 @@ describe('a batch accepted in slices (staged-batches.ts)', () => {
         store.db
           .prepare(
             `INSERT INTO staged_events (batch_id, seq, id, tenant_id, type, payload, idempotency_key, created_at)
-             VALUES (?, ?, ?, ?, 'bulk.test', '{}', NULL, ?)`,
+             VALUES (?, ?, ?, ?, 'bulk.test', '{}', ?, ?)`,
           )
-          .run(batch, i, id, tenantId, T0);
-        store.db
-          .prepare(
-            `INSERT INTO staged_deliveries (batch_id, seq, id, event_id, destination_id, tenant_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(batch, i, newId('dlv'), id, ids[0] as string, tenantId, T0);
+          .run(batch, i, id, tenantId, i === 3 ? 'taken' : null, T0);
+        for (const [seq, destinationId] of ids.entries())
+          store.db
+            .prepare(
+              `INSERT INTO staged_deliveries (batch_id, event_seq, seq, id, event_id, destination_id, tenant_id, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            )
+            .run(batch, i, seq, newId('dlv'), id, destinationId, tenantId, T0);
       }
     };
     stage('decided', 1, 250);
@@ -173,7 +179,71 @@ describe('a batch accepted in slices (staged-batches.ts)', () => {
     await store.close();
     const { store: again } = await open(path);
     assert.equal(staged(again), 0);
-    assert.equal(count(again, 'SELECT count(*) FROM events'), 250, 'the decided batch, whole');
-    assert.equal(count(again, `SELECT count(*) FROM deliveries WHERE status = 'pending'`), 250);
+    assert.equal(
+      count(again, `SELECT count(*) FROM events WHERE type = 'bulk.test'`),
+      250 + 1,
+      'the decided batch, whole',
+    );
+    assert.equal(
+      count(
+        again,
+        `SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.type = 'bulk.test'`,
+      ),
+      2 * 250 + 1,
+      'every event with both its deliveries (and the one taken before, with its one)',
+    );
+    assert.equal(
+      count(again, `SELECT count(*) FROM events WHERE idempotency_key = 'taken'`),
+      1,
+      'a key taken meanwhile stays with the event that has it; the staged one is kept without it',
+    );
+    assert.equal((await again.getEvent(taken?.event.id as string))?.event.idempotencyKey, 'taken');
+  });
+
+  it('a batch the store closes on before it is moved: the accepts waiting for its key fail, the next start moves it', async () => {
+    const { store, path } = await open();
+    const { tenantId, ids } = await tenantWithDestinations(store, 1);
+    // Every move fails once the batch is decided (its one durable write: a `tx` outside a `progressTx`).
+    let decided = false;
+    let inProgress = false;
+    const { tx, progressTx } = store;
+    store.tx = <T>(fn: () => T): T => {
+      const result = tx.call(store, fn) as T;
+      if (!inProgress) decided = true;
+      return result;
+    };
+    store.progressTx = <T>(fn: () => T): T => {
+      if (decided) throw new Error('disk I/O error');
+      inProgress = true;
+      try {
+        return progressTx.call(store, fn) as T;
+      } finally {
+        inProgress = false;
+      }
+    };
+    const results = await store.acceptEvents(
+      tenantId,
+      events(300, ids, (i) => (i === 0 ? 'kept' : null)),
+      T0,
+      {
+        slices: true,
+      },
+    );
+    assert.equal(results.length, 300, 'answered: the batch is durable once decided');
+    const waiting = store.acceptEvents(
+      tenantId,
+      events(1, ids, () => 'kept'),
+      T0,
+    );
+    await store.close();
+    await assert.rejects(waiting, /closed before a batch was moved/);
+    const { store: again } = await open(path);
+    assert.equal(count(again, 'SELECT count(*) FROM events'), 300);
+    const [replay] = await again.acceptEvents(
+      tenantId,
+      events(1, ids, () => 'kept'),
+      T0,
+    );
+    assert.deepEqual(replay, { event: results[0]?.event, replayed: true });
   });
 });

@@ -9,20 +9,22 @@
  *      but the batch's), SLICE events a transaction, each commit not waiting for the disk;
  *   2. decide: one durable write marks the batch decided, and its sync covers the staged
  *      frames before it (the WAL is written in order). From here the batch is accepted;
- *   3. move: SLICE rows a transaction into events, then deliveries, each slice deleting what
- *      it moved. The answer follows the last slice, so a read after it sees every event.
+ *   3. move: SLICE events a transaction into events and deliveries, each with its
+ *      deliveries, each slice deleting what it moved. The answer follows the last slice, so
+ *      a read after it sees every event.
  *
  * A failure before the decision drops what was staged and fails the batch: nothing is
- * accepted. After it (a full disk, a closed store) the batch still answers, since it is
- * durable; the move is retried every second, and at the next start (`recoverStagedBatches`),
- * which also drops an undecided batch's rows. A staged idempotency key is reserved in memory
- * (one process holds the file): an accept with it waits for the batch, then replays it.
+ * accepted. After it (a full disk) the batch still answers, since it is durable, and the move
+ * is retried every second; the next start (`recoverStagedBatches`) moves what a stop or a
+ * crash left and drops an undecided batch's rows. A staged idempotency key is reserved in
+ * memory (one process holds the file): an accept with it waits for the batch, then replays
+ * it, or fails if the store closes before the batch is moved.
  */
 
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { newId } from '@sluice/core';
-import type { AcceptResult, NewEvent } from '@sluice/store';
+import { type AcceptResult, type NewEvent, StoreUnavailableError } from '@sluice/store';
 import { acceptedWithKey } from './accept.ts';
 import type { Sql } from './lists.ts';
 
@@ -36,31 +38,34 @@ export interface StagingSql extends Pick<Sql, 'sql'> {
   progressTx<T>(fn: () => T): T;
 }
 
+/** The last event of the batch's next slice (null: nothing left). */
+const SLICE_END = `SELECT max(seq) AS last FROM
+  (SELECT seq FROM staged_events WHERE batch_id = ? ORDER BY seq LIMIT ?)`;
 const MOVE_EVENTS = `INSERT INTO events (id, tenant_id, type, payload, idempotency_key, created_at)
   SELECT id, tenant_id, type, payload, idempotency_key, created_at FROM staged_events
-  WHERE batch_id = ? ORDER BY seq LIMIT ?`;
-const DROP_EVENTS = `DELETE FROM staged_events WHERE batch_id = ? AND seq IN
-  (SELECT seq FROM staged_events WHERE batch_id = ? ORDER BY seq LIMIT ?)`;
+  WHERE batch_id = ? AND seq <= ? ORDER BY seq`;
 const MOVE_DELIVERIES = `INSERT INTO deliveries (id, event_id, destination_id, tenant_id, status, attempts,
     next_attempt_at, created_at, updated_at)
   SELECT id, event_id, destination_id, tenant_id, 'pending', 0, created_at, created_at, created_at
-  FROM staged_deliveries WHERE batch_id = ? ORDER BY seq LIMIT ?`;
-const DROP_DELIVERIES = `DELETE FROM staged_deliveries WHERE batch_id = ? AND seq IN
-  (SELECT seq FROM staged_deliveries WHERE batch_id = ? ORDER BY seq LIMIT ?)`;
+  FROM staged_deliveries WHERE batch_id = ? AND event_seq <= ? ORDER BY event_seq, seq`;
 
-/** Moves one slice of a decided batch; false once nothing is left (the batch's row gone too). */
+/**
+ * Moves the batch's next SLICE events, each with its deliveries, in one transaction (an event
+ * is never in place without them); false once nothing is left (the batch's row gone too).
+ */
 function moveSlice(db: StagingSql, batchId: string): boolean {
   return db.progressTx(() => {
-    if (db.sql(MOVE_EVENTS).run(batchId, SLICE).changes > 0) {
-      db.sql(DROP_EVENTS).run(batchId, batchId, SLICE);
-      return true;
+    const last = db.sql(SLICE_END).get(batchId, SLICE)?.last;
+    if (last === null || last === undefined) {
+      db.sql('DELETE FROM staged_deliveries WHERE batch_id = ?').run(batchId);
+      db.sql('DELETE FROM staged_batches WHERE id = ?').run(batchId);
+      return false;
     }
-    if (db.sql(MOVE_DELIVERIES).run(batchId, SLICE).changes > 0) {
-      db.sql(DROP_DELIVERIES).run(batchId, batchId, SLICE);
-      return true;
-    }
-    db.sql('DELETE FROM staged_batches WHERE id = ?').run(batchId);
-    return false;
+    db.sql(MOVE_EVENTS).run(batchId, last);
+    db.sql(MOVE_DELIVERIES).run(batchId, last);
+    db.sql('DELETE FROM staged_events WHERE batch_id = ? AND seq <= ?').run(batchId, last);
+    db.sql('DELETE FROM staged_deliveries WHERE batch_id = ? AND event_seq <= ?').run(batchId, last);
+    return true;
   });
 }
 
@@ -72,13 +77,35 @@ function dropBatch(db: StagingSql, batchId: string): void {
   });
 }
 
-/** At start: a decided batch is moved whole, an undecided one's rows are dropped. */
-export function recoverStagedBatches(db: StagingSql): void {
+/**
+ * Staged events whose idempotency key an event in place holds already. The reservations keep
+ * that from happening within a process; should it happen, a start must neither fail nor lose
+ * an accepted event, so such an event is moved without its key.
+ */
+const CLASHING = `SELECT s.id FROM staged_events s JOIN events e
+  ON e.tenant_id = s.tenant_id AND e.idempotency_key = s.idempotency_key WHERE s.batch_id = ?`;
+
+/**
+ * At start: a decided batch is moved whole, an undecided one's rows are dropped. Answers how
+ * many staged events lost their idempotency key to an event in place (0 but for a bug).
+ */
+export function recoverStagedBatches(db: StagingSql): number {
+  let clashing = 0;
   for (const row of db.sql('SELECT id, decided FROM staged_batches').all()) {
     const id = row.id as string;
-    if (row.decided === 1) while (moveSlice(db, id));
-    else dropBatch(db, id);
+    if (row.decided !== 1) {
+      dropBatch(db, id);
+      continue;
+    }
+    db.progressTx(() => {
+      const cleared = db
+        .sql(`UPDATE staged_events SET idempotency_key = NULL WHERE batch_id = ? AND id IN (${CLASHING})`)
+        .run(id, id);
+      clashing += Number(cleared.changes);
+    });
+    while (moveSlice(db, id));
   }
+  return clashing;
 }
 
 export class StagedBatches {
@@ -95,16 +122,12 @@ export class StagedBatches {
     this.flush = flush;
   }
 
-  /** Resolves once no staged batch holds one of these keys; undefined when none does now. */
-  keysFree(tenantId: string, events: readonly NewEvent[]): Promise<void> | undefined {
-    const waits = this.waitFor(tenantId, events);
-    if (waits.length === 0) return undefined;
-    return (async () => {
-      for (let w = waits; w.length > 0; w = this.waitFor(tenantId, events)) await Promise.all(w);
-    })();
-  }
-
-  private waitFor(tenantId: string, events: readonly NewEvent[]): Promise<void>[] {
+  /**
+   * The ends of the staged batches holding one of these keys. A caller waits for them and asks
+   * again, and acts in the same synchronous step as the answer that is empty: a key is only
+   * ever taken where no batch holds it.
+   */
+  waitFor(tenantId: string, events: readonly NewEvent[]): Promise<void>[] {
     const waits = new Set<Promise<void>>();
     for (const e of events) {
       const wait =
@@ -115,21 +138,23 @@ export class StagedBatches {
   }
 
   async accept(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
-    // Reserved in the caller's turn when no batch holds its keys: an accept made after this call waits for it.
-    const held = this.keysFree(tenantId, events);
-    if (held) await held;
-    // From here to the reservation nothing yields: no other accept can take one of these keys.
+    for (let w = this.waitFor(tenantId, events); w.length > 0; w = this.waitFor(tenantId, events))
+      await Promise.all(w);
+    // From the empty answer to the reservation nothing yields: no other accept takes these keys.
     this.flush();
     const { results, keys } = this.plan(tenantId, events);
     const batchId = randomUUID();
-    let finished: () => void = () => undefined;
-    const end = new Promise<void>((resolve) => {
-      finished = resolve;
+    let settle: (err?: Error) => void = () => undefined;
+    const end = new Promise<void>((resolve, reject) => {
+      settle = (err) => (err === undefined ? resolve() : reject(err));
     });
+    end.catch(() => undefined); // its waiters see the failure; nobody else need
     for (const key of keys) this.reserved.set(key, end);
-    const release = (): void => {
-      for (const key of keys) this.reserved.delete(key);
-      finished();
+    // Moved (or never accepted): the keys are free. Decided but not moved when the store
+    // closes: its waiters fail, since the key is the batch's, which the next start moves.
+    const release = (err?: Error): void => {
+      for (const key of keys) if (this.reserved.get(key) === end) this.reserved.delete(key);
+      settle(err);
     };
     const staged = this.stage(batchId, tenantId, events, results, now).then(
       () => this.move(batchId, release),
@@ -196,7 +221,6 @@ export class StagedBatches {
           now,
         );
       });
-      let seq = 0;
       for (let from = 0; from < events.length; from += SLICE) {
         await nextTurn();
         db.progressTx(() => {
@@ -205,8 +229,8 @@ export class StagedBatches {
              VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           );
           const insertDelivery = db.sql(
-            `INSERT INTO staged_deliveries (batch_id, seq, id, event_id, destination_id, tenant_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO staged_deliveries (batch_id, event_seq, seq, id, event_id, destination_id, tenant_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           );
           for (let i = from; i < Math.min(events.length, from + SLICE); i++) {
             const { event, replayed } = results[i] as AcceptResult;
@@ -222,8 +246,8 @@ export class StagedBatches {
               input.idempotencyKey,
               now,
             );
-            for (const d of event.deliveries)
-              insertDelivery.run(batchId, seq++, d.id, event.id, d.destinationId, tenantId, now);
+            for (const [seq, d] of event.deliveries.entries())
+              insertDelivery.run(batchId, i, seq, d.id, event.id, d.destinationId, tenantId, now);
           }
         });
       }
@@ -246,17 +270,16 @@ export class StagedBatches {
    * failed: the batch is durable either way, and a failed move is tried again every
    * MOVE_RETRY_MS until it is done or the store closes (the next start moves it then).
    */
-  private async move(batchId: string, release: () => void): Promise<void> {
-    if (await this.moveOnce(batchId)) {
-      release();
-      return;
-    }
+  private async move(batchId: string, release: (err?: Error) => void): Promise<void> {
+    if (await this.moveOnce(batchId)) return release();
+    if (this.closed)
+      return release(new StoreUnavailableError('the store closed before a batch was moved into place'));
     void (async () => {
       while (!this.closed) {
         await new Promise((resolve) => setTimeout(resolve, MOVE_RETRY_MS).unref());
-        if (this.closed || (await this.moveOnce(batchId))) break;
+        if (!this.closed && (await this.moveOnce(batchId))) return release();
       }
-      release();
+      release(new StoreUnavailableError('the store closed before a batch was moved into place'));
     })();
   }
 
