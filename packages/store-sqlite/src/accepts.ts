@@ -27,16 +27,14 @@ export class Accepts {
     this.staged = new StagedBatches(store, () => this.turn.commit());
   }
 
-  async accept(tenantId: string, events: NewEvent[], now: number, options?: AcceptOptions) {
+  accept(
+    tenantId: string,
+    events: NewEvent[],
+    now: number,
+    options?: AcceptOptions,
+  ): Promise<AcceptResult[]> {
     if (options?.slices === true) return this.staged.accept(tenantId, events, now);
-    for (
-      let w = this.staged.waitFor(tenantId, events);
-      w.length > 0;
-      w = this.staged.waitFor(tenantId, events)
-    )
-      await Promise.all(w);
-    // Queued in the step that found its keys free (staged-batches.ts, `waitFor`).
-    return this.turn.run({ tenantId, events, now });
+    return this.staged.afterKeys(tenantId, events, () => this.turn.run({ tenantId, events, now }));
   }
 
   /**

@@ -123,24 +123,27 @@ export class StagedBatches {
   }
 
   /**
-   * The ends of the staged batches holding one of these keys. A caller waits for them and asks
-   * again, and acts in the same synchronous step as the answer that is empty: a key is only
-   * ever taken where no batch holds it.
+   * Runs `act` once no staged batch holds one of these keys, in the same synchronous step as
+   * the look that found them free: a key is only ever taken where no batch holds it. At once
+   * (no promise in between) when none does now, as for nearly every accept.
    */
-  waitFor(tenantId: string, events: readonly NewEvent[]): Promise<void>[] {
+  afterKeys<T>(tenantId: string, events: readonly NewEvent[], act: () => Promise<T>): Promise<T> {
     const waits = new Set<Promise<void>>();
     for (const e of events) {
       const wait =
         e.idempotencyKey === null ? undefined : this.reserved.get(`${tenantId}\n${e.idempotencyKey}`);
       if (wait) waits.add(wait);
     }
-    return [...waits];
+    if (waits.size === 0) return act();
+    return Promise.all(waits).then(() => this.afterKeys(tenantId, events, act));
   }
 
-  async accept(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
-    for (let w = this.waitFor(tenantId, events); w.length > 0; w = this.waitFor(tenantId, events))
-      await Promise.all(w);
-    // From the empty answer to the reservation nothing yields: no other accept takes these keys.
+  accept(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
+    return this.afterKeys(tenantId, events, () => this.acceptNow(tenantId, events, now));
+  }
+
+  private async acceptNow(tenantId: string, events: NewEvent[], now: number): Promise<AcceptResult[]> {
+    // From the look that found the keys free to the reservation nothing yields.
     this.flush();
     const { results, keys } = this.plan(tenantId, events);
     const batchId = randomUUID();
@@ -180,7 +183,7 @@ export class StagedBatches {
    * in this batch), or a new event, its ids chosen now; and the keys this batch reserves.
    */
   private plan(tenantId: string, events: NewEvent[]) {
-    const results: (AcceptResult | undefined)[] = [];
+    const results: AcceptResult[] = [];
     const keys: string[] = [];
     const byKey = new Map<string, AcceptResult>();
     for (const event of events) {
@@ -202,7 +205,7 @@ export class StagedBatches {
         keys.push(`${tenantId}\n${key}`);
       }
     }
-    return { results: results as AcceptResult[], keys };
+    return { results, keys };
   }
 
   private async stage(
@@ -272,8 +275,6 @@ export class StagedBatches {
    */
   private async move(batchId: string, release: (err?: Error) => void): Promise<void> {
     if (await this.moveOnce(batchId)) return release();
-    if (this.closed)
-      return release(new StoreUnavailableError('the store closed before a batch was moved into place'));
     void (async () => {
       while (!this.closed) {
         await new Promise((resolve) => setTimeout(resolve, MOVE_RETRY_MS).unref());
