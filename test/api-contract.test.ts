@@ -51,6 +51,8 @@ const FULL = {
   eventTypes: ['order.*', 'invoice.paid'],
   retry: { maxAttempts: 8, initialDelayMs: 5_000, maxDelayMs: 3_600_000 },
   timeoutMs: 15_000,
+  headers: { 'X-Partner': 'acme' },
+  auth: { type: 'basic', username: 'acme', password: 'pw-contract' },
   secret: `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`,
 } satisfies Omit<CreateDestinationInput, 'url'>;
 
@@ -139,6 +141,8 @@ describe('destinations', () => {
       { ...full, id: '', tenantId: '', createdAt: '', updatedAt: '' },
       {
         ...given,
+        // The credential without its secret.
+        auth: { type: 'basic', username: 'acme' },
         id: '',
         tenantId: '',
         url: get().rcv.url('full'),
@@ -211,13 +215,18 @@ describe('destinations', () => {
       eventTypes: ['order.paid'],
       timeoutMs: 2_000,
       retry: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1_000 },
+      headers: null,
+      auth: { type: 'bearer', token: 'tok-contract' },
       secret: `whsec_${Buffer.from('fedcba9876543210fedcba9876543210').toString('base64')}`,
     } satisfies UpdateDestinationInput;
     const d = await api().destinations.update(full.id, patch);
     assertStatus(200, 'update destination');
     assertShape(contract.Destination, d, 'destination');
     const { secret: _, ...fields } = patch;
-    assert.deepEqual({ ...d, updatedAt: '' }, { ...fields, ...pickKept(full), updatedAt: '' });
+    assert.deepEqual(
+      { ...d, updatedAt: '' },
+      { ...fields, headers: {}, auth: { type: 'bearer' }, ...pickKept(full), updatedAt: '' },
+    );
     assert.ok(Date.parse(d.updatedAt) >= Date.parse(full.updatedAt));
     assert.deepEqual(await api().destinations.get(full.id), d, 'the change is stored');
     const renamed = await api().destinations.update(full.id, { name: null });

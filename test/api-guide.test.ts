@@ -115,6 +115,17 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
       'unauthorized',
     ])
       assert.ok(portal.split('\n').includes(line), `the portal links block prints ${line}:\n${portal}`);
+    const credentials = outputs.get('Custom headers and credentials') ?? '';
+    for (const line of [
+      '{"headers":{"X-Partner-Account":"acme-42"},"auth":{"type":"bearer"}}',
+      '{"type":"bearer"}',
+      '{"code":"validation_failed","paths":["headers.Authorization"]}',
+    ])
+      assert.ok(
+        credentials.split('\n').includes(line),
+        `the credentials block prints ${line}:\n${credentials}`,
+      );
+    assert.ok(!credentials.includes('tok_partner'), 'no answer shows the token');
     const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
     assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });
@@ -142,6 +153,13 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
     assert.ok(!typesAt(everything).has('user.deleted'), 'the cancelled delivery was never sent');
     // The retried one and the two replayed (and perhaps already the admin's invoice.paid).
     assert.ok(rcv.deliveredIds(rcv.path('billing')).size >= 3, 'the dead deliveries went out again');
+  });
+
+  await t.test('the partner destination sent its headers and its token', () => {
+    const [first] = rcv.arrivals(rcv.path('partner'));
+    assert.ok(first, 'the partner event arrived');
+    assert.equal(first.headers.authorization, 'Bearer tok_partner_1');
+    assert.equal(first.headers['x-partner-account'], 'acme-42');
   });
 
   await t.test("the guide's webhook_signature matches a real request's", async () => {

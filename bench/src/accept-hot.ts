@@ -72,6 +72,8 @@ async function run(spread: boolean): Promise<number> {
           eventTypes: ['*'],
           retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
           timeoutMs: 15_000,
+          headers: {},
+          auth: null,
           secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
         },
         now,

@@ -16,6 +16,7 @@ import {
 } from '@sluice/core';
 import { z } from 'zod';
 import { Health } from './contract-health.ts';
+import { AuthInput, AuthView, HeadersInput } from './contract-receiver.ts';
 
 export {
   ErrorClass,
@@ -202,6 +203,8 @@ const destinationFields = {
   }),
   retry: RetryPolicy,
   timeoutMs: z.int().min(100).max(120_000),
+  headers: HeadersInput,
+  auth: AuthInput,
   secret,
 };
 
@@ -215,6 +218,8 @@ export const CreateDestination = z.strictObject({
   eventTypes: destinationFields.eventTypes.optional(),
   retry: destinationFields.retry.optional(),
   timeoutMs: destinationFields.timeoutMs.optional(),
+  headers: destinationFields.headers.nullable().optional(),
+  auth: destinationFields.auth.nullable().optional(),
   secret: destinationFields.secret.optional(),
 });
 
@@ -229,6 +234,11 @@ export const PatchDestination = patchOf(
     eventTypes: destinationFields.eventTypes.optional(),
     retry: destinationFields.retry.optional(),
     timeoutMs: destinationFields.timeoutMs.optional(),
+    headers: destinationFields.headers
+      .nullable()
+      .optional()
+      .meta({ description: 'Replaces them all; null: none.' }),
+    auth: destinationFields.auth.nullable().optional(),
     secret: destinationFields.secret.optional(),
   }),
 );
@@ -255,6 +265,8 @@ export const Destination = z
     eventTypes: z.array(z.string()),
     retry: RetryPolicy,
     timeoutMs: z.int(),
+    headers: z.record(z.string(), z.string()),
+    auth: AuthView.nullable(),
     state: DestinationState,
     disabledReason: z.string().nullable(),
     health: Health,

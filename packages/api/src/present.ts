@@ -1,6 +1,6 @@
 /** Records as the API shows them: ISO times, no internals. */
 
-import { failureRate, type Health } from '@sluice/core';
+import { failureRate, type Health, presentAuth } from '@sluice/core';
 import type {
   Attempt,
   Delivery,
@@ -44,6 +44,8 @@ export function presentDestination(d: Destination) {
     eventTypes: d.eventTypes,
     retry: d.retry,
     timeoutMs: d.timeoutMs,
+    headers: d.headers,
+    auth: presentAuth(d.auth),
     state: d.state,
     disabledReason: d.disabledReason,
     health: presentHealth(d.health),

@@ -847,6 +847,27 @@ export interface paths {
                         eventTypes?: string[];
                         retry?: components["schemas"]["RetryPolicyInput"];
                         timeoutMs?: number;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        auth?: ({
+                            /** @enum {string} */
+                            type: "bearer";
+                            /** @description Sent as `authorization: Bearer <token>`; never shown again. */
+                            token: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "basic";
+                            username: string;
+                            /** @description Never shown again. */
+                            password: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "header";
+                            name: string;
+                            /** @description Never shown again. */
+                            value: string;
+                        }) | null;
                         secret?: string;
                     };
                 };
@@ -1101,6 +1122,28 @@ export interface paths {
                         eventTypes?: string[];
                         retry?: components["schemas"]["RetryPolicyInput"];
                         timeoutMs?: number;
+                        /** @description Replaces them all; null: none. */
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        auth?: ({
+                            /** @enum {string} */
+                            type: "bearer";
+                            /** @description Sent as `authorization: Bearer <token>`; never shown again. */
+                            token: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "basic";
+                            username: string;
+                            /** @description Never shown again. */
+                            password: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "header";
+                            name: string;
+                            /** @description Never shown again. */
+                            value: string;
+                        }) | null;
                         secret?: string;
                     };
                 };
@@ -4143,6 +4186,19 @@ export interface components {
             /** @description The latest transitions, newest first. */
             transitions: components["schemas"]["HealthTransitionInput"][];
         };
+        /** @description The credential: its type and the fields that are not secret. */
+        DestinationAuthInput: {
+            /** @constant */
+            type: "bearer";
+        } | {
+            /** @constant */
+            type: "basic";
+            username: string;
+        } | {
+            /** @constant */
+            type: "header";
+            name: string;
+        };
         ErrorInput: {
             error: {
                 /**
@@ -4215,6 +4271,10 @@ export interface components {
             eventTypes: string[];
             retry: components["schemas"]["RetryPolicyInput"];
             timeoutMs: number;
+            headers: {
+                [key: string]: string;
+            };
+            auth: components["schemas"]["DestinationAuthInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4236,6 +4296,10 @@ export interface components {
             eventTypes: string[];
             retry: components["schemas"]["RetryPolicyInput"];
             timeoutMs: number;
+            headers: {
+                [key: string]: string;
+            };
+            auth: components["schemas"]["DestinationAuthInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4319,6 +4383,10 @@ export interface components {
             eventTypes: string[];
             retry: components["schemas"]["RetryPolicyInput"];
             timeoutMs: number;
+            headers: {
+                [key: string]: string;
+            };
+            auth: components["schemas"]["DestinationAuthInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4604,6 +4672,19 @@ export interface components {
             /** @description The latest transitions, newest first. */
             transitions: components["schemas"]["HealthTransition"][];
         };
+        /** @description The credential: its type and the fields that are not secret. */
+        DestinationAuth: {
+            /** @constant */
+            type: "bearer";
+        } | {
+            /** @constant */
+            type: "basic";
+            username: string;
+        } | {
+            /** @constant */
+            type: "header";
+            name: string;
+        };
         Error: {
             error: {
                 /**
@@ -4676,6 +4757,10 @@ export interface components {
             eventTypes: string[];
             retry: components["schemas"]["RetryPolicy"];
             timeoutMs: number;
+            headers: {
+                [key: string]: string;
+            };
+            auth: components["schemas"]["DestinationAuth"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4697,6 +4782,10 @@ export interface components {
             eventTypes: string[];
             retry: components["schemas"]["RetryPolicy"];
             timeoutMs: number;
+            headers: {
+                [key: string]: string;
+            };
+            auth: components["schemas"]["DestinationAuth"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4780,6 +4869,10 @@ export interface components {
             eventTypes: string[];
             retry: components["schemas"]["RetryPolicy"];
             timeoutMs: number;
+            headers: {
+                [key: string]: string;
+            };
+            auth: components["schemas"]["DestinationAuth"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;

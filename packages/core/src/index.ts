@@ -112,6 +112,20 @@ export {
   windowCap,
 } from './rate-plan.ts';
 export {
+  type DestinationAuth,
+  type DestinationHeaders,
+  headerBytes,
+  headerNameProblem,
+  isHeaderValue,
+  MAX_HEADER_BYTES,
+  MAX_HEADERS,
+  mapAuthSecret,
+  type PresentedAuth,
+  presentAuth,
+  receiverHeaders,
+  resealedAuth,
+} from './receiver-auth.ts';
+export {
   BACKOFF_MULTIPLIER,
   backoffCeilingMs,
   DEFAULT_RETRY_POLICY,

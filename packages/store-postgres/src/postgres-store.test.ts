@@ -49,6 +49,10 @@ await withPostgres(() => {
       rawSecrets: async (id) =>
         (await store.db.query('SELECT secrets::text AS s FROM destinations WHERE id = $1', [id]))[0]
           ?.s as string,
+      rawAuth: async (id) =>
+        (await store.db.query('SELECT auth::text AS a FROM destinations WHERE id = $1', [id]))[0]?.a as
+          | string
+          | null,
       fillDisk: () => fillDisk(store),
     };
   });

@@ -1,5 +1,5 @@
 /**
- * Sealing the signing secrets at start (docs/operations.md "The encryption key"): every
+ * Sealing the signing secrets (and the credentials' secrets, after a rotation) at start (docs/operations.md "The encryption key"): every
  * secret not yet sealed with the keyring's first key — stored before encryption, or sealed
  * with a key since rotated out — is sealed with it, under the migration lock, so starting
  * services seal each row once. Idempotent: a start with nothing to seal changes nothing.
@@ -20,7 +20,15 @@
  * statement waiting on a lock holds a snapshot, and the scrub would wait for that snapshot.
  */
 
-import { isSealed, isSealedWithCurrent, type Keyring, openSecret, sealSecret } from '@sluice/core';
+import {
+  type DestinationAuth,
+  isSealed,
+  isSealedWithCurrent,
+  type Keyring,
+  openSecret,
+  resealedAuth,
+  sealSecret,
+} from '@sluice/core';
 import type { DestinationSecret } from '@sluice/store';
 import type pg from 'pg';
 import type { Db } from './db.ts';
@@ -91,8 +99,20 @@ async function sealAndScrub(
       }));
       await q.query('UPDATE destinations SET secrets = $2 WHERE id = $1', [row.id, JSON.stringify(next)]);
     }
+    // A credential's secret is sealed from its first write: after a rotation, sealed again.
+    const credentials = await q.query(
+      `SELECT id, auth FROM destinations WHERE auth IS NOT NULL
+         AND NOT starts_with(coalesce(auth->>'token', auth->>'password', auth->>'value'), $1)
+       FOR UPDATE`,
+      [current],
+    );
+    for (const row of credentials) {
+      const next = resealedAuth(row.auth as DestinationAuth, keyring);
+      if (next !== undefined)
+        await q.query('UPDATE destinations SET auth = $2 WHERE id = $1', [row.id, JSON.stringify(next)]);
+    }
     const [xid] = plain > 0 ? await q.query('SELECT (txid_current() % 4294967296)::text AS x') : [];
-    return { sealed: rows.length, plain, xid: xid?.x as string | undefined };
+    return { sealed: rows.length + credentials.length, plain, xid: xid?.x as string | undefined };
   });
   const { xid, ...counts } = result;
   if (xid === undefined) return { ...counts, scrubbed: true };

@@ -1,5 +1,5 @@
 /**
- * Sealing the signing secrets at start (docs/operations.md "The encryption key"): every
+ * Sealing the signing secrets (and the credentials' secrets, after a rotation) at start (docs/operations.md "The encryption key"): every
  * secret not yet sealed with the keyring's first key — stored before encryption, or sealed
  * with a key since rotated out — is sealed with it, in one `BEGIN IMMEDIATE` transaction, so
  * two processes opening the file seal each row once. Idempotent: a start with nothing to seal
@@ -13,7 +13,15 @@
  */
 
 import type { DatabaseSync } from 'node:sqlite';
-import { isSealed, isSealedWithCurrent, type Keyring, openSecret, sealSecret } from '@sluice/core';
+import {
+  type DestinationAuth,
+  isSealed,
+  isSealedWithCurrent,
+  type Keyring,
+  openSecret,
+  resealedAuth,
+  sealSecret,
+} from '@sluice/core';
 import type { DestinationSecret } from '@sluice/store';
 
 export interface SealResult {
@@ -49,8 +57,21 @@ export function sealSecrets(db: DatabaseSync, keyring: Keyring): SealResult {
       }));
       update.run(JSON.stringify(next), row.id as string);
     }
+    // A credential's secret is sealed from its first write: after a rotation, sealed again.
+    const credentials = db
+      .prepare(
+        `SELECT id, auth FROM destinations WHERE auth IS NOT NULL AND substr(coalesce(
+           json_extract(auth, '$.token'), json_extract(auth, '$.password'), json_extract(auth, '$.value')),
+           1, length(?1)) <> ?1`,
+      )
+      .all(current);
+    const updateAuth = db.prepare('UPDATE destinations SET auth = ? WHERE id = ?');
+    for (const row of credentials) {
+      const next = resealedAuth(JSON.parse(row.auth as string) as DestinationAuth, keyring);
+      if (next !== undefined) updateAuth.run(JSON.stringify(next), row.id as string);
+    }
     db.exec('COMMIT');
-    result = { sealed: rows.length, plain };
+    result = { sealed: rows.length + credentials.length, plain };
   } catch (err) {
     db.exec('ROLLBACK');
     throw err;

@@ -44,6 +44,9 @@ storeConformance('SqliteStore', async () => {
     rawSecrets: async (id) =>
       (store.db.prepare('SELECT secrets FROM destinations WHERE id = ?').get(id) as { secrets: string })
         .secrets,
+    rawAuth: async (id) =>
+      (store.db.prepare('SELECT auth FROM destinations WHERE id = ?').get(id) as { auth: string | null })
+        .auth,
     fillDisk: async () => fillDisk(store),
   };
 });

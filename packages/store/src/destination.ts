@@ -5,6 +5,8 @@
  */
 
 import {
+  type DestinationAuth,
+  type DestinationHeaders,
   HEALTHY,
   type Health,
   type Ordering,
@@ -52,6 +54,10 @@ export interface Destination {
   eventTypes: string[];
   retry: RetryPolicy;
   timeoutMs: number;
+  /** Sent on every attempt (docs/api.md "Custom headers and credentials"). */
+  headers: DestinationHeaders;
+  /** The credential the receiver checks; its secret is stored sealed. */
+  auth: DestinationAuth | null;
   secrets: DestinationSecret[];
   state: DestinationState;
   disabledReason: string | null;
@@ -78,6 +84,8 @@ export type DestinationPatch = Partial<
     | 'eventTypes'
     | 'retry'
     | 'timeoutMs'
+    | 'headers'
+    | 'auth'
     | 'secrets'
     | 'state'
     | 'disabledReason'

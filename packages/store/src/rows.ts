@@ -4,14 +4,17 @@
  * JSON column arrives — text in SQLite, already parsed from JSONB in Postgres — so the
  * destination mapper is made for a decoder (`destinationDecoder`).
  *
- * Signing secrets are sealed on the way into a row and opened on the way out
+ * Signing secrets and a credential's secret are sealed on the way into a row and opened on the way out
  * (`@sluice/core`'s secret box, with the store's keyring): the stores hold them encrypted,
  * their callers see them plain.
  */
 
 import {
   type DeliveryStatus,
+  type DestinationAuth,
+  type DestinationHeaders,
   type Keyring,
+  mapAuthSecret,
   type Ordering,
   openSecret,
   type Period,
@@ -46,6 +49,8 @@ export const DESTINATION_COLUMNS = [
   'retry_initial_delay_ms',
   'retry_max_delay_ms',
   'timeout_ms',
+  'headers',
+  'auth',
   'secrets',
   'state',
   'disabled_reason',
@@ -81,6 +86,8 @@ export function destinationParams(
     retry_initial_delay_ms: d.retry.initialDelayMs,
     retry_max_delay_ms: d.retry.maxDelayMs,
     timeout_ms: d.timeoutMs,
+    headers: JSON.stringify(d.headers),
+    auth: d.auth === null ? null : JSON.stringify(mapAuthSecret(d.auth, keyring, 'seal')),
     secrets: JSON.stringify(
       d.secrets.map(
         (s): DestinationSecret => ({ secret: sealSecret(keyring, s.secret), expiresAt: s.expiresAt }),
@@ -115,6 +122,11 @@ export const destinationDecoder =
       maxDelayMs: num(r.retry_max_delay_ms),
     },
     timeoutMs: num(r.timeout_ms),
+    headers: json(r.headers) as DestinationHeaders,
+    auth:
+      r.auth === null || r.auth === undefined
+        ? null
+        : mapAuthSecret(json(r.auth) as DestinationAuth, keyring, 'open'),
     secrets: (json(r.secrets) as DestinationSecret[]).map((s) => ({
       secret: openSecret(keyring, s.secret),
       expiresAt: s.expiresAt,

@@ -52,6 +52,8 @@ describe('/v1/destinations', () => {
       eventTypes: ['*'],
       retry: rest.retry,
       timeoutMs: 15_000,
+      headers: {},
+      auth: null,
       state: 'active',
       disabledReason: null,
       health: {

@@ -1,6 +1,8 @@
 import {
   DEFAULT_ORDERING,
   DEFAULT_RETRY_POLICY,
+  type DestinationAuth,
+  type DestinationHeaders,
   generateSecret,
   matchesEventType,
   newId,
@@ -28,6 +30,7 @@ import {
   PatchDestination,
   TenantQuery,
 } from '../contract.ts';
+import { headerProblems } from '../contract-receiver.ts';
 import { notFound } from '../errors.ts';
 import { destinationPage } from '../narrowed.ts';
 import { presentDestination, presentDestinationWithSecret } from '../present.ts';
@@ -63,6 +66,27 @@ export async function wakeSubscribers(
     if (d.id !== destinationId && matchesEventType(d.eventTypes, type)) ctx.dispatcher.wake(d.id);
 }
 
+/**
+ * The destination's headers beside its credential, as they will be (a create, or a PATCH
+ * over the current ones): `authorization` in headers while `auth` is set, or the header
+ * credential's name among them, is a `400 validation_failed` at `headers.<name>`.
+ */
+function checkHeadersWithAuth(headers: DestinationHeaders, auth: DestinationAuth | null): void {
+  if (auth === null) return;
+  const details = headerProblems(headers, true).map(({ name, message }) => ({
+    path: `headers.${name}`,
+    message,
+    code: 'custom',
+  }));
+  if (auth.type === 'header')
+    for (const name of Object.keys(headers))
+      if (name.toLowerCase() === auth.name.toLowerCase())
+        details.push({ path: `headers.${name}`, message: 'is set by auth', code: 'custom' });
+  const first = details[0];
+  if (first !== undefined)
+    throw new ApiError(400, 'validation_failed', `${first.path}: ${first.message}`, details);
+}
+
 export function destinationRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, clock } = ctx;
 
@@ -88,6 +112,9 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
       const input = request.body;
       checkUrl(input.url);
+      const headers = input.headers ?? {};
+      const credential = input.auth ?? null;
+      checkHeadersWithAuth(headers, credential);
       const destination = await store.createDestination(
         {
           id: newId('dst'),
@@ -101,6 +128,8 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           eventTypes: input.eventTypes ?? ['*'],
           retry: input.retry ?? { ...DEFAULT_RETRY_POLICY },
           timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          headers,
+          auth: credential,
           secrets: [{ secret: input.secret ?? generateSecret(), expiresAt: null }],
         },
         clock(),
@@ -159,7 +188,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
     },
     async (request) => {
       const current = await ownedDestination(ctx, request);
-      const { secret, ...fields } = request.body;
+      const { secret, headers, auth: credential, ...fields } = request.body;
       // A link narrowed to some destinations may not choose what they receive: `*` or
       // `sluice.*` would bring it the others' events and news of them.
       if (fields.eventTypes !== undefined && narrowedTo(request) !== undefined) {
@@ -170,8 +199,14 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         );
       }
       if (fields.url !== undefined) checkUrl(fields.url);
-      dispatcher.checkAnnounce();
       const patch: DestinationPatch = { ...fields };
+      if (headers !== undefined) patch.headers = headers ?? {};
+      if (credential !== undefined) patch.auth = credential;
+      checkHeadersWithAuth(
+        patch.headers ?? current.headers,
+        patch.auth === undefined ? current.auth : patch.auth,
+      );
+      dispatcher.checkAnnounce();
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
       // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).
       const reset =

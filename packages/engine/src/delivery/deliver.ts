@@ -51,6 +51,8 @@ export interface DeliveryRequest {
   /** 1-based number of this request within its delivery (`webhook-attempt`). */
   attempt: number;
   secrets: readonly string[];
+  /** The destination's own headers and its credential's, by lower-case name (`receiverHeaders`). */
+  headers?: Readonly<Record<string, string>>;
   timeoutMs: number;
   /**
    * Sluice's own destination (the operator's alert URL, from config): not subject to the
@@ -123,6 +125,8 @@ export class Deliverer implements AttemptTransport {
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
+      // The destination's (the API refuses names Sluice sets; a user-agent of its own wins).
+      ...req.headers,
       'webhook-id': req.eventId,
       'webhook-timestamp': String(nowSeconds),
       'webhook-event-type': req.eventType,

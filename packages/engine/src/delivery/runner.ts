@@ -12,7 +12,16 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decideOutcome, newId, PERIOD_MS, ratePlan, retryDelayMs, transition, windowCap } from '@sluice/core';
+import {
+  decideOutcome,
+  newId,
+  PERIOD_MS,
+  ratePlan,
+  receiverHeaders,
+  retryDelayMs,
+  transition,
+  windowCap,
+} from '@sluice/core';
 import type { ClaimedDelivery, Destination, Store } from '@sluice/store';
 import type { DestinationCache } from '../destination-cache.ts';
 import type { EngineMetrics } from '../ops/metrics.ts';
@@ -112,6 +121,7 @@ export class DeliveryRunner {
           sequence: delivery.sequence,
           attempt: attemptNo,
           secrets: signingSecrets(destination, startedAt),
+          headers: receiverHeaders(destination.headers, destination.auth),
           timeoutMs: destination.timeoutMs,
           trusted: isSystemDestination(destination),
         },

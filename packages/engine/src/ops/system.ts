@@ -44,6 +44,8 @@ export function ensureAlertsDestination(store: Store, sink: AlertSink, now: numb
       eventTypes: ['sluice.*'],
       retry: { maxAttempts: 20, initialDelayMs: 1_000, maxDelayMs: 600_000 },
       timeoutMs: 10_000,
+      headers: {},
+      auth: null,
       secrets: [{ secret: sink.secret, expiresAt: null }],
     },
     now,

@@ -30,6 +30,8 @@ export type OpenStore = () => Promise<{
   store: Store;
   cleanup(): Promise<void>;
   rawSecrets(destinationId: string): Promise<string>;
+  /** The destination's `auth` column as stored (JSON text), null when it has none. */
+  rawAuth(destinationId: string): Promise<string | null>;
   fillDisk(): Promise<() => Promise<void>>;
 }>;
 
@@ -53,6 +55,8 @@ export function newDestination(tenantId: string, overrides: Partial<NewDestinati
     eventTypes: ['*'],
     retry: { maxAttempts: 3, initialDelayMs: 1_000, maxDelayMs: 60_000 },
     timeoutMs: 15_000,
+    headers: {},
+    auth: null,
     secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
     ...overrides,
   };

@@ -53,5 +53,39 @@ export function secretCases(open: OpenStore): void {
         await cleanup();
       }
     });
+
+    it("headers and a credential round-trip; the credential's secret is sealed in the row; null removes it", async () => {
+      const { store, cleanup, rawAuth } = await open();
+      try {
+        const tenant = newTenant();
+        await store.createTenant(tenant, `hash-${tenant.id}`);
+        const headers = { 'X-Tenant': 'acme', 'User-Agent': 'acme-hooks/1' };
+        const auth = { type: 'basic' as const, username: 'acme', password: 'pw-in-the-clear-9f3' };
+        const input = newDestination(tenant.id, { headers, auth });
+        const created = await store.createDestination(input, T0);
+        assert.deepEqual([created.headers, created.auth], [headers, auth]);
+        assert.deepEqual((await store.listDestinations(tenant.id))[0]?.auth, auth);
+        const raw = (await rawAuth(input.id)) ?? '';
+        assert.ok(!raw.includes('pw-in-the-clear-9f3'), 'the password in the clear');
+        assert.match((JSON.parse(raw) as { password: string }).password, /^enc:v1:/);
+        assert.equal(
+          (JSON.parse(raw) as { username: string }).username,
+          'acme',
+          'the username is not secret',
+        );
+        const bearer = { type: 'bearer' as const, token: 'tok-in-the-clear-77a' };
+        await store.updateDestination(input.id, { auth: bearer }, T0 + 1);
+        assert.deepEqual((await store.getDestination(input.id))?.auth, bearer);
+        assert.ok(!((await rawAuth(input.id)) ?? '').includes('tok-in-the-clear-77a'));
+        await store.updateDestination(input.id, { name: 'renamed' }, T0 + 2);
+        assert.deepEqual((await store.getDestination(input.id))?.auth, bearer, 'another patch keeps it');
+        await store.updateDestination(input.id, { auth: null, headers: {} }, T0 + 3);
+        const cleared = await store.getDestination(input.id);
+        assert.deepEqual([cleared?.auth, cleared?.headers], [null, {}]);
+        assert.equal(await rawAuth(input.id), null);
+      } finally {
+        await cleanup();
+      }
+    });
   });
 }

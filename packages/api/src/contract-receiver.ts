@@ -1,0 +1,106 @@
+/**
+ * What a receiver wants besides the URL (docs/api.md "Custom headers and credentials"): the
+ * destination's `headers` and `auth`, as written and as answered. The rules for names and
+ * values are `@sluice/core`'s (receiver-auth.ts), the same the delivery sends by.
+ */
+
+import {
+  type DestinationHeaders,
+  headerBytes,
+  headerNameProblem,
+  isHeaderValue,
+  MAX_HEADER_BYTES,
+  MAX_HEADERS,
+} from '@sluice/core';
+import { z } from 'zod';
+
+const VISIBLE = 'must be visible ASCII and spaces';
+
+const headerValue = z.string().max(MAX_HEADER_BYTES).refine(isHeaderValue, VISIBLE);
+
+/** The problems of the names of `headers`, given whether `auth` is set. */
+export function headerProblems(
+  headers: DestinationHeaders,
+  auth: boolean,
+): { name: string; message: string }[] {
+  const problems: { name: string; message: string }[] = [];
+  const seen = new Set<string>();
+  for (const name of Object.keys(headers)) {
+    const problem = headerNameProblem(name, auth);
+    if (problem !== undefined) problems.push({ name, message: problem });
+    else if (seen.has(name.toLowerCase()))
+      problems.push({ name, message: 'named twice (header names compare without case)' });
+    seen.add(name.toLowerCase());
+  }
+  return problems;
+}
+
+export const HeadersInput = z
+  .record(z.string(), headerValue)
+  .superRefine((headers, ctx) => {
+    const n = Object.keys(headers).length;
+    if (n > MAX_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers (${n})` });
+    if (headerBytes(headers) > MAX_HEADER_BYTES)
+      ctx.addIssue({
+        code: 'custom',
+        message: `at most ${MAX_HEADER_BYTES} bytes of names and values in all`,
+      });
+    for (const { name, message } of headerProblems(headers, false))
+      ctx.addIssue({ code: 'custom', message, path: [name] });
+  })
+  .meta({
+    description:
+      'Sent on every attempt: at most 20, names RFC 9110 tokens, values visible ASCII and spaces, 8 KiB in all. Not host, content-type, content-length, transfer-encoding, connection, any webhook-* name, or authorization when auth is set. Not secret: shown in every answer.',
+  });
+
+const secretValue = z.string().min(1).max(4_096).refine(isHeaderValue, VISIBLE);
+
+export const AuthInput = z
+  .discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('bearer'),
+      token: z
+        .string()
+        .min(1)
+        .max(4_096)
+        .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII, no spaces')
+        .meta({ description: 'Sent as `authorization: Bearer <token>`; never shown again.' }),
+    }),
+    z.strictObject({
+      type: z.literal('basic'),
+      username: z
+        .string()
+        .min(1)
+        .max(256)
+        // RFC 7617: the user-id holds no colon; no control character in either.
+        .regex(/^[^:\p{Cc}]+$/u, 'must hold no colon and no control character'),
+      password: z
+        .string()
+        .max(1_024)
+        .regex(/^[^\p{Cc}]*$/u, 'must hold no control character')
+        .meta({ description: 'Never shown again.' }),
+    }),
+    z.strictObject({
+      type: z.literal('header'),
+      name: z.string().superRefine((name, ctx) => {
+        const problem = headerNameProblem(name, true);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+      value: secretValue.meta({ description: 'Never shown again.' }),
+    }),
+  ])
+  .meta({
+    description:
+      'The credential the receiver checks: a bearer token, HTTP Basic (RFC 7617), or an API key in a header of its own. Its secret is stored encrypted and never shown; null removes it.',
+  });
+
+export const AuthView = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('bearer') }),
+    z.object({ type: z.literal('basic'), username: z.string() }),
+    z.object({ type: z.literal('header'), name: z.string() }),
+  ])
+  .meta({
+    id: 'DestinationAuth',
+    description: 'The credential: its type and the fields that are not secret.',
+  });
