@@ -150,6 +150,22 @@ describe('bad input', () => {
     (w) => w.box.api('PATCH', `/v1/destinations/${w.dA}`, { colour: 'red' }, w.a.apiKey),
   ]);
 
+  rejects('a URL with a CR, LF, tab or space, or with credentials (even empty)', 400, 'validation_failed', [
+    ...[
+      'http://example.com/a\r\nX-Evil: 1',
+      'http://example.com/a\tb',
+      'http://example.com/a b',
+      'http://:@example.com/',
+      'http://user:pw@example.com/',
+      'http://user@example.com/',
+    ].map(
+      (url): Call =>
+        (w) =>
+          w.box.api('POST', '/v1/destinations', destination({ url }), w.a.apiKey),
+    ),
+    (w) => w.box.api('PATCH', `/v1/destinations/${w.dA}`, { url: 'https://:@example.com/' }, w.a.apiKey),
+  ]);
+
   rejects('a batch with one invalid event accepts none', 400, 'validation_failed', [
     (w) => w.box.api('POST', '/v1/events/batch', { events: [event(w), event(w, { type: 42 })] }, w.a.apiKey),
   ]);
@@ -197,6 +213,11 @@ describe('bad input', () => {
     'http://169.254.169.254/latest/meta-data',
     'http://[::1]/hook',
     'http://[::ffff:127.0.0.1]/hook',
+    // The deprecated IPv4-compatible form, which ipaddr.js rates "unicast".
+    'http://[::169.254.169.254]/latest/meta-data',
+    'http://[::10.0.0.1]/hook',
+    'http://[fe80::1]/hook',
+    'http://[fc00::1]/hook',
     'http://0.0.0.0/hook',
   ];
   rejects('a literal private address when private networks are not allowed', 400, 'destination_not_allowed', [

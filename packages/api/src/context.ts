@@ -31,6 +31,8 @@ export interface ApiConfig {
   publicUrl?: string | undefined;
   /** `SLUICE_PORTAL_FRAME_ANCESTORS`: the portal's CSP `frame-ancestors` sources; default `'self'`. */
   portalFrameAncestors?: string | undefined;
+  /** `SLUICE_METRICS_TOKEN`: `/metrics` only with `authorization: Bearer <it>`; unset: open. */
+  metricsToken?: string | undefined;
 }
 
 /** What `buildApi` is built from (the routes that need more than the context read it too). */

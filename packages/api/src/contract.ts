@@ -72,19 +72,28 @@ export const ErrorBody = z
 
 // ---------------------------------------------------------------- shared pieces
 
+/**
+ * An http(s) URL as it will be stored and sent: no whitespace or control character (the URL
+ * parser would drop a CR, LF or tab silently, and the URL stored would not be the one used)
+ * and no userinfo, not even empty (`http://:@host/`): credentials go in `auth`.
+ */
+function isPlainHttpUrl(value: string): boolean {
+  if (/[\s\p{Cc}]/u.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const authority = value.slice(value.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  return !authority.includes('@');
+}
+
 export const httpUrl = z
   .string()
   .max(2_048)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (
-        (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
-      );
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL without credentials');
+  .refine(isPlainHttpUrl, 'must be an http(s) URL without credentials, spaces or control characters');
 
 export const Period = z.enum(PERIODS as ['second', 'minute', 'hour']);
 

@@ -40,6 +40,11 @@ export const common = {
    * are read from the store again on their next use.
    */
   SLUICE_DESTINATION_CACHE_SIZE: int(1, 10_000_000).default(100_000),
+  /**
+   * When set, `/metrics` answers only a scrape with `authorization: Bearer <it>` (401 else):
+   * the API's port is reachable by tenants, and the metrics tell of every tenant's traffic.
+   */
+  SLUICE_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
 };
 
 /** How a destination's window is judged; every process that paces deliveries reads it. */
@@ -211,8 +216,10 @@ export function apiConfig(c: {
   SLUICE_EVENT_TYPES_STRICT: boolean;
   SLUICE_PUBLIC_URL?: string | undefined;
   SLUICE_PORTAL_FRAME_ANCESTORS?: string | undefined;
+  SLUICE_METRICS_TOKEN?: string | undefined;
 }) {
   return {
+    metricsToken: c.SLUICE_METRICS_TOKEN,
     publicUrl: c.SLUICE_PUBLIC_URL,
     portalFrameAncestors: c.SLUICE_PORTAL_FRAME_ANCESTORS,
     allowPrivateNetworks: c.SLUICE_ALLOW_PRIVATE_NETWORKS,

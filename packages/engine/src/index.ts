@@ -39,7 +39,7 @@ export { registerHealthGauge } from './ops/health-metrics.ts';
 export { EngineMetrics, type Sample } from './ops/metrics.ts';
 export { type OpsServer, startOpsServer } from './ops/ops-server.ts';
 export { MIN_RETENTION_MS, Retention } from './ops/retention.ts';
-export { exposition } from './ops/scrape.ts';
+export { exposition, scrapeAllowed } from './ops/scrape.ts';
 export { drainOnSignal } from './ops/shutdown.ts';
 export { ALERTS_DESTINATION_ID, ensureAlertsDestination, SYSTEM_TENANT } from './ops/system.ts';
 export { MemoryPacing, Pacer } from './pace/memory-pacing.ts';

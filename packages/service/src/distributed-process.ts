@@ -29,6 +29,7 @@ interface ProcessSettings {
   SLUICE_WINDOW_MARGIN_MS: number;
   SLUICE_ARRIVAL_BOUND_MS: number;
   SLUICE_DESTINATION_CACHE_SIZE: number;
+  SLUICE_METRICS_TOKEN?: string | undefined;
   /** Where the process runs delivery jobs (the worker, the single box): their lock. */
   SLUICE_JOB_LOCK_MS?: number | undefined;
 }
@@ -117,7 +118,14 @@ export async function openDistributedProcess(
     metrics,
     ready,
     serveOps: () =>
-      startOpsServer({ host: config.HOST, port: config.PORT, registry, ready, logger: deps.logger }),
+      startOpsServer({
+        host: config.HOST,
+        port: config.PORT,
+        registry,
+        ready,
+        logger: deps.logger,
+        metricsToken: config.SLUICE_METRICS_TOKEN,
+      }),
     async close() {
       await queue.close();
       closeBullConnection(bull);

@@ -7,8 +7,6 @@
  * is before the API answers 202. WAL lets readers (the API) go on during a write.
  */
 
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type {
   BacklogSample,
@@ -76,6 +74,7 @@ import * as lists from './lists.ts';
 import { migrate } from './migrate.ts';
 import { emitNotices } from './operational.ts';
 import * as portalLinks from './portal-links.ts';
+import { createPrivately } from './private-file.ts';
 import { sealSecrets } from './seal.ts';
 import { recoverStagedBatches } from './staged-batches.ts';
 import * as tenants from './tenants.ts';
@@ -121,7 +120,7 @@ export class SqliteStore implements Store, lists.Sql, claim.ClaimSql, health.Hea
   private readonly diskFull = new DiskFull(async () => probeWrite(this));
 
   constructor(path: string, options: SqliteStoreOptions) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') createPrivately(path);
     this.db = new DatabaseSync(path, { timeout: 5_000 });
     this.db.exec('PRAGMA journal_mode = WAL');
     this.full = options.synchronous !== 'normal';

@@ -50,7 +50,7 @@ export function adminToken(
   given: string | undefined,
 ): { token: string; generated: boolean } {
   if (given) return { token: given, generated: false };
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, 'admin-token');
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
   const token = generateAdminToken();
@@ -67,7 +67,7 @@ export function adminToken(
 export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): Promise<SingleBox> {
   const logger = deps.logger ?? pino({ level: config.SLUICE_LOG_LEVEL });
   const dataDir = config.SLUICE_DATA_DIR;
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = lockDataDir(dataDir);
   // What is open so far, closed in this order by `close` or a failed start (the engine once
   // it has started: its stop returns claims to pending as a stop does, not as a start does).

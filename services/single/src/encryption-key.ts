@@ -14,7 +14,7 @@ export const KEY_FILE = 'encryption-key';
 
 /** The keyring as `SLUICE_ENCRYPTION_KEY` writes it, from the data directory's file (generated if missing). */
 export function keptKeyText(dataDir: string): { text: string; generated: boolean } {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, KEY_FILE);
   if (existsSync(file)) return { text: readFileSync(file, 'utf8').trim(), generated: false };
   const text = generateKeyText();

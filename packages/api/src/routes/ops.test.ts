@@ -119,4 +119,38 @@ describe('ops routes', () => {
       assert.match(res.body, /^sluice_test_total 3$/m);
     });
   });
+
+  it('/metrics with SLUICE_METRICS_TOKEN: 401 without the bearer token or with another, 200 with it', async () => {
+    const token = 'scrape-token-0123456789';
+    await withApi(
+      {
+        config: {
+          allowPrivateNetworks: false,
+          maxPayloadBytes: 1_024,
+          maxPayloadDepth: 100,
+          maxRequestBytes: 64 * 1_024,
+          metricsToken: token,
+        },
+      },
+      async (app) => {
+        for (const authorization of [undefined, 'Bearer wrong', token, `Bearer ${token}x`, ADMIN_TOKEN]) {
+          const res = await app.inject({
+            method: 'GET',
+            url: '/metrics',
+            headers: authorization === undefined ? {} : { authorization },
+          });
+          assert.equal(res.statusCode, 401, `${authorization}: ${res.body}`);
+          assert.equal(res.json<{ error: { code: string } }>().error.code, 'unauthorized');
+        }
+        const res = await app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        const health = await app.inject({ method: 'GET', url: '/healthz' });
+        assert.equal(health.statusCode, 200, 'the probes need no token');
+      },
+    );
+  });
 });

@@ -1,8 +1,8 @@
-import { exposition } from '@sluice/engine';
+import { exposition, scrapeAllowed } from '@sluice/engine';
 import { notReadyReason } from '@sluice/store';
-import type { ApiOptions, App } from '../context.ts';
+import { ApiError, type ApiOptions, type App } from '../context.ts';
 
-/** Health, readiness, metrics and the OpenAPI document: no token needed. */
+/** Health, readiness, metrics and the OpenAPI document: no token needed (metrics: unless SLUICE_METRICS_TOKEN). */
 export function opsRoutes(app: App, options: ApiOptions): void {
   const hidden = { hide: true, security: [] };
   app.get('/healthz', { schema: { ...hidden, summary: 'Alive' } }, async () => ({ status: 'ok' }));
@@ -21,7 +21,9 @@ export function opsRoutes(app: App, options: ApiOptions): void {
   );
   // Answers while the store does not (an outage is when `sluice_api_unavailable_total` and the
   // rest matter most): a gauge whose read fails keeps its last value (@sluice/engine scrape.ts).
-  app.get('/metrics', { schema: { ...hidden, summary: 'Prometheus metrics' } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { ...hidden, summary: 'Prometheus metrics' } }, async (request, reply) => {
+    if (!scrapeAllowed(request.headers.authorization, options.config.metricsToken))
+      throw new ApiError(401, 'unauthorized', '/metrics needs its bearer token (SLUICE_METRICS_TOKEN)');
     const failed = (metric: string, err: unknown) =>
       options.logger.warn({ err, metric }, 'a metric could not be read; left out of this scrape');
     return reply

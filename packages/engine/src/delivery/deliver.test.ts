@@ -1,12 +1,12 @@
 /**
- * The attempt's deadline (deliver.ts): `timeoutMs` bounds the whole attempt — headers and
- * body — not only the gaps between chunks, and a fast attempt leaves no timer of its own
- * armed. Against a real receiver on loopback.
+ * The attempt's deadline (deliver.ts): `timeoutMs` bounds the whole attempt — connecting, the
+ * TLS handshake, headers and body — not only the gaps between chunks, and a fast attempt
+ * leaves no timer of its own armed. Against real servers on loopback.
  */
 
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Deliverer, type DeliveryRequest } from './deliver.ts';
 
@@ -81,5 +81,70 @@ describe('Deliverer deadline', () => {
       assert.equal(report.responseExcerpt, 'ok');
     }
     assert.ok(timers() <= before, `no deadline left armed (${before} timers before, ${timers()} after)`);
+  });
+});
+
+describe('Deliverer deadline: connecting', () => {
+  /** A TCP server that takes connections and never says a word: a TLS handshake that never completes. */
+  let server: NetServer;
+  let port = 0;
+  const sockets: { openedAt: number; closedAt: number }[] = [];
+  const deliverer = new Deliverer({ allowPrivateNetworks: true, connections: 8 });
+
+  before(async () => {
+    server = createNetServer((socket) => {
+      const entry = { openedAt: Date.now(), closedAt: 0 };
+      sockets.push(entry);
+      socket.on('close', () => {
+        entry.closedAt = Date.now();
+      });
+      socket.on('error', () => undefined);
+      // Read (and drop) the ClientHello, so the client's close is seen behind it.
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    await deliverer.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('timeoutMs covers the TLS handshake: several attempts at once to one origin each end, socket closed, within it + 500 ms', async () => {
+    const timeoutMs = 1_000;
+    const started = Date.now();
+    const reports = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        deliverer.attempt(
+          {
+            url: `https://127.0.0.1:${port}/hook/${i}`,
+            eventId: `evt_01hzhandshake${i}`,
+            eventType: 'order.created',
+            body: '{}',
+            sequence: 1,
+            attempt: 1,
+            secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+            timeoutMs,
+          },
+          Math.floor(started / 1_000),
+        ),
+      ),
+    );
+    const took = Date.now() - started;
+    for (const report of reports)
+      assert.deepEqual(
+        report.result.kind === 'error' && report.result.code,
+        'timeout',
+        JSON.stringify(report),
+      );
+    assert.ok(took < timeoutMs + 500, `the attempts ended after ${took} ms`);
+    for (let i = 0; i < 50 && sockets.some((s) => s.closedAt === 0); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.ok(sockets.length >= 1, 'the server saw a connection');
+    for (const s of sockets)
+      assert.ok(
+        s.closedAt > 0 && s.closedAt - started < timeoutMs + 500,
+        `a socket closed ${s.closedAt === 0 ? 'never' : `${s.closedAt - started} ms`} after the attempts began`,
+      );
   });
 });

@@ -6,8 +6,9 @@
  */
 
 import diagnostics from 'node:diagnostics_channel';
+import { Socket } from 'node:net';
 import { type AttemptResult, signatureHeader } from '@sluice/core';
-import { Agent, errors, request } from 'undici';
+import { Agent, buildConnector, errors, request } from 'undici';
 import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
 
 export const USER_AGENT = 'Sluice/0.1.0';
@@ -89,21 +90,40 @@ export interface AttemptTransport {
 }
 
 export class Deliverer implements AttemptTransport {
-  readonly agent: Agent;
   private readonly allowPrivate: boolean;
   private readonly lookup: LookupFunction | undefined;
+  private readonly connections: number;
+  /**
+   * One pool per attempt timeout, its connect timeout that timeout (`connectWithin`): a
+   * connector is the Agent's, not a request's, so a destination's `timeoutMs` bounds its
+   * connecting only in a pool of its own timeout. Destinations share the few timeouts they
+   * use, and with them their connections to one origin.
+   */
+  private readonly agents = new Map<number, Agent>();
   /** For trusted requests only, made on first use: no guard at connect. */
   private unguarded: Agent | undefined;
 
   constructor(options: DelivererOptions) {
     this.allowPrivate = options.allowPrivateNetworks;
     this.lookup = options.lookup;
+    this.connections = options.connections ?? 256;
     subscribeOnce();
-    this.agent = new Agent({
-      connections: options.connections ?? 256,
-      keepAliveTimeout: 30_000,
-      connect: { lookup: guardedLookup(options.allowPrivateNetworks, options.lookup) },
-    });
+  }
+
+  private agentFor(timeoutMs: number): Agent {
+    let agent = this.agents.get(timeoutMs);
+    if (agent === undefined) {
+      agent = new Agent({
+        connections: this.connections,
+        keepAliveTimeout: 30_000,
+        // HTTP/1.1: while its first connection is being made, a pool that may speak h2 makes
+        // no other, so one handshake that never completes held every attempt to its origin.
+        allowH2: false,
+        connect: connectWithin(timeoutMs, guardedLookup(this.allowPrivate, this.lookup)),
+      });
+      this.agents.set(timeoutMs, agent);
+    }
+    return agent;
   }
 
   /**
@@ -143,7 +163,14 @@ export class Deliverer implements AttemptTransport {
     // The whole attempt's deadline, cleared when it is over. (`AbortSignal.timeout` cannot be
     // cleared: each request left a timer that fired `timeoutMs` later and built a
     // DOMException — the CPU of an idle box for a quarter of a minute after every busy one.)
+    // undici only notes an abort of a request still waiting for its connection, so the attempt
+    // also ends at the deadline itself (`expired`); the pool's connect timeout, the same
+    // `timeoutMs`, closes the socket being connected.
     const deadline = new AbortController();
+    const expired = new Promise<never>((_, reject) => {
+      deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true });
+    });
+    expired.catch(() => undefined);
     const timer = setTimeout(
       () => deadline.abort(new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError')),
       req.timeoutMs,
@@ -152,7 +179,7 @@ export class Deliverer implements AttemptTransport {
       claimNext = written && (() => written(Date.now()));
       const pending = request(url, {
         method: 'POST',
-        dispatcher: req.trusted ? this.trustedAgent() : this.agent,
+        dispatcher: req.trusted ? this.trustedAgent() : this.agentFor(req.timeoutMs),
         headers,
         body: req.body,
         headersTimeout: req.timeoutMs,
@@ -160,8 +187,9 @@ export class Deliverer implements AttemptTransport {
         signal: deadline.signal,
       });
       claimNext = undefined;
-      const res = await pending;
-      const excerpt = await readExcerpt(res.body);
+      pending.catch(() => undefined);
+      const res = await Promise.race([pending, expired]);
+      const excerpt = await Promise.race([readExcerpt(res.body), expired]);
       const retryAfter = res.headers['retry-after'];
       return {
         result: {
@@ -194,9 +222,32 @@ export class Deliverer implements AttemptTransport {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
     await this.unguarded?.close();
   }
+}
+
+/**
+ * undici's connector, with a socket not connected (its TLS handshake included) within
+ * `timeoutMs` destroyed then. undici's own connect timeout (kept as the backstop) runs on
+ * timers that tick every 500 ms, so alone it let a socket outlive the attempt's deadline by
+ * up to that much. The connector returns its socket (its typings say nothing): checked.
+ */
+function connectWithin(timeoutMs: number, lookup: LookupFunction): buildConnector.connector {
+  const connect = buildConnector({ lookup, allowH2: false, timeout: timeoutMs });
+  return (options, callback) => {
+    let settled = false;
+    const socket: unknown = connect(options, (err, connected) => {
+      settled = true;
+      clearTimeout(timer);
+      if (err !== null || connected === null) callback(err ?? new Error('no socket'), null);
+      else callback(null, connected);
+    });
+    const timer = setTimeout(() => {
+      if (!settled && socket instanceof Socket)
+        socket.destroy(new errors.ConnectTimeoutError(`not connected within ${timeoutMs} ms`));
+    }, timeoutMs);
+  };
 }
 
 async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
@@ -221,6 +272,7 @@ export function describeError(err: unknown): { code: string; message: string } {
     if (code === NOT_ALLOWED) return { code, message: e.message };
     if (
       e.name === 'TimeoutError' ||
+      e instanceof errors.ConnectTimeoutError ||
       e instanceof errors.HeadersTimeoutError ||
       e instanceof errors.BodyTimeoutError
     ) {

@@ -7,7 +7,8 @@
  *   undici hands our `lookup` to `net.connect`, which asks it for all addresses
  *   (autoSelectFamily), so DNS rebinding between creation and delivery does not help.
  * - IP-literal hosts skip `lookup`; the delivery checks them itself (`checkUrlHost`).
- * - IPv4-mapped IPv6 (`::ffff:10.0.0.1`) is unwrapped before the check.
+ * - IPv4-mapped IPv6 (`::ffff:10.0.0.1`) is unwrapped before the check; any other IPv6
+ *   address must be global unicast (2000::/3).
  */
 
 import dns, { type LookupAddress } from 'node:dns';
@@ -32,15 +33,33 @@ export class DestinationNotAllowedError extends Error {
   }
 }
 
-/** True for anything but a public unicast address: loopback, private, link-local (cloud
- * metadata), unique-local, CGNAT, multicast, reserved, unspecified. */
+/** IPv6's global unicast block: every public IPv6 address is in it. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * True for anything but a public unicast address: loopback, private, link-local (cloud
+ * metadata), unique-local, CGNAT, multicast, reserved, unspecified. An IPv6 address other than
+ * IPv4-mapped must be in 2000::/3 as well: ipaddr.js rates other ::/96 addresses, such as the
+ * deprecated IPv4-compatible `::169.254.169.254`, "unicast".
+ */
 export function isForbiddenAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() !== 'unicast';
+  const parsed = ipaddr.parse(canonical(address));
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() !== 'unicast';
+  return !(v6.match(GLOBAL_UNICAST_V6) && v6.range() === 'unicast');
+}
+
+/**
+ * An IPv6 address as the network reads it: ipaddr.js parses the IPv4-compatible form
+ * `::169.254.169.254` as if it were IPv4-mapped (`::ffff:…`), which it is not; the WHATWG
+ * URL parser writes it `::a9fe:a9fe`. A zone id (`fe80::1%eth0`) stays as it is.
+ */
+function canonical(address: string): string {
+  if (!address.includes(':')) return address;
+  const host = URL.parse(`http://[${address}]/`)?.hostname;
+  return host === undefined ? address : host.slice(1, -1);
 }
 
 /** The address of an IP-literal URL host (brackets stripped), or undefined for a hostname. */

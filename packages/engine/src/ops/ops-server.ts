@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { notReadyReason } from '@sluice/store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { exposition } from './scrape.ts';
+import { exposition, scrapeAllowed } from './scrape.ts';
 
 export interface OpsServer {
   url: string;
@@ -29,6 +29,8 @@ export async function startOpsServer(options: {
   logger?: Pick<Logger, 'warn'> | undefined;
   /** Throws when a dependency is unreachable. */
   ready: () => Promise<void>;
+  /** `SLUICE_METRICS_TOKEN`: `/metrics` only with `authorization: Bearer <it>`. */
+  metricsToken?: string | undefined;
 }): Promise<OpsServer> {
   let draining = false;
   const server: Server = createServer((req, res) => {
@@ -48,6 +50,8 @@ export async function startOpsServer(options: {
       return;
     }
     if (path === '/metrics') {
+      if (!scrapeAllowed(req.headers.authorization, options.metricsToken))
+        return send(401, '{"error":{"code":"unauthorized","message":"/metrics needs its bearer token"}}');
       const failed = (metric: string, err: unknown) =>
         options.logger?.warn({ err, metric }, 'a metric could not be read; left out of this scrape');
       void exposition(options.registry, failed).then((text) => send(200, text, options.registry.contentType));

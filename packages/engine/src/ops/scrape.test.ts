@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Gauge, Registry } from 'prom-client';
-import { exposition, scrapeRead } from './scrape.ts';
+import { exposition, scrapeAllowed, scrapeRead } from './scrape.ts';
 
 const unavailable = (text: string, metric: string): number =>
   Number(
@@ -65,5 +65,17 @@ describe('scrapeRead and exposition: a scrape answers while a dependency does no
     assert.deepEqual(left, ['test_unguarded']);
     assert.doesNotMatch(text, /test_unguarded/);
     assert.match(text, /^test_fine 1$/m);
+  });
+});
+
+describe('scrapeAllowed: SLUICE_METRICS_TOKEN', () => {
+  it('anyone without a token set; with one, only its bearer header', () => {
+    assert.equal(scrapeAllowed(undefined, undefined), true);
+    assert.equal(scrapeAllowed('Bearer anything', undefined), true);
+    const token = 'scrape-token-0123456789';
+    assert.equal(scrapeAllowed(`Bearer ${token}`, token), true);
+    assert.equal(scrapeAllowed(`bearer ${token}`, token), true, 'the scheme in any case');
+    for (const header of [undefined, '', token, `Bearer ${token} `, `Bearer  ${token}`, 'Bearer x'])
+      assert.equal(scrapeAllowed(header, token), false, String(header));
   });
 });

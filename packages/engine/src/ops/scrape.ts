@@ -11,6 +11,7 @@
  *   that scrape and logged, never failing the others.
  */
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 
 /** Longest wait for one gauge's read: well inside Prometheus' default 10 s scrape timeout. */
@@ -77,4 +78,16 @@ export async function exposition(
   const parts = await Promise.all(names.filter((name) => name !== UNAVAILABLE).map(text));
   if (names.includes(UNAVAILABLE)) parts.push(await text(UNAVAILABLE));
   return `${parts.filter((p) => p !== undefined).join('\n\n')}\n`;
+}
+
+/**
+ * Whether a scrape may read `/metrics` (`SLUICE_METRICS_TOKEN`): anyone when no token is set,
+ * else only a request with `authorization: Bearer <token>` (the token compared in constant time).
+ */
+export function scrapeAllowed(authorization: string | undefined, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared whole.
+  const given = /^bearer (.*)$/is.exec(authorization ?? '')?.[1] ?? '';
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(token));
 }
