@@ -167,14 +167,16 @@ export class Deliverer implements AttemptTransport {
     // also ends at the deadline itself (`expired`); the pool's connect timeout, the same
     // `timeoutMs`, closes the socket being connected.
     const deadline = new AbortController();
+    let expire: (reason: unknown) => void = () => undefined;
     const expired = new Promise<never>((_, reject) => {
-      deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true });
+      expire = reject;
     });
     expired.catch(() => undefined);
-    const timer = setTimeout(
-      () => deadline.abort(new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError')),
-      req.timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      const reason = new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError');
+      deadline.abort(reason);
+      expire(reason);
+    }, req.timeoutMs);
     try {
       claimNext = written && (() => written(Date.now()));
       const pending = request(url, {
@@ -189,7 +191,8 @@ export class Deliverer implements AttemptTransport {
       claimNext = undefined;
       pending.catch(() => undefined);
       const res = await Promise.race([pending, expired]);
-      const excerpt = await Promise.race([readExcerpt(res.body), expired]);
+      // The abort ends a body still coming: its read throws.
+      const excerpt = await readExcerpt(res.body);
       const retryAfter = res.headers['retry-after'];
       return {
         result: {
