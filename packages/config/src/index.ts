@@ -143,6 +143,11 @@ export function isDistributed<
 export const network = {
   SLUICE_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /**
+   * Every delivery through this HTTP proxy (a CONNECT tunnel), so receivers can allow a fixed
+   * set of source addresses; a destination's host is still resolved and checked first.
+   */
+  SLUICE_EGRESS_PROXY: url(['http:', 'https:'], 'http://proxy.internal:3128').optional(),
+  /**
    * A request in flight this long or longer is not quick (docs/operations.md "Tenants' shares
    * of the delivery slots"): a tenant holds at most its share of a pool's request slots
    * (the pool ÷ (tenants with work + 1)) and takes more only while none of its requests in

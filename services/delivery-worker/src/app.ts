@@ -50,6 +50,7 @@ export async function startDeliveryWorkerService(
     allowPrivateNetworks: config.SLUICE_ALLOW_PRIVATE_NETWORKS,
     lookup: deps.lookup,
     connections: concurrency,
+    proxy: config.SLUICE_EGRESS_PROXY,
   });
   const completions = new CompletionWriter({
     store: deps.store,

@@ -111,6 +111,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       deliveryConcurrency: config.SLUICE_DELIVERY_CONCURRENCY,
       tenantQuickMs: config.SLUICE_TENANT_QUICK_MS,
       deliveryThreads: config.SLUICE_DELIVERY_THREADS,
+      egressProxy: config.SLUICE_EGRESS_PROXY,
       windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
       arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
       sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,

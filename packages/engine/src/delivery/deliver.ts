@@ -6,12 +6,14 @@
  */
 
 import diagnostics from 'node:diagnostics_channel';
-import { Socket } from 'node:net';
+import { isIP, Socket } from 'node:net';
 import { type AttemptResult, signatureHeader } from '@sluice/core';
-import { Agent, buildConnector, errors, request } from 'undici';
+import { Agent, buildConnector, errors, ProxyAgent, request } from 'undici';
 import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
 
 export const USER_AGENT = 'Sluice/0.1.0';
+/** The attempt's error code when the egress proxy failed it (not the receiver). */
+export const PROXY_FAILED = 'proxy_failed';
 const EXCERPT_BYTES = 1_024;
 const READ_CAP_BYTES = 64 * 1_024;
 
@@ -81,6 +83,12 @@ export interface DelivererOptions {
   lookup?: LookupFunction | undefined;
   /** Most open connections per origin: at least the most requests in flight at once. */
   connections?: number;
+  /**
+   * `SLUICE_EGRESS_PROXY`: every attempt goes through this HTTP proxy, in a CONNECT tunnel
+   * (also for `http:` URLs, so every answer is the receiver's), the proxy's own address exempt
+   * from the guard; a destination's host is resolved and checked before the proxy is asked.
+   */
+  proxy?: string | undefined;
 }
 
 /** What the runner needs of whatever makes the HTTP request. `Deliverer` is one, `DeliveryThreads` another. */
@@ -93,13 +101,14 @@ export class Deliverer implements AttemptTransport {
   private readonly allowPrivate: boolean;
   private readonly lookup: LookupFunction | undefined;
   private readonly connections: number;
+  private readonly proxy: string | undefined;
   /**
    * One pool per attempt timeout, its connect timeout that timeout (`connectWithin`): a
    * connector is the Agent's, not a request's, so a destination's `timeoutMs` bounds its
    * connecting only in a pool of its own timeout. Destinations share the few timeouts they
    * use, and with them their connections to one origin.
    */
-  private readonly agents = new Map<number, Agent>();
+  private readonly agents = new Map<number, Agent | ProxyAgent>();
   /** For trusted requests only, made on first use: no guard at connect. */
   private unguarded: Agent | undefined;
 
@@ -107,11 +116,23 @@ export class Deliverer implements AttemptTransport {
     this.allowPrivate = options.allowPrivateNetworks;
     this.lookup = options.lookup;
     this.connections = options.connections ?? 256;
+    this.proxy = options.proxy;
     subscribeOnce();
   }
 
-  private agentFor(timeoutMs: number): Agent {
+  private agentFor(timeoutMs: number): Agent | ProxyAgent {
     let agent = this.agents.get(timeoutMs);
+    if (agent === undefined && this.proxy !== undefined) {
+      agent = new ProxyAgent({
+        uri: this.proxy,
+        proxyTunnel: true,
+        connections: this.connections,
+        keepAliveTimeout: 30_000,
+        allowH2: false,
+        connectTimeout: timeoutMs,
+      });
+      this.agents.set(timeoutMs, agent);
+    }
     if (agent === undefined) {
       agent = new Agent({
         connections: this.connections,
@@ -142,6 +163,11 @@ export class Deliverer implements AttemptTransport {
         result: { kind: 'error', code: NOT_ALLOWED, message: refused.message },
         responseExcerpt: null,
       };
+    // Through a proxy our lookup never runs at connect: the host is checked here first.
+    if (this.proxy !== undefined && !req.trusted && !this.allowPrivate) {
+      const failed = await checkResolved(url.hostname, this.lookup);
+      if (failed) return { result: { kind: 'error', ...failed }, responseExcerpt: null, endedAt: Date.now() };
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
@@ -206,7 +232,7 @@ export class Deliverer implements AttemptTransport {
     } catch (err) {
       claimNext = undefined;
       return {
-        result: { kind: 'error', ...describeError(err) },
+        result: { kind: 'error', ...(this.proxy !== undefined ? describeProxied(err) : describeError(err)) },
         responseExcerpt: null,
         endedAt: Date.now(),
       };
@@ -228,6 +254,42 @@ export class Deliverer implements AttemptTransport {
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     await this.unguarded?.close();
   }
+}
+
+/**
+ * A host that resolves to a forbidden address (`destination_not_allowed`), or not at all (the
+ * resolver's code): the check `guardedLookup` makes at connect, made before a proxy is asked.
+ */
+function checkResolved(
+  hostname: string,
+  lookup: LookupFunction | undefined,
+): Promise<{ code: string; message: string } | undefined> {
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  if (isIP(bare)) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    guardedLookup(false, lookup)(bare, { all: true }, (err) => {
+      resolve(err ? { code: String(err.code ?? 'request_failed'), message: err.message } : undefined);
+    });
+  });
+}
+
+/** Errors of connecting to the proxy: through it, no connection goes anywhere else. */
+const PROXY_UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * A failure through the proxy: the proxy's own (it refused the tunnel, or could not be
+ * reached: every connection goes to it) is `proxy_failed`; a tunnel refused with 502 or 504,
+ * the proxy's word that the receiver could not be reached, is the receiver's failure.
+ */
+function describeProxied(err: unknown): { code: string; message: string } {
+  const described = describeError(err);
+  if (described.code === 'timeout' || described.code === NOT_ALLOWED) return described;
+  const status = /^Proxy response \((\d+)\)/.exec(described.message)?.[1];
+  if (status === '502' || status === '504')
+    return { code: 'request_failed', message: `the proxy could not reach the receiver (${status})` };
+  if (status !== undefined || PROXY_UNREACHABLE.has(described.code))
+    return { code: PROXY_FAILED, message: `egress proxy: ${described.message}` };
+  return described;
 }
 
 /**

@@ -17,6 +17,7 @@ import { type AttemptReport, Deliverer, type DeliveryRequest, describeError } fr
 export interface ThreadSettings {
   allowPrivateNetworks: boolean;
   connections: number;
+  proxy?: string | undefined;
 }
 
 export type AttemptMessage = [

@@ -28,6 +28,8 @@ export interface DeliveryThreadsOptions {
   /** Most open connections per origin over all threads (at least the most requests in flight). */
   connections: number;
   threads: number;
+  /** `SLUICE_EGRESS_PROXY` (DelivererOptions.proxy). */
+  proxy?: string | undefined;
   onThreadExit?: (err: unknown) => void;
 }
 
@@ -67,6 +69,7 @@ export class DeliveryThreads implements AttemptTransport {
     this.settings = {
       allowPrivateNetworks: options.allowPrivateNetworks,
       connections: Math.max(1, Math.ceil(options.connections / count)),
+      proxy: options.proxy,
     };
     this.onThreadExit = options.onThreadExit ?? (() => undefined);
     for (let i = 0; i < count; i++) {

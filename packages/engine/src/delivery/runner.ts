@@ -29,7 +29,7 @@ import { isSystemDestination } from '../ops/system.ts';
 import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
 import type { AttemptPacing } from '../pace/pacing.ts';
 import type { CompletionWriter } from './completion-writer.ts';
-import type { AttemptReport, AttemptTransport } from './deliver.ts';
+import { type AttemptReport, type AttemptTransport, PROXY_FAILED } from './deliver.ts';
 
 /** The secrets that sign now: the current one and any rotated out less than 24 h ago. */
 function signingSecrets(destination: Destination, now: number): string[] {
@@ -144,7 +144,14 @@ export class DeliveryRunner {
     const outcome = decideOutcome(report.result, attemptsMade, destination.retry, finishedAt, random);
     const { result } = report;
     metrics.attemptDuration.observe(
-      { result: result.kind === 'response' ? `${Math.floor(result.statusCode / 100)}xx` : 'error' },
+      {
+        result:
+          result.kind === 'response'
+            ? `${Math.floor(result.statusCode / 100)}xx`
+            : result.code === PROXY_FAILED
+              ? 'proxy_error'
+              : 'error',
+      },
       (finishedAt - startedAt) / 1_000,
     );
     if (outcome.transition === 'succeed')

@@ -7,7 +7,9 @@
 
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { describe, it } from 'node:test';
+import { Deliverer } from './deliver.ts';
 import { checkUrlHost, guardedLookup, isForbiddenAddress, type LookupFunction } from './ssrf.ts';
 
 describe('SSRF guard', () => {
@@ -69,5 +71,56 @@ describe('SSRF guard', () => {
     );
     assert.equal(err?.code, 'destination_not_allowed');
     assert.match(String(err?.message), /::169\.254\.169\.254/);
+  });
+});
+
+describe('SSRF guard with an egress proxy', () => {
+  it('the host is resolved and refused before the proxy is asked; the proxy on loopback is exempt', async () => {
+    const asked: string[] = [];
+    const proxy = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', (head: Buffer) => {
+        asked.push(head.toString('latin1').split('\r\n')[0] ?? '');
+        // Never connects anywhere: a tunnel refused.
+        socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const resolver: LookupFunction = (hostname, _options, callback) =>
+      process.nextTick(() =>
+        callback(null, [
+          { address: hostname === 'metadata.example.test' ? '169.254.169.254' : '93.184.216.34', family: 4 },
+        ] as LookupAddress[]),
+      );
+    const deliverer = new Deliverer({
+      allowPrivateNetworks: false,
+      lookup: resolver,
+      proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    });
+    const attempt = (url: string) =>
+      deliverer.attempt(
+        {
+          url,
+          eventId: 'evt_01hzproxyguard',
+          eventType: 'order.created',
+          body: '{}',
+          sequence: 1,
+          attempt: 1,
+          secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+          timeoutMs: 5_000,
+        },
+        1,
+      );
+    try {
+      const refused = await attempt('http://metadata.example.test/latest/meta-data');
+      assert.equal(refused.result.kind === 'error' && refused.result.code, 'destination_not_allowed');
+      assert.deepEqual(asked, [], 'the proxy was never asked');
+      const proxied = await attempt('http://hook.example.test/in');
+      assert.equal(proxied.result.kind === 'error' && proxied.result.code, 'proxy_failed');
+      assert.deepEqual(asked, ['CONNECT hook.example.test:80 HTTP/1.1'], 'a public host goes to the proxy');
+    } finally {
+      await deliverer.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

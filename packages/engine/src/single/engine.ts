@@ -53,6 +53,8 @@ export interface EngineOptions {
    * injected `lookup` (tests) cannot cross to a thread: with one, requests run on the main thread.
    */
   deliveryThreads?: number | undefined;
+  /** `SLUICE_EGRESS_PROXY`: every attempt through this HTTP proxy. */
+  egressProxy?: string | undefined;
   /** Added to each send's occupancy of the window (clock rounding). */
   windowMarginMs: number;
   /** Longest time assumed between a request's start and its arrival. */
@@ -115,12 +117,14 @@ export class Engine implements Dispatcher {
             allowPrivateNetworks: options.allowPrivateNetworks,
             connections: options.deliveryConcurrency,
             threads,
+            proxy: options.egressProxy,
             onThreadExit: (err) => logger.error({ err }, 'a delivery thread ended; a new one replaces it'),
           })
         : new Deliverer({
             allowPrivateNetworks: options.allowPrivateNetworks,
             lookup: options.lookup,
             connections: options.deliveryConcurrency,
+            proxy: options.egressProxy,
           });
     const pacing = new MemoryPacing(this.pacer);
     this.completions = new CompletionWriter({
