@@ -157,6 +157,7 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
             maxDelayMs: workload.retry.maxDelayMs,
           },
           timeoutMs: d.timeoutMs ?? 10_000,
+          ...destinationAuth(),
         });
         ids[i] = destination.id;
       });
@@ -248,4 +249,14 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
 
     close: () => agent.close(),
   };
+}
+
+/**
+ * `$BENCH_DESTINATION_AUTH=bearer`: every destination carries a bearer token and a header of
+ * its own (the cost of a credential on each attempt, against the same run without); an
+ * experiment's knob, as `$BENCH_NODE_ARGS` is. A version of Sluice before `auth` refuses it.
+ */
+function destinationAuth(): { auth?: { type: 'bearer'; token: string }; headers?: Record<string, string> } {
+  if (process.env.BENCH_DESTINATION_AUTH !== 'bearer') return {};
+  return { auth: { type: 'bearer', token: 'bench-token-0123456789' }, headers: { 'X-Bench': 'on' } };
 }
