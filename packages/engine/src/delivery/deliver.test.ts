@@ -10,6 +10,18 @@ import { type AddressInfo, createServer as createNetServer, type Server as NetSe
 import { after, before, describe, it } from 'node:test';
 import { Deliverer, type DeliveryRequest } from './deliver.ts';
 
+/** One attempt of a test event to `url`. */
+const requestTo = (url: string, timeoutMs: number): DeliveryRequest => ({
+  url,
+  eventId: 'evt_01hzdeadline',
+  eventType: 'order.created',
+  body: '{}',
+  sequence: 1,
+  attempt: 1,
+  secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+  timeoutMs,
+});
+
 describe('Deliverer deadline', () => {
   let server: Server;
   let base: string;
@@ -48,16 +60,7 @@ describe('Deliverer deadline', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const request = (path: string, timeoutMs: number): DeliveryRequest => ({
-    url: `${base}${path}`,
-    eventId: 'evt_01hzdeadline',
-    eventType: 'order.created',
-    body: '{}',
-    sequence: 1,
-    attempt: 1,
-    secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-    timeoutMs,
-  });
+  const request = (path: string, timeoutMs: number) => requestTo(`${base}${path}`, timeoutMs);
 
   it('a body that trickles past timeoutMs fails as a timeout, at the deadline', async () => {
     trickle = { closedAt: 0, sent: 0 };
@@ -116,16 +119,7 @@ describe('Deliverer deadline: connecting', () => {
     const reports = await Promise.all(
       Array.from({ length: 3 }, (_, i) =>
         deliverer.attempt(
-          {
-            url: `https://127.0.0.1:${port}/hook/${i}`,
-            eventId: `evt_01hzhandshake${i}`,
-            eventType: 'order.created',
-            body: '{}',
-            sequence: 1,
-            attempt: 1,
-            secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-            timeoutMs,
-          },
+          requestTo(`https://127.0.0.1:${port}/hook/${i}`, timeoutMs),
           Math.floor(started / 1_000),
         ),
       ),

@@ -6,10 +6,10 @@
  */
 
 import diagnostics from 'node:diagnostics_channel';
-import { isIP, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { type AttemptResult, signatureHeader } from '@sluice/core';
 import { Agent, buildConnector, errors, ProxyAgent, request } from 'undici';
-import { checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
+import { checkResolvedHost, checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
 
 export const USER_AGENT = 'Sluice/0.1.0';
 /** The attempt's error code when the egress proxy failed it (not the receiver). */
@@ -100,6 +100,8 @@ export interface AttemptTransport {
 export class Deliverer implements AttemptTransport {
   private readonly allowPrivate: boolean;
   private readonly lookup: LookupFunction | undefined;
+  /** `lookup` refusing forbidden addresses (at connect, or before a proxy is asked). */
+  private readonly guarded: LookupFunction;
   private readonly connections: number;
   private readonly proxy: string | undefined;
   /**
@@ -115,6 +117,7 @@ export class Deliverer implements AttemptTransport {
   constructor(options: DelivererOptions) {
     this.allowPrivate = options.allowPrivateNetworks;
     this.lookup = options.lookup;
+    this.guarded = guardedLookup(options.allowPrivateNetworks, options.lookup);
     this.connections = options.connections ?? 256;
     this.proxy = options.proxy;
     subscribeOnce();
@@ -122,28 +125,16 @@ export class Deliverer implements AttemptTransport {
 
   private agentFor(timeoutMs: number): Agent | ProxyAgent {
     let agent = this.agents.get(timeoutMs);
-    if (agent === undefined && this.proxy !== undefined) {
-      agent = new ProxyAgent({
-        uri: this.proxy,
-        proxyTunnel: true,
-        connections: this.connections,
-        keepAliveTimeout: 30_000,
-        allowH2: false,
-        connectTimeout: timeoutMs,
-      });
-      this.agents.set(timeoutMs, agent);
-    }
-    if (agent === undefined) {
-      agent = new Agent({
-        connections: this.connections,
-        keepAliveTimeout: 30_000,
-        // HTTP/1.1: while its first connection is being made, a pool that may speak h2 makes
-        // no other, so one handshake that never completes held every attempt to its origin.
-        allowH2: false,
-        connect: connectWithin(timeoutMs, guardedLookup(this.allowPrivate, this.lookup)),
-      });
-      this.agents.set(timeoutMs, agent);
-    }
+    if (agent !== undefined) return agent;
+    const shared = { connections: this.connections, keepAliveTimeout: 30_000, allowH2: false };
+    agent =
+      this.proxy === undefined
+        ? // HTTP/1.1 (`allowH2: false`): while its first connection is being made, a pool that
+          // may speak h2 makes no other, so one handshake that never completes held every
+          // attempt to its origin.
+          new Agent({ ...shared, connect: connectWithin(timeoutMs, this.guarded) })
+        : new ProxyAgent({ ...shared, uri: this.proxy, proxyTunnel: true, connectTimeout: timeoutMs });
+    this.agents.set(timeoutMs, agent);
     return agent;
   }
 
@@ -165,7 +156,7 @@ export class Deliverer implements AttemptTransport {
       };
     // Through a proxy our lookup never runs at connect: the host is checked here first.
     if (this.proxy !== undefined && !req.trusted && !this.allowPrivate) {
-      const failed = await checkResolved(url.hostname, this.lookup);
+      const failed = await checkResolvedHost(url, this.guarded);
       if (failed) return { result: { kind: 'error', ...failed }, responseExcerpt: null, endedAt: Date.now() };
     }
     const headers = {
@@ -254,23 +245,6 @@ export class Deliverer implements AttemptTransport {
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     await this.unguarded?.close();
   }
-}
-
-/**
- * A host that resolves to a forbidden address (`destination_not_allowed`), or not at all (the
- * resolver's code): the check `guardedLookup` makes at connect, made before a proxy is asked.
- */
-function checkResolved(
-  hostname: string,
-  lookup: LookupFunction | undefined,
-): Promise<{ code: string; message: string } | undefined> {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  if (isIP(bare)) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    guardedLookup(false, lookup)(bare, { all: true }, (err) => {
-      resolve(err ? { code: String(err.code ?? 'request_failed'), message: err.message } : undefined);
-    });
-  });
 }
 
 /** Errors of connecting to the proxy: through it, no connection goes anywhere else. */

@@ -96,3 +96,21 @@ export function guardedLookup(
     });
   };
 }
+
+/**
+ * The check `guardedLookup` makes at connect, made before an egress proxy is asked (which
+ * resolves the host itself): a host resolving to a forbidden address is refused
+ * (`destination_not_allowed`), one that does not resolve fails with the resolver's code. A
+ * literal address is `checkUrlHost`'s.
+ */
+export function checkResolvedHost(
+  url: URL,
+  guarded: LookupFunction,
+): Promise<{ code: string; message: string } | undefined> {
+  if (literalAddress(url.hostname) !== undefined) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    guarded(url.hostname, { all: true }, (err) => {
+      resolve(err ? { code: String(err.code ?? 'request_failed'), message: err.message } : undefined);
+    });
+  });
+}
