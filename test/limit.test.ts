@@ -114,8 +114,21 @@ describe('the limit holds', () => {
       const repeated = [...seen].filter(([, n]) => n > 1).map(([id, n]) => `${id} ×${n}`);
       const unknown = [...seen.keys()].filter((id) => !plan.eventIds.has(id));
       if (missing.length > 0) problems.push(`${plan.name}: ${missing.length} events never arrived`);
-      if (repeated.length > 0)
+      if (repeated.length > 0) {
         problems.push(`${plan.name}: repeated without a crash: ${repeated.join(', ')}`);
+        // What the receiver and the record saw of each, so that a failure explains itself.
+        for (const [id] of [...seen].filter(([, n]) => n > 1)) {
+          const got = arrivals
+            .filter((a) => a.headers['webhook-id'] === id)
+            .map((a) => `attempt ${a.headers['webhook-attempt']} at +${Math.round(a.at - start)} ms`);
+          const attempts = await box.query(
+            'SELECT a.attempt, a.started_at, a.finished_at, a.status_code, a.error_code, a.error_message ' +
+              'FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.event_id = ? ORDER BY a.attempt',
+            [id],
+          );
+          problems.push(`  ${id}: arrivals ${got.join(', ')}; attempts ${JSON.stringify(attempts)}`);
+        }
+      }
       if (unknown.length > 0)
         problems.push(`${plan.name}: events of other destinations: ${unknown.join(', ')}`);
     }

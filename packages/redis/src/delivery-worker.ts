@@ -217,6 +217,7 @@ type FailedListener = (job: Job<JobData> | undefined, err: Error) => void;
 type CompletedListener = (job: Job<JobData>) => void;
 type Listener =
   | { event: 'error'; fn: (err: Error) => void }
+  | { event: 'stalled'; fn: (jobId: string) => void }
   | { event: 'failed'; fn: FailedListener }
   | { event: 'completed'; fn: CompletedListener };
 
@@ -276,11 +277,14 @@ export class DeliveryWorkers {
   private listen(worker: Worker<JobData>, listener: Listener): void {
     if (listener.event === 'error') worker.on('error', listener.fn);
     else if (listener.event === 'failed') worker.on('failed', listener.fn);
+    else if (listener.event === 'stalled') worker.on('stalled', listener.fn);
     else worker.on('completed', listener.fn);
   }
 
   on(event: 'error', fn: (err: Error) => void): void;
   on(event: 'failed', fn: FailedListener): void;
+  /** A job whose lock was not renewed in time, found by this worker's stalled check: it runs again. */
+  on(event: 'stalled', fn: (jobId: string) => void): void;
   on(event: 'completed', fn: CompletedListener): void;
   on(event: Listener['event'], fn: Listener['fn']): void {
     const listener = { event, fn } as Listener;

@@ -123,6 +123,11 @@ export async function startDeliveryWorkerService(
     },
   });
   worker.on('error', (err) => deps.logger.error({ err }, 'delivery worker error'));
+  // Its worker died, or lived but renewed no lock for SLUICE_JOB_LOCK_MS (an event loop held
+  // that long): the job runs again, and a request it started may be repeated (numbered +1).
+  worker.on('stalled', (jobId) =>
+    deps.logger.warn({ jobId }, 'a delivery job stalled (its lock lapsed); it runs again'),
+  );
   worker.on('failed', (job, err) =>
     deps.logger.error(
       { err, jobId: job?.id, attemptsMade: job?.attemptsMade },
