@@ -44,6 +44,12 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
     RECEIVER: `${rcv.origin}/d`,
   });
 
+  // The guide's OAuth2 token endpoint ($RECEIVER/oauth/token), as the example receiver answers.
+  const token = { access_token: 'at_guide_1', token_type: 'Bearer', expires_in: 3_600 };
+  await rcv.script(rcv.path('oauth/token'), [
+    { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(token) },
+  ]);
+
   const blocks = shBlocks(await readFile(GUIDE, 'utf8'));
   assert.ok(blocks.length >= 15, `only ${blocks.length} sh blocks in the guide`);
   const outputs = new Map<string, string>();
@@ -126,6 +132,13 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
         `the credentials block prints ${line}:\n${credentials}`,
       );
     assert.ok(!credentials.includes('tok_partner'), 'no answer shows the token');
+    const oauth = outputs.get('OAuth2 client credentials') ?? '';
+    assert.ok(
+      oauth
+        .split('\n')
+        .includes('{"type":"oauth2_client_credentials","clientId":"sluice","scope":"webhooks"}'),
+      oauth,
+    );
     const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
     assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });
@@ -160,6 +173,18 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
     assert.ok(first, 'the partner event arrived');
     assert.equal(first.headers.authorization, 'Bearer tok_partner_1');
     assert.equal(first.headers['x-partner-account'], 'acme-42');
+  });
+
+  await t.test('the OAuth2 destination asked for a token once and sent it', () => {
+    const asked = rcv.arrivals(rcv.path('oauth/token'));
+    assert.equal(asked.length, 1, 'one token request');
+    assert.equal(
+      asked[0]?.headers.authorization,
+      `Basic ${Buffer.from('sluice:cs_demo').toString('base64')}`,
+    );
+    assert.equal(asked[0]?.body, 'grant_type=client_credentials&scope=webhooks');
+    const [first] = rcv.arrivals(rcv.path('partner-oauth'));
+    assert.equal(first?.headers.authorization, 'Bearer at_guide_1');
   });
 
   await t.test("the guide's webhook_signature matches a real request's", async () => {

@@ -34,6 +34,10 @@ export interface SessionRecord {
  * measures. Recording a new one in the committed files takes a line here.
  */
 export const VARIANTS: Record<string, string> = {
+  'auth-bearer':
+    'Every destination with a credential, `BENCH_DESTINATION_AUTH=bearer`: a bearer token and a header of its own on every attempt. Against the unlabelled throughput runs of the same day.',
+  'auth-oauth2':
+    'Every destination with OAuth2 client credentials, `BENCH_DESTINATION_AUTH=oauth2`: a token from a token endpoint the bench serves on loopback (tokens of an hour), cached and shared by the workers. Against the unlabelled throughput runs of the same day; the token requests of each run are in its driver log (`[bench] OAuth2 token requests`).',
   'cluster-ha':
     'The distributed shape on the Redis Cluster with a replica a master (`--cluster-replicas 1`), against one Redis, in a session of its own: what redundancy adds.',
 };

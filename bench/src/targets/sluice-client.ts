@@ -15,7 +15,15 @@
  * the latency scenario on a small machine (docs/performance.md, How to measure).
  */
 
-import { type FetchLike, type NewEvent, Sluice, SluiceError } from '@sluice/client';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type CreateDestinationInput,
+  type FetchLike,
+  type NewEvent,
+  Sluice,
+  SluiceError,
+} from '@sluice/client';
 import { Agent, type Dispatcher, request } from 'undici';
 import { errorMessage } from '../common.ts';
 import { destinationUrl, type PlannedEvent, payloadOf } from '../workload.ts';
@@ -157,7 +165,7 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
             maxDelayMs: workload.retry.maxDelayMs,
           },
           timeoutMs: d.timeoutMs ?? 10_000,
-          ...destinationAuth(),
+          ...(await destinationAuth()),
         });
         ids[i] = destination.id;
       });
@@ -252,11 +260,50 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
 }
 
 /**
- * `$BENCH_DESTINATION_AUTH=bearer`: every destination carries a bearer token and a header of
- * its own (the cost of a credential on each attempt, against the same run without); an
- * experiment's knob, as `$BENCH_NODE_ARGS` is. A version of Sluice before `auth` refuses it.
+ * `$BENCH_DESTINATION_AUTH`: every destination carries a credential, an experiment's knob as
+ * `$BENCH_NODE_ARGS` is (a version of Sluice before `auth` refuses it):
+ *
+ * - `bearer`: a bearer token and a header of its own (the cost of a credential on each
+ *   attempt, against the same run without);
+ * - `oauth2`: OAuth2 client credentials against a token endpoint this process serves on
+ *   loopback (tokens of `$BENCH_OAUTH_TTL` s, default 3600), which prints each request it
+ *   gets: the token requests of a run, against its deliveries.
  */
-function destinationAuth(): { auth?: { type: 'bearer'; token: string }; headers?: Record<string, string> } {
-  if (process.env.BENCH_DESTINATION_AUTH !== 'bearer') return {};
-  return { auth: { type: 'bearer', token: 'bench-token-0123456789' }, headers: { 'X-Bench': 'on' } };
+async function destinationAuth(): Promise<Pick<CreateDestinationInput, 'auth' | 'headers'>> {
+  const kind = process.env.BENCH_DESTINATION_AUTH;
+  if (kind === 'bearer')
+    return { auth: { type: 'bearer', token: 'bench-token-0123456789' }, headers: { 'X-Bench': 'on' } };
+  if (kind !== 'oauth2') return {};
+  return {
+    auth: {
+      type: 'oauth2_client_credentials',
+      tokenUrl: await benchTokenEndpoint(),
+      clientId: 'bench',
+      clientSecret: 'bench-secret',
+    },
+  };
+}
+
+let tokenEndpoint: Promise<string> | undefined;
+
+/** The bench's own token endpoint (RFC 6749 §4.4), started once; its URL. */
+function benchTokenEndpoint(): Promise<string> {
+  tokenEndpoint ??= new Promise((resolve) => {
+    let n = 0;
+    const ttl = Number(process.env.BENCH_OAUTH_TTL ?? 3_600);
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        n++;
+        console.error(`[bench] OAuth2 token requests: ${n}`);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: `bench-at-${n}`, token_type: 'Bearer', expires_in: ttl }));
+      });
+    });
+    server.listen(0, '127.0.0.1', () => {
+      server.unref();
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`);
+    });
+  });
+  return tokenEndpoint;
 }

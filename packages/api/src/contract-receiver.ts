@@ -14,6 +14,29 @@ import {
 } from '@sluice/core';
 import { z } from 'zod';
 
+/**
+ * An http(s) URL as it will be stored and sent: no whitespace or control character (the URL
+ * parser would drop a CR, LF or tab silently, and the URL stored would not be the one used)
+ * and no userinfo, not even empty (`http://:@host/`): credentials go in `auth`.
+ */
+function isPlainHttpUrl(value: string): boolean {
+  if (/[\s\p{Cc}]/u.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const authority = value.slice(value.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  return !authority.includes('@');
+}
+
+export const httpUrl = z
+  .string()
+  .max(2_048)
+  .refine(isPlainHttpUrl, 'must be an http(s) URL without credentials, spaces or control characters');
+
 const VISIBLE = 'must be visible ASCII and spaces';
 
 const headerValue = z.string().max(MAX_HEADER_BYTES).refine(isHeaderValue, VISIBLE);
@@ -53,6 +76,14 @@ export const HeadersInput = z
       'Sent on every attempt: at most 20, names RFC 9110 tokens, values visible ASCII and spaces, 8 KiB in all. Not host, content-type, content-length, transfer-encoding, connection, any webhook-* name, or authorization when auth is set. Not secret: shown in every answer.',
   });
 
+/** A field of the OAuth2 credential: printable, no control character (it goes in a form body and Basic). */
+const oauthText = (min: number) =>
+  z
+    .string()
+    .min(min)
+    .max(1_024)
+    .regex(/^[^\p{Cc}]*$/u, 'must hold no control character');
+
 const secretValue = z.string().min(1).max(4_096).refine(isHeaderValue, VISIBLE);
 
 export const AuthInput = z
@@ -88,10 +119,21 @@ export const AuthInput = z
       }),
       value: secretValue.meta({ description: 'Never shown again.' }),
     }),
+    z.strictObject({
+      type: z.literal('oauth2_client_credentials'),
+      tokenUrl: httpUrl.meta({
+        description:
+          "The authorization server's token endpoint (RFC 6749 §4.4), under the same network rules as the destination's URL.",
+      }),
+      clientId: oauthText(1),
+      clientSecret: oauthText(1).meta({ description: 'Sent by HTTP Basic to tokenUrl; never shown again.' }),
+      scope: oauthText(1).optional(),
+      audience: oauthText(1).optional(),
+    }),
   ])
   .meta({
     description:
-      'The credential the receiver checks: a bearer token, HTTP Basic (RFC 7617), or an API key in a header of its own. Its secret is stored encrypted and never shown; null removes it.',
+      'The credential the receiver checks: a bearer token, HTTP Basic (RFC 7617), an API key in a header of its own, or OAuth2 client credentials (RFC 6749 §4.4: a token from tokenUrl, cached until shortly before it expires and shared by every worker, sent as a bearer token). Its secret is stored encrypted and never shown; null removes it.',
   });
 
 export const AuthView = z
@@ -99,6 +141,13 @@ export const AuthView = z
     z.object({ type: z.literal('bearer') }),
     z.object({ type: z.literal('basic'), username: z.string() }),
     z.object({ type: z.literal('header'), name: z.string() }),
+    z.object({
+      type: z.literal('oauth2_client_credentials'),
+      tokenUrl: z.string(),
+      clientId: z.string(),
+      scope: z.string().optional(),
+      audience: z.string().optional(),
+    }),
   ])
   .meta({
     id: 'DestinationAuth',

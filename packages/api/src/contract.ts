@@ -16,7 +16,7 @@ import {
 } from '@sluice/core';
 import { z } from 'zod';
 import { Health } from './contract-health.ts';
-import { AuthInput, AuthView, HeadersInput } from './contract-receiver.ts';
+import { AuthInput, AuthView, HeadersInput, httpUrl } from './contract-receiver.ts';
 
 export {
   ErrorClass,
@@ -71,29 +71,6 @@ export const ErrorBody = z
   .meta({ id: 'Error' });
 
 // ---------------------------------------------------------------- shared pieces
-
-/**
- * An http(s) URL as it will be stored and sent: no whitespace or control character (the URL
- * parser would drop a CR, LF or tab silently, and the URL stored would not be the one used)
- * and no userinfo, not even empty (`http://:@host/`): credentials go in `auth`.
- */
-function isPlainHttpUrl(value: string): boolean {
-  if (/[\s\p{Cc}]/u.test(value)) return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  const authority = value.slice(value.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
-  return !authority.includes('@');
-}
-
-export const httpUrl = z
-  .string()
-  .max(2_048)
-  .refine(isPlainHttpUrl, 'must be an http(s) URL without credentials, spaces or control characters');
 
 export const Period = z.enum(PERIODS as ['second', 'minute', 'hour']);
 

@@ -867,6 +867,16 @@ export interface paths {
                             name: string;
                             /** @description Never shown again. */
                             value: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "oauth2_client_credentials";
+                            /** @description The authorization server's token endpoint (RFC 6749 §4.4), under the same network rules as the destination's URL. */
+                            tokenUrl: string;
+                            clientId: string;
+                            /** @description Sent by HTTP Basic to tokenUrl; never shown again. */
+                            clientSecret: string;
+                            scope?: string;
+                            audience?: string;
                         }) | null;
                         secret?: string;
                     };
@@ -1143,6 +1153,16 @@ export interface paths {
                             name: string;
                             /** @description Never shown again. */
                             value: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "oauth2_client_credentials";
+                            /** @description The authorization server's token endpoint (RFC 6749 §4.4), under the same network rules as the destination's URL. */
+                            tokenUrl: string;
+                            clientId: string;
+                            /** @description Sent by HTTP Basic to tokenUrl; never shown again. */
+                            clientSecret: string;
+                            scope?: string;
+                            audience?: string;
                         }) | null;
                         secret?: string;
                     };
@@ -4198,6 +4218,13 @@ export interface components {
             /** @constant */
             type: "header";
             name: string;
+        } | {
+            /** @constant */
+            type: "oauth2_client_credentials";
+            tokenUrl: string;
+            clientId: string;
+            scope?: string;
+            audience?: string;
         };
         ErrorInput: {
             error: {
@@ -4684,6 +4711,13 @@ export interface components {
             /** @constant */
             type: "header";
             name: string;
+        } | {
+            /** @constant */
+            type: "oauth2_client_credentials";
+            tokenUrl: string;
+            clientId: string;
+            scope?: string;
+            audience?: string;
         };
         Error: {
             error: {

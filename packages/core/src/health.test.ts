@@ -64,6 +64,7 @@ describe('classifyAttempt', () => {
     assert.equal(classifyAttempt(null, 'ERR_TLS_CERT_ALTNAME_INVALID'), 'tls');
     assert.equal(classifyAttempt(null, 'DEPTH_ZERO_SELF_SIGNED_CERT'), 'tls');
     assert.equal(classifyAttempt(null, 'destination_not_allowed'), 'other');
+    assert.equal(classifyAttempt(null, 'auth_failed'), 'other');
   });
 });
 

@@ -70,6 +70,8 @@ export function classifyAttempt(statusCode: number | null, errorCode: string | n
   if (errorCode === null) return 'other';
   // Our SSRF guard refused the address: a policy decision, not the endpoint being down.
   if (errorCode === 'destination_not_allowed') return 'other';
+  // The token endpoint failed (OAuth2), not the receiver: no request reached it.
+  if (errorCode === 'auth_failed') return 'other';
   if (DNS.test(errorCode)) return 'dns';
   if (TIMEOUT.test(errorCode)) return 'timeout';
   if (TLS.test(errorCode)) return 'tls';

@@ -120,6 +120,7 @@ export {
   MAX_HEADER_BYTES,
   MAX_HEADERS,
   mapAuthSecret,
+  type OAuth2ClientCredentials,
   type PresentedAuth,
   presentAuth,
   receiverHeaders,

@@ -61,6 +61,14 @@ describe('receiver headers and credentials', () => {
       'x-api-key': 'k',
     });
     assert.deepEqual(receiverHeaders({}, null), {});
+    // OAuth2's header is the token of the moment, added where the attempt is made.
+    const oauth: DestinationAuth = {
+      type: 'oauth2_client_credentials',
+      tokenUrl: 'https://auth.example/token',
+      clientId: 'c',
+      clientSecret: 's',
+    };
+    assert.deepEqual(receiverHeaders({ A: '1' }, oauth), { a: '1' });
   });
 
   it('shows a credential without its secret', () => {
@@ -73,6 +81,21 @@ describe('receiver headers and credentials', () => {
       type: 'header',
       name: 'X-K',
     });
+    assert.deepEqual(
+      presentAuth({
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.example/token',
+        clientId: 'c',
+        clientSecret: 's',
+        audience: 'https://api.example',
+      }),
+      {
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.example/token',
+        clientId: 'c',
+        audience: 'https://api.example',
+      },
+    );
     assert.equal(presentAuth(null), null);
   });
 
@@ -83,6 +106,13 @@ describe('receiver headers and credentials', () => {
       { type: 'bearer', token: 'secret-token-1' },
       { type: 'basic', username: 'user', password: 'secret-password-2' },
       { type: 'header', name: 'X-K', value: 'secret-value-3' },
+      {
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.example/token',
+        clientId: 'client',
+        clientSecret: 'secret-client-4',
+        scope: 'hooks:write',
+      },
     ];
     const rotated = parseKeyring(`${generateKeyText()},${keyText}`);
     for (const auth of cases) {

@@ -10,13 +10,28 @@ import { isSealedWithCurrent, type Keyring, openSecret, sealSecret } from './sec
 export type DestinationAuth =
   | { type: 'bearer'; token: string }
   | { type: 'basic'; username: string; password: string }
-  | { type: 'header'; name: string; value: string };
+  | { type: 'header'; name: string; value: string }
+  | OAuth2ClientCredentials;
+
+/**
+ * RFC 6749 §4.4: Sluice asks `tokenUrl` for an access token (client authentication by HTTP
+ * Basic) and sends it as a bearer token (engine oauth-tokens.ts).
+ */
+export interface OAuth2ClientCredentials {
+  type: 'oauth2_client_credentials';
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+  audience?: string;
+}
 
 /** What answers show of a credential: its type and the fields that are not secret. */
 export type PresentedAuth =
   | { type: 'bearer' }
   | { type: 'basic'; username: string }
-  | { type: 'header'; name: string };
+  | { type: 'header'; name: string }
+  | Omit<OAuth2ClientCredentials, 'clientSecret'>;
 
 /** Headers sent on every attempt, by name as given (names compare without case). */
 export type DestinationHeaders = Record<string, string>;
@@ -56,8 +71,11 @@ export function headerBytes(headers: DestinationHeaders): number {
   return n;
 }
 
-/** The header the credential sends, by its lower-case name. */
-function authHeader(auth: DestinationAuth): [string, string] {
+/**
+ * The header a static credential sends, by its lower-case name. OAuth2's is the token of the
+ * moment, added where the attempt is made (engine oauth-tokens.ts): none here.
+ */
+function authHeader(auth: DestinationAuth): [string, string] | undefined {
   switch (auth.type) {
     case 'bearer':
       return ['authorization', `Bearer ${auth.token}`];
@@ -69,6 +87,8 @@ function authHeader(auth: DestinationAuth): [string, string] {
       ];
     case 'header':
       return [auth.name.toLowerCase(), auth.value];
+    case 'oauth2_client_credentials':
+      return undefined;
   }
 }
 
@@ -79,10 +99,8 @@ export function receiverHeaders(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  if (auth !== null) {
-    const [name, value] = authHeader(auth);
-    out[name] = value;
-  }
+  const credential = auth === null ? undefined : authHeader(auth);
+  if (credential !== undefined) out[credential[0]] = credential[1];
   return out;
 }
 
@@ -95,6 +113,10 @@ export function presentAuth(auth: DestinationAuth | null): PresentedAuth | null 
       return { type: 'basic', username: auth.username };
     case 'header':
       return { type: 'header', name: auth.name };
+    case 'oauth2_client_credentials': {
+      const { clientSecret: _secret, ...shown } = auth;
+      return shown;
+    }
   }
 }
 
@@ -113,12 +135,27 @@ export function mapAuthSecret(
       return { type: 'basic', username: auth.username, password: f(auth.password) };
     case 'header':
       return { type: 'header', name: auth.name, value: f(auth.value) };
+    case 'oauth2_client_credentials':
+      return { ...auth, clientSecret: f(auth.clientSecret) };
+  }
+}
+
+/** The field of a credential that is secret (sealed at rest, never answered). */
+function secretOf(auth: DestinationAuth): string {
+  switch (auth.type) {
+    case 'bearer':
+      return auth.token;
+    case 'basic':
+      return auth.password;
+    case 'header':
+      return auth.value;
+    case 'oauth2_client_credentials':
+      return auth.clientSecret;
   }
 }
 
 /** The credential sealed with the keyring's sealing key, or undefined when it already is (at start). */
 export function resealedAuth(auth: DestinationAuth, keyring: Keyring): DestinationAuth | undefined {
-  const secret = auth.type === 'bearer' ? auth.token : auth.type === 'basic' ? auth.password : auth.value;
-  if (isSealedWithCurrent(keyring, secret)) return undefined;
+  if (isSealedWithCurrent(keyring, secretOf(auth))) return undefined;
   return mapAuthSecret(mapAuthSecret(auth, keyring, 'open'), keyring, 'seal') ?? undefined;
 }

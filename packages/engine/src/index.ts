@@ -23,6 +23,13 @@ export { type Completion, CompletionWriter } from './delivery/completion-writer.
 export { Deliverer, describeError, USER_AGENT } from './delivery/deliver.ts';
 export { FairSlots, type Release } from './delivery/fair-slots.ts';
 export { TENANT_QUICK_MS } from './delivery/local-queue.ts';
+export {
+  AUTH_FAILED,
+  type CachedToken,
+  MemoryTokenCache,
+  OAuthTokens,
+  type TokenCache,
+} from './delivery/oauth-tokens.ts';
 export { DeliveryRunner } from './delivery/runner.ts';
 export {
   checkUrlHost,

@@ -12,6 +12,7 @@ export {
 export { BullPublisher, DELIVERY_QUEUE, type DeliveryQueueOptions } from './delivery-queue.ts';
 export { type DeliveryWorkerOptions, type DeliveryWorkers, startDeliveryWorker } from './delivery-worker.ts';
 export { Keys } from './keys.ts';
+export { RedisTokenCache } from './oauth-token-cache.ts';
 export { RedisRateCounter } from './rate-counter.ts';
 export { RedisPacing, type RedisPacingOptions } from './redis-pacing.ts';
 export { RedisTickLoop, type RedisTickLoopOptions, type TickFn } from './redis-tick-loop.ts';

@@ -32,6 +32,11 @@
  *   <prefix>:t:<tenant id>:rate         STRING a tenant's events-a-second bucket (GCRA tat, ms;
  *                                        takeRate-1.lua); expires once the bucket is full
  *                                        again. A one-key script: no shard tag needed
+ *   <prefix>:oauth:<key>:token          STRING an OAuth2 access token, sealed with the keyring;
+ *                                        expires a margin before the token does
+ *   <prefix>:oauth:<key>:lock           STRING the worker whose token request is in flight (SET NX PX)
+ *   <prefix>:oauth:<key>:failed         STRING the last failed token request's error, for a few
+ *                                        seconds (oauth-token-cache.ts); one-key commands only
  *   <prefix>:tenants-held               HASH delivery worker → when it last wrote and the tenants
  *                                        whose share of its slots slow requests hold
  *                                        (tenant-holds.ts); one-key commands only
@@ -172,6 +177,15 @@ export class Keys {
   /** Each delivery worker's tenants held by slow requests (tenant-holds.ts). */
   tenantsHeld(): string {
     return `${this.prefix}:tenants-held`;
+  }
+
+  /**
+   * An OAuth2 credential's access token (`:token`, sealed), the lock of its one request in
+   * flight (`:lock`) and its last failure (`:failed`), by the credential's key
+   * (engine oauth-tokens.ts: the destination and a digest of the credential).
+   */
+  oauth(key: string, part: 'token' | 'lock' | 'failed'): string {
+    return `${this.prefix}:oauth:${key}:${part}`;
   }
 
   /** A tenant's ingest-rate bucket (the events-a-second quota). */

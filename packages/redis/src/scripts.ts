@@ -210,6 +210,11 @@ export class Scripts {
     return { at: Number(at), lease: lease === '' ? null : lease };
   }
 
+  /** Deletes `key` if it still holds `value`; whether it did. */
+  async delIfEqual(key: string, value: string): Promise<boolean> {
+    return Number(await this.call('delIfEqual').call(this.redis, key, value)) === 1;
+  }
+
   /** Extends a running tick's lease to `until` (the new token); false: it is no longer this tick's. */
   async renewLease(destinationId: string, lease: string, until: number): Promise<boolean> {
     const [, leases] = this.keys.scheduleKeys(destinationId);

@@ -8,8 +8,14 @@
 
 import { healthPolicy } from '@sluice/config';
 import { redisFollowUps, wakeInRedis } from '@sluice/distributed';
-import { CompletionWriter, Deliverer, DeliveryRunner, type LookupFunction } from '@sluice/engine';
-import { startDeliveryWorker } from '@sluice/redis';
+import {
+  CompletionWriter,
+  Deliverer,
+  DeliveryRunner,
+  type LookupFunction,
+  OAuthTokens,
+} from '@sluice/engine';
+import { RedisTokenCache, startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
 import type { Logger } from 'pino';
@@ -60,6 +66,14 @@ export async function startDeliveryWorkerService(
     health: healthPolicy(config),
     ...redisFollowUps(redisState, deps.logger, clock),
   });
+  // One token per OAuth2 credential for the whole fleet (Redis), asked for through the same
+  // guard, pools and proxy as the deliveries.
+  const tokens = new OAuthTokens({
+    cache: new RedisTokenCache(redisState.redis, redisState.keys, config.SLUICE_ENCRYPTION_KEY),
+    post: (url, headers, body, timeoutMs) => deliverer.post(url, headers, body, timeoutMs),
+    clock,
+    counted: (result) => metrics.oauthTokenRequests.inc({ result }),
+  });
   const runner = new DeliveryRunner({
     destinations,
     pacing,
@@ -69,6 +83,7 @@ export async function startDeliveryWorkerService(
     clock,
     random: deps.random ?? Math.random,
     store: deps.store,
+    tokens,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
       wakeInRedis(redisState, id, clock()).catch((err: unknown) =>

@@ -41,6 +41,22 @@ describe('/v1/destinations: headers and auth', () => {
         { type: 'header', name: 'X-Api-Key' },
         'key-SECRET-3',
       ],
+      [
+        {
+          type: 'oauth2_client_credentials',
+          tokenUrl: 'https://auth.example.com/oauth/token',
+          clientId: 'sluice',
+          clientSecret: 'cs-SECRET-4',
+          scope: 'webhooks',
+        },
+        {
+          type: 'oauth2_client_credentials',
+          tokenUrl: 'https://auth.example.com/oauth/token',
+          clientId: 'sluice',
+          scope: 'webhooks',
+        },
+        'cs-SECRET-4',
+      ],
     ] as const;
     for (const [auth, shown, secret] of cases) {
       const d = await create({ headers: { 'X-Tenant': 'acme', 'User-Agent': 'acme-hooks' }, auth });
@@ -170,6 +186,31 @@ describe('/v1/destinations: headers and auth', () => {
     assert.equal(unchanged.auth, null, 'the refused PATCH changed nothing');
   });
 
+  const OAUTH = {
+    type: 'oauth2_client_credentials',
+    tokenUrl: 'https://auth.example.com/oauth/token',
+    clientId: 'sluice',
+    clientSecret: 'cs',
+  };
+
+  it('refuses a token endpoint on a private address, as it refuses such a url', async () => {
+    for (const tokenUrl of ['http://10.0.0.8/token', 'http://169.254.169.254/token', 'http://[::1]/token']) {
+      const res = await call('POST', '/v1/destinations', { ...DESTINATION, auth: { ...OAUTH, tokenUrl } });
+      assertError(res, 400, 'destination_not_allowed');
+      assert.match(res.json<{ error: { message: string } }>().error.message, /^auth\.tokenUrl: /);
+    }
+    const d = await create({});
+    const res = await call('PATCH', `/v1/destinations/${d.id}`, {
+      auth: { ...OAUTH, tokenUrl: 'http://127.0.0.1:9/token' },
+    });
+    assertError(res, 400, 'destination_not_allowed');
+    assert.equal(
+      (await call('GET', `/v1/destinations/${d.id}`)).json<Destination>().auth,
+      null,
+      'nothing changed',
+    );
+  });
+
   it('refuses bad credentials at their paths', async () => {
     const bad: [unknown, string][] = [
       [{ type: 'bearer', token: '' }, 'auth.token'],
@@ -184,6 +225,12 @@ describe('/v1/destinations: headers and auth', () => {
       [{ type: 'header', name: 'x-key', value: 'a\r\nb' }, 'auth.value'],
       [{ type: 'bearer', token: 't', extra: 1 }, 'auth.extra'],
       [{ type: 'kerberos' }, 'auth.type'],
+      [{ ...OAUTH, tokenUrl: 'ftp://auth.example.com/token' }, 'auth.tokenUrl'],
+      [{ ...OAUTH, tokenUrl: 'https://user:pw@auth.example.com/token' }, 'auth.tokenUrl'],
+      [{ ...OAUTH, clientId: '' }, 'auth.clientId'],
+      [{ ...OAUTH, clientSecret: undefined }, 'auth.clientSecret'],
+      [{ ...OAUTH, scope: 'a\nb' }, 'auth.scope'],
+      [{ ...OAUTH, audience: 7 }, 'auth.audience'],
     ];
     for (const [auth, path] of bad)
       assertError(

@@ -90,9 +90,19 @@ function checkHeadersWithAuth(headers: DestinationHeaders, auth: DestinationAuth
 export function destinationRoutes(app: App, ctx: ApiContext): void {
   const { store, dispatcher, auth, config, clock } = ctx;
 
-  const checkUrl = (url: string): void => {
+  const checkUrl = (url: string, path = 'url'): void => {
     const refused = checkUrlHost(new URL(url), config.allowPrivateNetworks);
-    if (refused) throw new ApiError(400, 'destination_not_allowed', refused.message, { url });
+    if (refused)
+      throw new ApiError(
+        400,
+        'destination_not_allowed',
+        path === 'url' ? refused.message : `${path}: ${refused.message}`,
+        path === 'url' ? { url } : { url, path },
+      );
+  };
+  // The token endpoint is reached from the same network as the receiver: the same rules.
+  const checkCredential = (credential: DestinationAuth | null | undefined): void => {
+    if (credential?.type === 'oauth2_client_credentials') checkUrl(credential.tokenUrl, 'auth.tokenUrl');
   };
 
   app.post(
@@ -114,6 +124,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       checkUrl(input.url);
       const headers = input.headers ?? {};
       const credential = input.auth ?? null;
+      checkCredential(credential);
       checkHeadersWithAuth(headers, credential);
       const destination = await store.createDestination(
         {
@@ -199,6 +210,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         );
       }
       if (fields.url !== undefined) checkUrl(fields.url);
+      checkCredential(credential);
       const patch: DestinationPatch = { ...fields };
       if (headers !== undefined) patch.headers = headers ?? {};
       if (credential !== undefined) patch.auth = credential;

@@ -75,6 +75,42 @@ describe('Deliverer deadline', () => {
     assert.ok(trickle.sent < 30, `closed before the body was all sent (${trickle.sent} of 30 bytes)`);
   });
 
+  it('a token request (post) answers with its body, and ends at its deadline like an attempt', async () => {
+    const ok = await deliverer.post(
+      `${base}/ok`,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'a=1',
+      1_000,
+    );
+    assert.deepEqual(ok, { statusCode: 200, body: 'ok' });
+    const started = Date.now();
+    const slow = await deliverer.post(`${base}/trickle`, {}, '', 400);
+    assert.equal('error' in slow && slow.error.code, 'timeout');
+    assert.ok(Date.now() - started < 2_500, `ended at the deadline (${Date.now() - started} ms)`);
+  });
+
+  it('a token request to a private address is refused before any connection, as an attempt is', async () => {
+    let looked = 0;
+    const guarded = new Deliverer({
+      allowPrivateNetworks: false,
+      lookup: (_host, _opts, cb) => {
+        looked++;
+        (cb as (e: null, a: { address: string; family: number }[]) => void)(null, [
+          { address: '169.254.169.254', family: 4 },
+        ]);
+      },
+    });
+    try {
+      const literal = await guarded.post('http://10.0.0.1/token', {}, '', 1_000);
+      assert.equal('error' in literal && literal.error.code, 'destination_not_allowed');
+      const named = await guarded.post('http://tokens.example/token', {}, '', 1_000);
+      assert.equal('error' in named && named.error.code, 'destination_not_allowed');
+      assert.equal(looked, 1, 'the name was resolved, and the metadata address refused');
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('a fast attempt leaves no timer armed for its deadline', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();

@@ -148,16 +148,10 @@ export class Deliverer implements AttemptTransport {
     written?: (at: number) => void,
   ): Promise<AttemptReport> {
     const url = new URL(req.url);
-    const refused = req.trusted ? undefined : checkUrlHost(url, this.allowPrivate);
-    if (refused)
-      return {
-        result: { kind: 'error', code: NOT_ALLOWED, message: refused.message },
-        responseExcerpt: null,
-      };
-    // Through a proxy our lookup never runs at connect: the host is checked here first.
-    if (this.proxy !== undefined && !req.trusted && !this.allowPrivate) {
-      const failed = await checkResolvedHost(url, this.guarded);
-      if (failed) return { result: { kind: 'error', ...failed }, responseExcerpt: null, endedAt: Date.now() };
+    if (!req.trusted) {
+      const refused = await this.refusal(url);
+      if (refused)
+        return { result: { kind: 'error', ...refused.error }, responseExcerpt: null, ...refused.at };
     }
     const headers = {
       'content-type': 'application/json',
@@ -177,23 +171,8 @@ export class Deliverer implements AttemptTransport {
         body: req.body,
       }),
     };
-    // The whole attempt's deadline, cleared when it is over. (`AbortSignal.timeout` cannot be
-    // cleared: each request left a timer that fired `timeoutMs` later and built a
-    // DOMException — the CPU of an idle box for a quarter of a minute after every busy one.)
-    // undici only notes an abort of a request still waiting for its connection, so the attempt
-    // also ends at the deadline itself (`expired`); the pool's connect timeout, the same
-    // `timeoutMs`, closes the socket being connected.
-    const deadline = new AbortController();
-    let expire: (reason: unknown) => void = () => undefined;
-    const expired = new Promise<never>((_, reject) => {
-      expire = reject;
-    });
-    expired.catch(() => undefined);
-    const timer = setTimeout(() => {
-      const reason = new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError');
-      deadline.abort(reason);
-      expire(reason);
-    }, req.timeoutMs);
+    // The whole attempt's deadline (startDeadline).
+    const deadline = startDeadline(req.timeoutMs);
     try {
       claimNext = written && (() => written(Date.now()));
       const pending = request(url, {
@@ -206,8 +185,7 @@ export class Deliverer implements AttemptTransport {
         signal: deadline.signal,
       });
       claimNext = undefined;
-      pending.catch(() => undefined);
-      const res = await Promise.race([pending, expired]);
+      const res = await deadline.race(pending);
       // The abort ends a body still coming: its read throws.
       const excerpt = await readExcerpt(res.body);
       const retryAfter = res.headers['retry-after'];
@@ -228,7 +206,66 @@ export class Deliverer implements AttemptTransport {
         endedAt: Date.now(),
       };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
+    }
+  }
+
+  /**
+   * Why a tenant's URL may not be reached (undefined: it may). `at`: when, if a lookup ran
+   * (through a proxy our lookup never runs at connect, so the host is resolved and checked here).
+   */
+  private async refusal(
+    url: URL,
+  ): Promise<{ error: { code: string; message: string }; at: { endedAt?: number } } | undefined> {
+    const refused = checkUrlHost(url, this.allowPrivate);
+    if (refused) return { error: { code: NOT_ALLOWED, message: refused.message }, at: {} };
+    if (this.proxy !== undefined && !this.allowPrivate) {
+      const failed = await checkResolvedHost(url, this.guarded);
+      if (failed) return { error: failed, at: { endedAt: Date.now() } };
+    }
+    return undefined;
+  }
+
+  /**
+   * A form POST to an OAuth2 token endpoint (oauth-tokens.ts): the guard, the pools, the
+   * proxy and the deadline of an attempt, the answer's body read up to 64 KiB.
+   */
+  async post(
+    target: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+  ): Promise<{ statusCode: number; body: string } | { error: { code: string; message: string } }> {
+    const url = new URL(target);
+    const refused = await this.refusal(url);
+    if (refused) return { error: refused.error };
+    const deadline = startDeadline(timeoutMs);
+    try {
+      const pending = request(url, {
+        method: 'POST',
+        dispatcher: this.agentFor(timeoutMs),
+        headers: { 'user-agent': USER_AGENT, ...headers },
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: deadline.signal,
+      });
+      const res = await deadline.race(pending);
+      const chunks: Buffer[] = [];
+      let read = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        read += chunk.length;
+        if (read > READ_CAP_BYTES) {
+          res.body.destroy();
+          return { error: { code: 'response_too_large', message: `more than ${READ_CAP_BYTES} bytes` } };
+        }
+        chunks.push(chunk);
+      }
+      return { statusCode: res.statusCode, body: Buffer.concat(chunks).toString('utf8') };
+    } catch (err) {
+      return { error: this.proxy !== undefined ? describeProxied(err) : describeError(err) };
+    } finally {
+      deadline.clear();
     }
   }
 
@@ -245,6 +282,39 @@ export class Deliverer implements AttemptTransport {
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     await this.unguarded?.close();
   }
+}
+
+/**
+ * A request's whole deadline, cleared when it is over. (`AbortSignal.timeout` cannot be
+ * cleared: each request left a timer that fired `timeoutMs` later and built a DOMException —
+ * the CPU of an idle box for a quarter of a minute after every busy one.) undici only notes an
+ * abort of a request still waiting for its connection, so `race` also ends at the deadline
+ * itself; the pool's connect timeout, the same `timeoutMs`, closes the socket being connected.
+ */
+function startDeadline(timeoutMs: number): {
+  signal: AbortSignal;
+  race<T>(pending: Promise<T>): Promise<T>;
+  clear(): void;
+} {
+  const controller = new AbortController();
+  let expire: (reason: unknown) => void = () => undefined;
+  const expired = new Promise<never>((_, reject) => {
+    expire = reject;
+  });
+  expired.catch(() => undefined);
+  const timer = setTimeout(() => {
+    const reason = new DOMException(`no response within ${timeoutMs} ms`, 'TimeoutError');
+    controller.abort(reason);
+    expire(reason);
+  }, timeoutMs);
+  return {
+    signal: controller.signal,
+    race: (pending) => {
+      pending.catch(() => undefined);
+      return Promise.race([pending, expired]);
+    },
+    clear: () => clearTimeout(timer),
+  };
 }
 
 /** Errors of connecting to the proxy: through it, no connection goes anywhere else. */

@@ -30,6 +30,7 @@ import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
 import type { AttemptPacing } from '../pace/pacing.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import { type AttemptReport, type AttemptTransport, PROXY_FAILED } from './deliver.ts';
+import { AUTH_FAILED, type OAuthTokens } from './oauth-tokens.ts';
 
 /** The secrets that sign now: the current one and any rotated out less than 24 h ago. */
 function signingSecrets(destination: Destination, now: number): string[] {
@@ -48,6 +49,8 @@ export interface RunnerDeps {
   store: Pick<Store, 'releaseClaims'>;
   /** The destination has pending work again (a released delivery). */
   wake(destinationId: string): void;
+  /** Access tokens of OAuth2 credentials (absent: such a destination's attempts fail `auth_failed`). */
+  tokens?: OAuthTokens;
 }
 
 export class DeliveryRunner {
@@ -63,7 +66,7 @@ export class DeliveryRunner {
    * `rerun`: its job ran before on a worker that died (the distributed delivery queue).
    */
   async run(delivery: ClaimedDelivery, rerun = false): Promise<{ written?: Promise<void> }> {
-    const { pacing, deliverer, clock, random, metrics, destinations, completions } = this.deps;
+    const { pacing, deliverer, clock, metrics, destinations } = this.deps;
     // Live settings (url, secrets, timeout) as of the start of the request. A destination
     // deleted since the publish is gone: its deliveries are already cancelled.
     const destination = await destinations.get(delivery.destinationId);
@@ -77,6 +80,18 @@ export class DeliveryRunner {
     if (delivery.notBefore !== undefined)
       for (let wait = delivery.notBefore - clock(); wait > 0; wait = delivery.notBefore - clock())
         await sleep(Math.ceil(wait));
+    // An OAuth2 credential's token before the request takes its place in the window: a token
+    // request is not sent to the receiver and does not count against its limit.
+    const { auth } = destination;
+    let token: string | undefined;
+    if (auth?.type === 'oauth2_client_credentials') {
+      const answer =
+        this.deps.tokens === undefined
+          ? { error: 'no token source in this process' }
+          : await this.deps.tokens.bearer(destination.id, auth, destination.timeoutMs);
+      if ('error' in answer) return this.unauthorized(delivery, destination, answer.error, rerun);
+      token = answer.token;
+    }
     const startedAt = clock();
     /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
     const onClock = (wall: number) => wall + (clock() - Date.now());
@@ -121,7 +136,10 @@ export class DeliveryRunner {
           sequence: delivery.sequence,
           attempt: attemptNo,
           secrets: signingSecrets(destination, startedAt),
-          headers: receiverHeaders(destination.headers, destination.auth),
+          headers:
+            token === undefined
+              ? receiverHeaders(destination.headers, auth)
+              : { ...receiverHeaders(destination.headers, auth), authorization: `Bearer ${token}` },
           timeoutMs: destination.timeoutMs,
           trusted: isSystemDestination(destination),
         },
@@ -140,9 +158,49 @@ export class DeliveryRunner {
       const feedback = adaptiveFeedback(destination, report?.result, startedAt, finishedAt);
       await pace.finished(finishedAt, feedback).catch(() => undefined);
     }
-    const attemptsMade = attemptNo - delivery.attemptBase;
-    const outcome = decideOutcome(report.result, attemptsMade, destination.retry, finishedAt, random);
     const { result } = report;
+    // The receiver refused the token it was sent: the next attempt gets a new one.
+    if (token !== undefined && auth?.type === 'oauth2_client_credentials' && result.kind === 'response')
+      if (result.statusCode === 401)
+        await this.deps.tokens?.rejected(destination.id, auth, token).catch(() => undefined);
+    return this.complete(delivery, destination, attemptNo, startedAt, finishedAt, report);
+  }
+
+  /**
+   * No token for an OAuth2 credential: an attempt that sent nothing, `auth_failed` with the
+   * token endpoint's answer, retried with the destination's backoff. It was never started, so
+   * it leaves its place among the destination's queued deliveries.
+   */
+  private async unauthorized(
+    delivery: ClaimedDelivery,
+    destination: Destination,
+    message: string,
+    rerun: boolean,
+  ): Promise<{ written?: Promise<void> }> {
+    const { pacing, clock } = this.deps;
+    const startedBefore =
+      rerun && (await pacing.startedBefore?.(delivery.destinationId, delivery.id)) === true;
+    await pacing.drop(delivery.destinationId, delivery.id);
+    const at = clock();
+    return this.complete(delivery, destination, delivery.attempts + (startedBefore ? 2 : 1), at, at, {
+      result: { kind: 'error', code: AUTH_FAILED, message },
+      responseExcerpt: null,
+    });
+  }
+
+  /** The attempt's outcome decided, counted and buffered for the batched write. */
+  private complete(
+    delivery: ClaimedDelivery,
+    destination: Destination,
+    attemptNo: number,
+    startedAt: number,
+    finishedAt: number,
+    report: AttemptReport,
+  ): { written?: Promise<void> } {
+    const { metrics, completions, random } = this.deps;
+    const attemptsMade = attemptNo - delivery.attemptBase;
+    const { result } = report;
+    const outcome = decideOutcome(result, attemptsMade, destination.retry, finishedAt, random);
     metrics.attemptDuration.observe(
       {
         result:
@@ -150,7 +208,9 @@ export class DeliveryRunner {
             ? `${Math.floor(result.statusCode / 100)}xx`
             : result.code === PROXY_FAILED
               ? 'proxy_error'
-              : 'error',
+              : result.code === AUTH_FAILED
+                ? 'auth_error'
+                : 'error',
       },
       (finishedAt - startedAt) / 1_000,
     );

@@ -40,6 +40,7 @@ export class EngineMetrics {
   readonly tickTakeovers: Counter;
   readonly releasedStarts: Counter;
   readonly heldByFairBound: Counter;
+  readonly oauthTokenRequests: Counter<'result'>;
 
   constructor(
     registry: Registry,
@@ -94,6 +95,12 @@ export class EngineMetrics {
     this.heldByFairBound = new Counter({
       name: 'sluice_ticks_held_by_fair_bound_total',
       help: 'Ticks whose destination had work but was at its fair bound on requests in flight (docs/adr/0014).',
+      registers,
+    });
+    this.oauthTokenRequests = new Counter({
+      name: 'sluice_oauth_token_requests_total',
+      help: 'Requests to OAuth2 token endpoints by result (ok, error): one per token lifetime per credential across the deployment.',
+      labelNames: ['result'],
       registers,
     });
     this.tickLag = new Histogram({

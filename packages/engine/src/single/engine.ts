@@ -16,6 +16,7 @@ import { CompletionWriter } from '../delivery/completion-writer.ts';
 import { type AttemptTransport, Deliverer } from '../delivery/deliver.ts';
 import { DeliveryThreads } from '../delivery/delivery-threads.ts';
 import { LocalQueue } from '../delivery/local-queue.ts';
+import { MemoryTokenCache, OAuthTokens } from '../delivery/oauth-tokens.ts';
 import { DeliveryRunner } from '../delivery/runner.ts';
 import type { LookupFunction } from '../delivery/ssrf.ts';
 import { DestinationCache } from '../destination-cache.ts';
@@ -86,6 +87,8 @@ export class Engine implements Dispatcher {
   private readonly clock: () => number;
   private readonly pacer: Pacer;
   private readonly deliverer: AttemptTransport;
+  /** Where OAuth2 token requests are made: on this thread, the delivery threads' guard and proxy. */
+  private readonly tokenDeliverer: Deliverer;
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
@@ -126,6 +129,22 @@ export class Engine implements Dispatcher {
             connections: options.deliveryConcurrency,
             proxy: options.egressProxy,
           });
+    this.tokenDeliverer =
+      this.deliverer instanceof Deliverer
+        ? this.deliverer
+        : new Deliverer({
+            allowPrivateNetworks: options.allowPrivateNetworks,
+            lookup: options.lookup,
+            connections: 8,
+            proxy: options.egressProxy,
+          });
+    const tokenDeliverer = this.tokenDeliverer;
+    const tokens = new OAuthTokens({
+      cache: new MemoryTokenCache(clock),
+      post: (url, headers, body, timeoutMs) => tokenDeliverer.post(url, headers, body, timeoutMs),
+      clock,
+      counted: (result) => this.metrics.oauthTokenRequests.inc({ result }),
+    });
     const pacing = new MemoryPacing(this.pacer);
     this.completions = new CompletionWriter({
       store,
@@ -159,6 +178,7 @@ export class Engine implements Dispatcher {
       random: options.random ?? Math.random,
       store: this.store,
       wake: (id) => this.wake(id),
+      tokens,
     });
     this.queue = new LocalQueue(runner, {
       concurrency: options.deliveryConcurrency,
@@ -288,7 +308,12 @@ export class Engine implements Dispatcher {
 
   /** Lets go of what the constructor opened (the delivery threads), for an engine never started. */
   async discard(): Promise<void> {
+    await this.closeDeliverers();
+  }
+
+  private async closeDeliverers(): Promise<void> {
     await this.deliverer.close();
+    if (this.tokenDeliverer !== this.deliverer) await this.tokenDeliverer.close();
   }
 
   /** Stops ticking, finishes the requests in flight, writes their outcomes. */
@@ -301,6 +326,6 @@ export class Engine implements Dispatcher {
     // Published but never started: back to pending now, so the next start need not count
     // them as possibly sent.
     await this.store.requeue(Number.POSITIVE_INFINITY, new Set(), this.clock());
-    await this.deliverer.close();
+    await this.closeDeliverers();
   }
 }
