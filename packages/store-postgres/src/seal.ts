@@ -102,7 +102,7 @@ async function sealAndScrub(
     // A credential's secret is sealed from its first write: after a rotation, sealed again.
     const credentials = await q.query(
       `SELECT id, auth FROM destinations WHERE auth IS NOT NULL
-         AND NOT starts_with(coalesce(auth->>'token', auth->>'password', auth->>'value'), $1)
+         AND NOT starts_with(coalesce(auth->>'token', auth->>'password', auth->>'value', auth->>'clientSecret'), $1)
        FOR UPDATE`,
       [current],
     );

@@ -88,4 +88,48 @@ describe('sealing secrets at open', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("seals every credential's secret again with a rotated keyring, OAuth2's clientSecret too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-seal-'));
+    const file = join(dir, 'sluice.db');
+    const keyText = generateKeyText();
+    try {
+      const first = new SqliteStore(file, { keyring: parseKeyring(keyText) });
+      const tenant = { id: newId('ten'), name: 'a', createdAt: T0 };
+      await first.createTenant(tenant, 'hash');
+      const auths = [
+        { type: 'bearer' as const, token: 'tok-1' },
+        { type: 'basic' as const, username: 'u', password: 'pw-2' },
+        { type: 'header' as const, name: 'x-key', value: 'key-3' },
+        {
+          type: 'oauth2_client_credentials' as const,
+          tokenUrl: 'https://auth.example/token',
+          clientId: 'c',
+          clientSecret: 'cs-4',
+        },
+      ];
+      const ids: string[] = [];
+      for (const auth of auths)
+        ids.push((await first.createDestination(newDestination(tenant.id, { auth }), T0)).id);
+      await first.close();
+      const rotated = parseKeyring(`${generateKeyText()},${keyText}`);
+      const again = new SqliteStore(file, { keyring: rotated });
+      try {
+        for (const [i, id] of ids.entries()) {
+          const raw = (
+            again.db.prepare('SELECT auth FROM destinations WHERE id = ?').get(id) as { auth: string }
+          ).auth;
+          assert.ok(
+            raw.includes(`enc:v1:${rotated.keys[0].id}:`),
+            `${auths[i]?.type}: sealed with the new key`,
+          );
+          assert.deepEqual((await again.getDestination(id))?.auth, auths[i]);
+        }
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

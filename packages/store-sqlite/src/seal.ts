@@ -61,7 +61,8 @@ export function sealSecrets(db: DatabaseSync, keyring: Keyring): SealResult {
     const credentials = db
       .prepare(
         `SELECT id, auth FROM destinations WHERE auth IS NOT NULL AND substr(coalesce(
-           json_extract(auth, '$.token'), json_extract(auth, '$.password'), json_extract(auth, '$.value')),
+           json_extract(auth, '$.token'), json_extract(auth, '$.password'), json_extract(auth, '$.value'),
+           json_extract(auth, '$.clientSecret')),
            1, length(?1)) <> ?1`,
       )
       .all(current);
