@@ -11,10 +11,14 @@
  *   WEBHOOK_SECRET=whsec_… npm run receiver        # listens on 127.0.0.1:4000
  *   RECEIVER_BEARER=tok_… npm run receiver         # and checks a bearer token
  *   RECEIVER_OAUTH_CLIENT=sluice:cs_demo npm run receiver   # issues and checks OAuth2 tokens
+ *   RECEIVER_TLS_CERT=server.pem RECEIVER_TLS_KEY=server.key RECEIVER_TLS_CA=ca.pem npm run receiver
+ *                                                  # https, admitting clients the CA signed
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 
 // Not PORT: that is Sluice's own, and may be exported in the same shell.
 const port = Number(process.env.RECEIVER_PORT ?? 4000);
@@ -76,7 +80,7 @@ function issueToken(
   return { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: oauthTtl } };
 }
 
-createServer((req, res) => {
+function handle(req: IncomingMessage, res: ServerResponse): void {
   const t = performance.timeOrigin + performance.now();
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
@@ -105,9 +109,32 @@ createServer((req, res) => {
     res.statusCode = ok && allowed ? 200 : 401;
     res.end();
   });
-}).listen(port, '127.0.0.1', () =>
+}
+
+// With RECEIVER_TLS_CERT and RECEIVER_TLS_KEY (PEM files) it speaks https; with RECEIVER_TLS_CA
+// too, it admits only a client presenting a certificate signed by that CA (mutual TLS).
+const tlsFiles = {
+  cert: process.env.RECEIVER_TLS_CERT,
+  key: process.env.RECEIVER_TLS_KEY,
+  ca: process.env.RECEIVER_TLS_CA,
+};
+const server =
+  tlsFiles.cert !== undefined && tlsFiles.key !== undefined
+    ? createHttpsServer(
+        {
+          cert: readFileSync(tlsFiles.cert),
+          key: readFileSync(tlsFiles.key),
+          ...(tlsFiles.ca === undefined
+            ? {}
+            : { ca: readFileSync(tlsFiles.ca), requestCert: true, rejectUnauthorized: true }),
+        },
+        handle,
+      )
+    : createServer(handle);
+const scheme = tlsFiles.cert !== undefined && tlsFiles.key !== undefined ? 'https' : 'http';
+server.listen(port, '127.0.0.1', () =>
   console.log(
-    `receiver on http://127.0.0.1:${port}/ (signatures ${key ? 'checked' : 'not checked'}, ${
+    `receiver on ${scheme}://127.0.0.1:${port}/ (${tlsFiles.ca ? 'client certificates required; ' : ''}signatures ${key ? 'checked' : 'not checked'}, ${
       oauthClient
         ? 'OAuth2 tokens issued at /oauth/token and checked'
         : `bearer token ${bearer ? 'checked' : 'not checked'}`

@@ -143,6 +143,7 @@ describe('destinations', () => {
         ...given,
         // The credential without its secret.
         auth: { type: 'basic', username: 'acme' },
+        tls: null,
         id: '',
         tenantId: '',
         url: get().rcv.url('full'),
@@ -156,6 +157,7 @@ describe('destinations', () => {
           lastErrorClass: null,
           suspendReason: null,
           failureRate: null,
+          certificateExpiresAt: null,
         },
         secret,
         createdAt: '',
@@ -225,7 +227,7 @@ describe('destinations', () => {
     const { secret: _, ...fields } = patch;
     assert.deepEqual(
       { ...d, updatedAt: '' },
-      { ...fields, headers: {}, auth: { type: 'bearer' }, ...pickKept(full), updatedAt: '' },
+      { ...fields, headers: {}, auth: { type: 'bearer' }, tls: null, ...pickKept(full), updatedAt: '' },
     );
     assert.ok(Date.parse(d.updatedAt) >= Date.parse(full.updatedAt));
     assert.deepEqual(await api().destinations.get(full.id), d, 'the change is stored');
@@ -246,6 +248,7 @@ describe('destinations', () => {
       lastErrorClass: null,
       suspendReason: null,
       failureRate: null,
+      certificateExpiresAt: null,
       transitions: [],
     });
   });

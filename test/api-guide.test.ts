@@ -139,6 +139,13 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
         .includes('{"type":"oauth2_client_credentials","clientId":"sluice","scope":"webhooks"}'),
       oauth,
     );
+    const mtls = outputs.get('Mutual TLS') ?? '';
+    for (const line of [
+      '{"client":{"subject":"CN=sluice","issuer":"CN=Partner CA"},"ca":"CN=Partner CA"}',
+      '{"code":"validation_failed","paths":["tls.clientKey"]}',
+    ])
+      assert.ok(mtls.split('\n').includes(line), `the mutual TLS block prints ${line}:\n${mtls}`);
+    assert.ok(!mtls.includes('PRIVATE KEY'), 'no answer shows the key');
     const dead = outputs.get('Dead deliveries: replay, or retry one') ?? '';
     assert.ok(dead.includes('{"status":"delivered","attempts":[404,200]}'), dead);
   });

@@ -74,6 +74,7 @@ async function run(spread: boolean): Promise<number> {
           timeoutMs: 15_000,
           headers: {},
           auth: null,
+          tls: null,
           secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
         },
         now,

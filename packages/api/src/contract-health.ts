@@ -34,6 +34,10 @@ export const Health = z
       description:
         'The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open.',
     }),
+    certificateExpiresAt: isoTime.nullable().meta({
+      description:
+        'When the client certificate (tls) stops being valid, once that is less than 14 days away; null otherwise.',
+    }),
   })
   .meta({ id: 'Health', description: 'Endpoint health, the circuit breaker of the destination.' });
 

@@ -11,6 +11,7 @@ import {
   isHeaderValue,
   MAX_HEADER_BYTES,
   MAX_HEADERS,
+  MAX_PEM_BYTES,
 } from '@sluice/core';
 import { z } from 'zod';
 
@@ -153,3 +154,36 @@ export const AuthView = z
     id: 'DestinationAuth',
     description: 'The credential: its type and the fields that are not secret.',
   });
+
+const pem = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(MAX_PEM_BYTES)
+    .refine((s) => s.includes('-----BEGIN '), 'must be PEM text')
+    .meta({ description });
+
+/** `tls` as written; what the text holds (a key that is not the certificate's…) the route checks (`tlsProblems`). */
+export const TlsInput = z
+  .strictObject({
+    clientCertificate: pem('PEM: the client certificate (intermediates may follow it).').optional(),
+    clientKey: pem('PEM: its private key, unencrypted. Stored encrypted; never shown again.').optional(),
+    ca: pem("PEM: CA certificates the receiver's certificate may chain to, besides the system's.").optional(),
+  })
+  .meta({
+    description:
+      "Mutual TLS for an https URL: the client certificate and key Sluice presents, and a private CA the receiver is checked against besides the system's. null removes it.",
+  });
+
+const CertificateView = z
+  .object({
+    subject: z.string(),
+    issuer: z.string(),
+    notAfter: z.string().meta({ description: 'ISO 8601: when it stops being valid.' }),
+    fingerprint256: z.string(),
+  })
+  .meta({ id: 'Certificate' });
+
+export const TlsView = z
+  .object({ clientCertificate: CertificateView.optional(), ca: CertificateView.optional() })
+  .meta({ id: 'DestinationTls', description: 'The certificates, described; never the key.' });

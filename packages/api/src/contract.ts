@@ -16,7 +16,7 @@ import {
 } from '@sluice/core';
 import { z } from 'zod';
 import { Health } from './contract-health.ts';
-import { AuthInput, AuthView, HeadersInput, httpUrl } from './contract-receiver.ts';
+import { AuthInput, AuthView, HeadersInput, httpUrl, TlsInput, TlsView } from './contract-receiver.ts';
 
 export {
   ErrorClass,
@@ -191,6 +191,7 @@ const destinationFields = {
   timeoutMs: z.int().min(100).max(120_000),
   headers: HeadersInput,
   auth: AuthInput,
+  tls: TlsInput,
   secret,
 };
 
@@ -206,6 +207,7 @@ export const CreateDestination = z.strictObject({
   timeoutMs: destinationFields.timeoutMs.optional(),
   headers: destinationFields.headers.nullable().optional(),
   auth: destinationFields.auth.nullable().optional(),
+  tls: destinationFields.tls.nullable().optional(),
   secret: destinationFields.secret.optional(),
 });
 
@@ -225,6 +227,7 @@ export const PatchDestination = patchOf(
       .optional()
       .meta({ description: 'Replaces them all; null: none.' }),
     auth: destinationFields.auth.nullable().optional(),
+    tls: destinationFields.tls.nullable().optional(),
     secret: destinationFields.secret.optional(),
   }),
 );
@@ -253,6 +256,7 @@ export const Destination = z
     timeoutMs: z.int(),
     headers: z.record(z.string(), z.string()),
     auth: AuthView.nullable(),
+    tls: TlsView.nullable(),
     state: DestinationState,
     disabledReason: z.string().nullable(),
     health: Health,

@@ -1,6 +1,14 @@
 /** Records as the API shows them: ISO times, no internals. */
 
-import { failureRate, type Health, presentAuth } from '@sluice/core';
+import {
+  CERTIFICATE_WARNING_MS,
+  clientCertificateEnd,
+  type DestinationTls,
+  failureRate,
+  type Health,
+  presentAuth,
+  presentTls,
+} from '@sluice/core';
 import type {
   Attempt,
   Delivery,
@@ -46,15 +54,18 @@ export function presentDestination(d: Destination) {
     timeoutMs: d.timeoutMs,
     headers: d.headers,
     auth: presentAuth(d.auth),
+    tls: presentTls(d.tls),
     state: d.state,
     disabledReason: d.disabledReason,
-    health: presentHealth(d.health),
+    health: presentHealth(d.health, d.tls),
     createdAt: isoOf(d.createdAt),
     updatedAt: isoOf(d.updatedAt),
   };
 }
 
-export function presentHealth(h: Health) {
+/** The health of a destination with `tls`: its client certificate flagged within 14 days of its end. */
+export function presentHealth(h: Health, tls: DestinationTls | null, now = Date.now()) {
+  const end = clientCertificateEnd(tls);
   return {
     state: h.state,
     since: iso(h.since),
@@ -63,6 +74,7 @@ export function presentHealth(h: Health) {
     lastErrorClass: h.lastErrorClass,
     suspendReason: h.state === 'suspended' ? h.suspendReason : null,
     failureRate: failureRate(h),
+    certificateExpiresAt: end !== undefined && end - now < CERTIFICATE_WARNING_MS ? isoOf(end) : null,
   };
 }
 

@@ -878,6 +878,14 @@ export interface paths {
                             scope?: string;
                             audience?: string;
                         }) | null;
+                        tls?: {
+                            /** @description PEM: the client certificate (intermediates may follow it). */
+                            clientCertificate?: string;
+                            /** @description PEM: its private key, unencrypted. Stored encrypted; never shown again. */
+                            clientKey?: string;
+                            /** @description PEM: CA certificates the receiver's certificate may chain to, besides the system's. */
+                            ca?: string;
+                        } | null;
                         secret?: string;
                     };
                 };
@@ -1164,6 +1172,14 @@ export interface paths {
                             scope?: string;
                             audience?: string;
                         }) | null;
+                        tls?: {
+                            /** @description PEM: the client certificate (intermediates may follow it). */
+                            clientCertificate?: string;
+                            /** @description PEM: its private key, unencrypted. Stored encrypted; never shown again. */
+                            clientKey?: string;
+                            /** @description PEM: CA certificates the receiver's certificate may chain to, besides the system's. */
+                            ca?: string;
+                        } | null;
                         secret?: string;
                     };
                 };
@@ -3755,6 +3771,75 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "sluice.destination.certificate_expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A destination's client certificate (tls) stops being valid in less than 14 days: give it a new one.
+         * @description Sent with the header webhook-event-type: sluice.destination.certificate_expiring, signed as every delivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "sluice.destination.certificate_expiring",
+                     *       "tenantId": "ten_01jd6x9m0a8d2q5r7t9v1w3y5z",
+                     *       "destinationId": "dst_01jd6x9n4b6c8e0g2h4j6k8m0p",
+                     *       "occurredAt": "2026-01-15T10:30:00.000Z",
+                     *       "data": {
+                     *         "subject": "CN=sluice-client",
+                     *         "notAfter": "2026-01-29T10:30:00.000Z",
+                     *         "fingerprint256": "AB:CD:…",
+                     *         "daysLeft": 13
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        type: "sluice.destination.certificate_expiring";
+                        tenantId: string;
+                        destinationId: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        data: {
+                            subject: string;
+                            /** Format: date-time */
+                            notAfter: string;
+                            fingerprint256: string;
+                            daysLeft: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "sluice.destination.recovered": {
         parameters: {
             query?: never;
@@ -4173,6 +4258,8 @@ export interface components {
             suspendReason: ("consecutive" | "failure_rate") | null;
             /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
             failureRate: number | null;
+            /** @description When the client certificate (tls) stops being valid, once that is less than 14 days away; null otherwise. */
+            certificateExpiresAt: string | null;
         };
         HealthTransitionInput: {
             /** Format: date-time */
@@ -4203,6 +4290,8 @@ export interface components {
             suspendReason: ("consecutive" | "failure_rate") | null;
             /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
             failureRate: number | null;
+            /** @description When the client certificate (tls) stops being valid, once that is less than 14 days away; null otherwise. */
+            certificateExpiresAt: string | null;
             /** @description The latest transitions, newest first. */
             transitions: components["schemas"]["HealthTransitionInput"][];
         };
@@ -4225,6 +4314,18 @@ export interface components {
             clientId: string;
             scope?: string;
             audience?: string;
+        };
+        CertificateInput: {
+            subject: string;
+            issuer: string;
+            /** @description ISO 8601: when it stops being valid. */
+            notAfter: string;
+            fingerprint256: string;
+        };
+        /** @description The certificates, described; never the key. */
+        DestinationTlsInput: {
+            clientCertificate?: components["schemas"]["CertificateInput"];
+            ca?: components["schemas"]["CertificateInput"];
         };
         ErrorInput: {
             error: {
@@ -4302,6 +4403,7 @@ export interface components {
                 [key: string]: string;
             };
             auth: components["schemas"]["DestinationAuthInput"] | null;
+            tls: components["schemas"]["DestinationTlsInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4327,6 +4429,7 @@ export interface components {
                 [key: string]: string;
             };
             auth: components["schemas"]["DestinationAuthInput"] | null;
+            tls: components["schemas"]["DestinationTlsInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4414,6 +4517,7 @@ export interface components {
                 [key: string]: string;
             };
             auth: components["schemas"]["DestinationAuthInput"] | null;
+            tls: components["schemas"]["DestinationTlsInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4666,6 +4770,8 @@ export interface components {
             suspendReason: ("consecutive" | "failure_rate") | null;
             /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
             failureRate: number | null;
+            /** @description When the client certificate (tls) stops being valid, once that is less than 14 days away; null otherwise. */
+            certificateExpiresAt: string | null;
         };
         HealthTransition: {
             /** Format: date-time */
@@ -4696,6 +4802,8 @@ export interface components {
             suspendReason: ("consecutive" | "failure_rate") | null;
             /** @description The share of failures that count (timeouts and connection failures included) in the breaker window; null while no window is open. */
             failureRate: number | null;
+            /** @description When the client certificate (tls) stops being valid, once that is less than 14 days away; null otherwise. */
+            certificateExpiresAt: string | null;
             /** @description The latest transitions, newest first. */
             transitions: components["schemas"]["HealthTransition"][];
         };
@@ -4718,6 +4826,18 @@ export interface components {
             clientId: string;
             scope?: string;
             audience?: string;
+        };
+        Certificate: {
+            subject: string;
+            issuer: string;
+            /** @description ISO 8601: when it stops being valid. */
+            notAfter: string;
+            fingerprint256: string;
+        };
+        /** @description The certificates, described; never the key. */
+        DestinationTls: {
+            clientCertificate?: components["schemas"]["Certificate"];
+            ca?: components["schemas"]["Certificate"];
         };
         Error: {
             error: {
@@ -4795,6 +4915,7 @@ export interface components {
                 [key: string]: string;
             };
             auth: components["schemas"]["DestinationAuth"] | null;
+            tls: components["schemas"]["DestinationTls"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4820,6 +4941,7 @@ export interface components {
                 [key: string]: string;
             };
             auth: components["schemas"]["DestinationAuth"] | null;
+            tls: components["schemas"]["DestinationTls"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4907,6 +5029,7 @@ export interface components {
                 [key: string]: string;
             };
             auth: components["schemas"]["DestinationAuth"] | null;
+            tls: components["schemas"]["DestinationTls"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;

@@ -120,6 +120,18 @@ export const BUILT_IN_EVENT_TYPES: readonly EventTypeDefinition[] = [
     },
   ),
   operational(
+    'sluice.destination.certificate_expiring',
+    "A destination's client certificate (tls) stops being valid in less than 14 days: give it a new one.",
+    { subject: str, notAfter: time, fingerprint256: str, daysLeft: int },
+    ['subject', 'notAfter', 'fingerprint256', 'daysLeft'],
+    {
+      subject: 'CN=sluice-client',
+      notAfter: '2026-01-29T10:30:00.000Z',
+      fingerprint256: 'AB:CD:…',
+      daysLeft: 13,
+    },
+  ),
+  operational(
     'sluice.destination.recovered',
     "A suspended destination's circuit breaker closed again.",
     { suspendedForMs: int },

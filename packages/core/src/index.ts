@@ -127,6 +127,19 @@ export {
   resealedAuth,
 } from './receiver-auth.ts';
 export {
+  CERTIFICATE_WARNING_MS,
+  type CertificateView,
+  clientCertificateEnd,
+  type DestinationTls,
+  MAX_PEM_BYTES,
+  mapTlsSecret,
+  type PresentedTls,
+  presentTls,
+  resealedTls,
+  type TlsProblem,
+  tlsProblems,
+} from './receiver-tls.ts';
+export {
   BACKOFF_MULTIPLIER,
   backoffCeilingMs,
   DEFAULT_RETRY_POLICY,

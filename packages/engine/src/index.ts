@@ -42,6 +42,7 @@ export {
 export { DestinationCache } from './destination-cache.ts';
 export type { Dispatcher } from './dispatcher.ts';
 export { Alerter, registerAlertGauge } from './ops/alerter.ts';
+export { certificateNotice } from './ops/certificate-watch.ts';
 export { registerHealthGauge } from './ops/health-metrics.ts';
 export { EngineMetrics, type Sample } from './ops/metrics.ts';
 export { type OpsServer, startOpsServer } from './ops/ops-server.ts';

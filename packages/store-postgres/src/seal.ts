@@ -22,11 +22,13 @@
 
 import {
   type DestinationAuth,
+  type DestinationTls,
   isSealed,
   isSealedWithCurrent,
   type Keyring,
   openSecret,
   resealedAuth,
+  resealedTls,
   sealSecret,
 } from '@sluice/core';
 import type { DestinationSecret } from '@sluice/store';
@@ -111,8 +113,23 @@ async function sealAndScrub(
       if (next !== undefined)
         await q.query('UPDATE destinations SET auth = $2 WHERE id = $1', [row.id, JSON.stringify(next)]);
     }
+    // A client key likewise (docs/api.md "Mutual TLS").
+    const keys = await q.query(
+      `SELECT id, tls FROM destinations WHERE tls ? 'clientKey'
+         AND NOT starts_with(tls->>'clientKey', $1) FOR UPDATE`,
+      [current],
+    );
+    for (const row of keys) {
+      const next = resealedTls(row.tls as DestinationTls, keyring);
+      if (next !== undefined)
+        await q.query('UPDATE destinations SET tls = $2 WHERE id = $1', [row.id, JSON.stringify(next)]);
+    }
     const [xid] = plain > 0 ? await q.query('SELECT (txid_current() % 4294967296)::text AS x') : [];
-    return { sealed: rows.length + credentials.length, plain, xid: xid?.x as string | undefined };
+    return {
+      sealed: rows.length + credentials.length + keys.length,
+      plain,
+      xid: xid?.x as string | undefined,
+    };
   });
   const { xid, ...counts } = result;
   if (xid === undefined) return { ...counts, scrubbed: true };

@@ -15,11 +15,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import {
   type DestinationAuth,
+  type DestinationTls,
   isSealed,
   isSealedWithCurrent,
   type Keyring,
   openSecret,
   resealedAuth,
+  resealedTls,
   sealSecret,
 } from '@sluice/core';
 import type { DestinationSecret } from '@sluice/store';
@@ -71,8 +73,20 @@ export function sealSecrets(db: DatabaseSync, keyring: Keyring): SealResult {
       const next = resealedAuth(JSON.parse(row.auth as string) as DestinationAuth, keyring);
       if (next !== undefined) updateAuth.run(JSON.stringify(next), row.id as string);
     }
+    // A client key likewise (docs/api.md "Mutual TLS").
+    const keys = db
+      .prepare(
+        `SELECT id, tls FROM destinations WHERE json_extract(tls, '$.clientKey') IS NOT NULL
+           AND substr(json_extract(tls, '$.clientKey'), 1, length(?1)) <> ?1`,
+      )
+      .all(current);
+    const updateTls = db.prepare('UPDATE destinations SET tls = ? WHERE id = ?');
+    for (const row of keys) {
+      const next = resealedTls(JSON.parse(row.tls as string) as DestinationTls, keyring);
+      if (next !== undefined) updateTls.run(JSON.stringify(next), row.id as string);
+    }
     db.exec('COMMIT');
-    result = { sealed: rows.length + credentials.length, plain };
+    result = { sealed: rows.length + credentials.length + keys.length, plain };
   } catch (err) {
     db.exec('ROLLBACK');
     throw err;

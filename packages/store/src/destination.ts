@@ -7,6 +7,7 @@
 import {
   type DestinationAuth,
   type DestinationHeaders,
+  type DestinationTls,
   HEALTHY,
   type Health,
   type Ordering,
@@ -58,6 +59,8 @@ export interface Destination {
   headers: DestinationHeaders;
   /** The credential the receiver checks; its secret is stored sealed. */
   auth: DestinationAuth | null;
+  /** A client certificate and key (the key stored sealed), and a private CA (docs/api.md "Mutual TLS"). */
+  tls: DestinationTls | null;
   secrets: DestinationSecret[];
   state: DestinationState;
   disabledReason: string | null;
@@ -86,6 +89,7 @@ export type DestinationPatch = Partial<
     | 'timeoutMs'
     | 'headers'
     | 'auth'
+    | 'tls'
     | 'secrets'
     | 'state'
     | 'disabledReason'

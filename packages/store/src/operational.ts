@@ -35,6 +35,7 @@ export type OperationalType =
   | 'sluice.destination.disabled'
   | 'sluice.destination.suspended'
   | 'sluice.destination.recovered'
+  | 'sluice.destination.certificate_expiring'
   | 'sluice.delivery.dead'
   | 'sluice.backlog.raised'
   | 'sluice.backlog.resolved'

@@ -13,8 +13,10 @@ import {
   type DeliveryStatus,
   type DestinationAuth,
   type DestinationHeaders,
+  type DestinationTls,
   type Keyring,
   mapAuthSecret,
+  mapTlsSecret,
   type Ordering,
   openSecret,
   type Period,
@@ -51,6 +53,7 @@ export const DESTINATION_COLUMNS = [
   'timeout_ms',
   'headers',
   'auth',
+  'tls',
   'secrets',
   'state',
   'disabled_reason',
@@ -88,6 +91,7 @@ export function destinationParams(
     timeout_ms: d.timeoutMs,
     headers: JSON.stringify(d.headers),
     auth: d.auth === null ? null : JSON.stringify(mapAuthSecret(d.auth, keyring, 'seal')),
+    tls: d.tls === null ? null : JSON.stringify(mapTlsSecret(d.tls, keyring, 'seal')),
     secrets: JSON.stringify(
       d.secrets.map(
         (s): DestinationSecret => ({ secret: sealSecret(keyring, s.secret), expiresAt: s.expiresAt }),
@@ -127,6 +131,10 @@ export const destinationDecoder =
       r.auth === null || r.auth === undefined
         ? null
         : mapAuthSecret(json(r.auth) as DestinationAuth, keyring, 'open'),
+    tls:
+      r.tls === null || r.tls === undefined
+        ? null
+        : mapTlsSecret(json(r.tls) as DestinationTls, keyring, 'open'),
     secrets: (json(r.secrets) as DestinationSecret[]).map((s) => ({
       secret: openSecret(keyring, s.secret),
       expiresAt: s.expiresAt,

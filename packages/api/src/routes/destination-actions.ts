@@ -71,7 +71,10 @@ export function destinationActionRoutes(app: App, ctx: ApiContext): void {
     async (request) => {
       const destination = await ownedDestination(ctx, request);
       const transitions = await store.healthTransitions(destination.id, request.query.limit);
-      return { ...presentHealth(destination.health), transitions: transitions.map(presentTransition) };
+      return {
+        ...presentHealth(destination.health, destination.tls),
+        transitions: transitions.map(presentTransition),
+      };
     },
   );
 

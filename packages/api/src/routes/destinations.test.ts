@@ -54,6 +54,7 @@ describe('/v1/destinations', () => {
       timeoutMs: 15_000,
       headers: {},
       auth: null,
+      tls: null,
       state: 'active',
       disabledReason: null,
       health: {
@@ -64,6 +65,7 @@ describe('/v1/destinations', () => {
         lastErrorClass: null,
         suspendReason: null,
         failureRate: null,
+        certificateExpiresAt: null,
       },
     });
     assert.ok(rest.retry.maxAttempts >= 1);

@@ -3,11 +3,13 @@ import {
   DEFAULT_RETRY_POLICY,
   type DestinationAuth,
   type DestinationHeaders,
+  type DestinationTls,
   generateSecret,
   matchesEventType,
   newId,
+  tlsProblems,
 } from '@sluice/core';
-import { checkUrlHost } from '@sluice/engine';
+import { certificateNotice, checkUrlHost } from '@sluice/engine';
 import type { Destination, DestinationPatch } from '@sluice/store';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -67,6 +69,18 @@ export async function wakeSubscribers(
 }
 
 /**
+ * A client certificate given now that ends in less than 14 days is told to the tenant at once
+ * (`sluice.destination.certificate_expiring`; the hourly check tells of the others; the key
+ * names the certificate, so it is told once).
+ */
+async function noticeCertificate(ctx: ApiContext, d: Destination): Promise<void> {
+  const notice = certificateNotice(d, ctx.clock());
+  if (notice === undefined) return;
+  await ctx.store.emitOperational([notice], ctx.clock());
+  await wakeSubscribers(ctx, d.tenantId, d.id, notice.type);
+}
+
+/**
  * The destination's headers beside its credential, as they will be (a create, or a PATCH
  * over the current ones): `authorization` in headers while `auth` is set, or the header
  * credential's name among them, is a `400 validation_failed` at `headers.<name>`.
@@ -100,6 +114,24 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         path === 'url' ? { url } : { url, path },
       );
   };
+  /**
+   * `tls` as it will be beside the URL it will have: an https URL, its PEM texts sound
+   * (`tlsProblems`: a key not the certificate's, an expired certificate…), each problem a
+   * `400 validation_failed` at `tls.<field>`.
+   */
+  const checkTls = (tls: DestinationTls | null, url: string): void => {
+    if (tls === null) return;
+    const details = tlsProblems(tls, clock()).map((p) => ({
+      path: `tls.${p.path}`,
+      message: p.message,
+      code: 'custom',
+    }));
+    if (!url.startsWith('https:'))
+      details.push({ path: 'tls', message: 'needs an https url', code: 'custom' });
+    const first = details[0];
+    if (first !== undefined)
+      throw new ApiError(400, 'validation_failed', `${first.path}: ${first.message}`, details);
+  };
   // The token endpoint is reached from the same network as the receiver: the same rules.
   const checkCredential = (credential: DestinationAuth | null | undefined): void => {
     if (credential?.type === 'oauth2_client_credentials') checkUrl(credential.tokenUrl, 'auth.tokenUrl');
@@ -126,6 +158,8 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       const credential = input.auth ?? null;
       checkCredential(credential);
       checkHeadersWithAuth(headers, credential);
+      const tls = input.tls ?? null;
+      checkTls(tls, input.url);
       const destination = await store.createDestination(
         {
           id: newId('dst'),
@@ -141,11 +175,13 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           headers,
           auth: credential,
+          tls,
           secrets: [{ secret: input.secret ?? generateSecret(), expiresAt: null }],
         },
         clock(),
       );
       await dispatcher.destinationCreated(destination.id);
+      if (tls !== null) await noticeCertificate(ctx, destination);
       return reply.status(201).send(presentDestinationWithSecret(destination));
     },
   );
@@ -199,7 +235,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
     },
     async (request) => {
       const current = await ownedDestination(ctx, request);
-      const { secret, headers, auth: credential, ...fields } = request.body;
+      const { secret, headers, auth: credential, tls, ...fields } = request.body;
       // A link narrowed to some destinations may not choose what they receive: `*` or
       // `sluice.*` would bring it the others' events and news of them.
       if (fields.eventTypes !== undefined && narrowedTo(request) !== undefined) {
@@ -214,6 +250,10 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       const patch: DestinationPatch = { ...fields };
       if (headers !== undefined) patch.headers = headers ?? {};
       if (credential !== undefined) patch.auth = credential;
+      if (tls !== undefined) patch.tls = tls;
+      // A new URL is checked against the tls it keeps, and new tls against the URL.
+      if (tls !== undefined || fields.url !== undefined)
+        checkTls(patch.tls === undefined ? current.tls : patch.tls, fields.url ?? current.url);
       checkHeadersWithAuth(
         patch.headers ?? current.headers,
         patch.auth === undefined ? current.auth : patch.auth,
@@ -231,6 +271,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       // A suspended one was told recovered in the reset's transaction.
       if (reset?.from === 'suspended')
         await wakeSubscribers(ctx, updated.tenantId, updated.id, 'sluice.destination.recovered');
+      if (tls) await noticeCertificate(ctx, updated);
       return presentDestination(updated);
     },
   );

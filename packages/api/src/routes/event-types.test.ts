@@ -114,7 +114,7 @@ describe('/v1/event-types', () => {
   });
 
   it('each built-in example satisfies its schema, and the payload has its five fields', () => {
-    assert.equal(BUILT_IN_EVENT_TYPES.length, 8);
+    assert.equal(BUILT_IN_EVENT_TYPES.length, 9);
     for (const type of BUILT_IN_EVENT_TYPES) {
       assert.ok(type.schema !== null, type.name);
       assert.deepEqual(schemaIssues(compileSchema(type.schema), type.example, ''), [], type.name);

@@ -7,6 +7,7 @@
 
 import diagnostics from 'node:diagnostics_channel';
 import { Socket } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { type AttemptResult, signatureHeader } from '@sluice/core';
 import { Agent, buildConnector, errors, ProxyAgent, request } from 'undici';
 import { checkResolvedHost, checkUrlHost, guardedLookup, type LookupFunction, NOT_ALLOWED } from './ssrf.ts';
@@ -57,11 +58,35 @@ export interface DeliveryRequest {
   /** The destination's own headers and its credential's, by lower-case name (`receiverHeaders`). */
   headers?: Readonly<Record<string, string>>;
   timeoutMs: number;
+  /** The destination's client certificate and CA (`receiverTls`): a pool of its own. */
+  tls?: ReceiverTls;
   /**
    * Sluice's own destination (the operator's alert URL, from config): not subject to the
    * SSRF guard, which protects the network from tenants' URLs (ADR 0009).
    */
   trusted?: boolean;
+}
+
+/** The TLS a request's connections are made with, named by `id` (a digest of the rest). */
+export interface ReceiverTls {
+  id: string;
+  cert?: string;
+  key?: string;
+  ca?: string;
+}
+
+/** Most pools of client identities kept open; past it the least recently made is closed. */
+const MAX_TLS_POOLS = 1_000;
+
+/** Node's TLS options for `tls`: its certificate and key, its CA besides the system's. */
+function tlsOptions(tls: ReceiverTls | undefined): { cert?: string; key?: string; ca?: string[] } {
+  if (tls === undefined) return {};
+  return {
+    ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+    ...(tls.key === undefined ? {} : { key: tls.key }),
+    // `ca` replaces the system's roots: they are given with it.
+    ...(tls.ca === undefined ? {} : { ca: [...rootCertificates, tls.ca] }),
+  };
 }
 
 export interface AttemptReport {
@@ -110,7 +135,7 @@ export class Deliverer implements AttemptTransport {
    * connecting only in a pool of its own timeout. Destinations share the few timeouts they
    * use, and with them their connections to one origin.
    */
-  private readonly agents = new Map<number, Agent | ProxyAgent>();
+  private readonly agents = new Map<string, Agent | ProxyAgent>();
   /** For trusted requests only, made on first use: no guard at connect. */
   private unguarded: Agent | undefined;
 
@@ -123,18 +148,36 @@ export class Deliverer implements AttemptTransport {
     subscribeOnce();
   }
 
-  private agentFor(timeoutMs: number): Agent | ProxyAgent {
-    let agent = this.agents.get(timeoutMs);
+  /** The pool of a timeout, and of a client identity when `tls` names one. */
+  private agentFor(timeoutMs: number, tls?: ReceiverTls): Agent | ProxyAgent {
+    const name = tls === undefined ? String(timeoutMs) : `${timeoutMs}:${tls.id}`;
+    let agent = this.agents.get(name);
     if (agent !== undefined) return agent;
     const shared = { connections: this.connections, keepAliveTimeout: 30_000, allowH2: false };
+    const own = tlsOptions(tls);
     agent =
       this.proxy === undefined
         ? // HTTP/1.1 (`allowH2: false`): while its first connection is being made, a pool that
           // may speak h2 makes no other, so one handshake that never completes held every
           // attempt to its origin.
-          new Agent({ ...shared, connect: connectWithin(timeoutMs, this.guarded) })
-        : new ProxyAgent({ ...shared, uri: this.proxy, proxyTunnel: true, connectTimeout: timeoutMs });
-    this.agents.set(timeoutMs, agent);
+          new Agent({ ...shared, connect: connectWithin(timeoutMs, this.guarded, own) })
+        : new ProxyAgent({
+            ...shared,
+            uri: this.proxy,
+            proxyTunnel: true,
+            connectTimeout: timeoutMs,
+            ...(tls === undefined ? {} : { requestTls: own }),
+          });
+    if (tls !== undefined && this.agents.size >= MAX_TLS_POOLS) {
+      // The oldest identity's pool goes (its requests in flight finish first).
+      for (const [key, old] of this.agents)
+        if (key.includes(':')) {
+          this.agents.delete(key);
+          old.close().catch(() => undefined);
+          break;
+        }
+    }
+    this.agents.set(name, agent);
     return agent;
   }
 
@@ -177,7 +220,7 @@ export class Deliverer implements AttemptTransport {
       claimNext = written && (() => written(Date.now()));
       const pending = request(url, {
         method: 'POST',
-        dispatcher: req.trusted ? this.trustedAgent() : this.agentFor(req.timeoutMs),
+        dispatcher: req.trusted ? this.trustedAgent() : this.agentFor(req.timeoutMs, req.tls),
         headers,
         body: req.body,
         headersTimeout: req.timeoutMs,
@@ -342,8 +385,12 @@ function describeProxied(err: unknown): { code: string; message: string } {
  * timers that tick every 500 ms, so alone it let a socket outlive the attempt's deadline by
  * up to that much. The connector returns its socket (its typings say nothing): checked.
  */
-function connectWithin(timeoutMs: number, lookup: LookupFunction): buildConnector.connector {
-  const connect = buildConnector({ lookup, allowH2: false, timeout: timeoutMs });
+function connectWithin(
+  timeoutMs: number,
+  lookup: LookupFunction,
+  tls: { cert?: string; key?: string; ca?: string[] } = {},
+): buildConnector.connector {
+  const connect = buildConnector({ lookup, allowH2: false, timeout: timeoutMs, ...tls });
   return (options, callback) => {
     let settled = false;
     const socket: unknown = connect(options, (err, connected) => {

@@ -11,8 +11,10 @@
  *   → back to pending in the store, the destination woken: its next tick publishes it
  */
 
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type DestinationTls,
   decideOutcome,
   newId,
   PERIOD_MS,
@@ -29,12 +31,35 @@ import { isSystemDestination } from '../ops/system.ts';
 import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
 import type { AttemptPacing } from '../pace/pacing.ts';
 import type { CompletionWriter } from './completion-writer.ts';
-import { type AttemptReport, type AttemptTransport, PROXY_FAILED } from './deliver.ts';
+import { type AttemptReport, type AttemptTransport, PROXY_FAILED, type ReceiverTls } from './deliver.ts';
 import { AUTH_FAILED, type OAuthTokens } from './oauth-tokens.ts';
 
 /** The secrets that sign now: the current one and any rotated out less than 24 h ago. */
 function signingSecrets(destination: Destination, now: number): string[] {
   return destination.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
+}
+
+/** Each destination's TLS as the transport takes it, made once per `tls` value (the cache keeps it until it changes). */
+const tlsOfDestination = new WeakMap<DestinationTls, ReceiverTls>();
+
+function receiverTls(tls: DestinationTls | null): ReceiverTls | undefined {
+  if (tls === null) return undefined;
+  let made = tlsOfDestination.get(tls);
+  if (made === undefined) {
+    const { clientCertificate: cert, clientKey: key, ca } = tls;
+    const id = createHash('sha256')
+      .update([cert ?? '', key ?? '', ca ?? ''].join('\0'))
+      .digest('base64url')
+      .slice(0, 22);
+    made = {
+      id,
+      ...(cert === undefined ? {} : { cert }),
+      ...(key === undefined ? {} : { key }),
+      ...(ca === undefined ? {} : { ca }),
+    };
+    tlsOfDestination.set(tls, made);
+  }
+  return made;
 }
 
 export interface RunnerDeps {
@@ -141,6 +166,7 @@ export class DeliveryRunner {
               ? receiverHeaders(destination.headers, auth)
               : { ...receiverHeaders(destination.headers, auth), authorization: `Bearer ${token}` },
           timeoutMs: destination.timeoutMs,
+          ...(destination.tls === null ? {} : { tls: receiverTls(destination.tls) }),
           trusted: isSystemDestination(destination),
         },
         Math.floor(startedAt / 1_000),

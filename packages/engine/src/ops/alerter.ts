@@ -29,6 +29,7 @@ import {
 import type { AlertNotice, OperationalNotice, Store } from '@sluice/store';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { CERTIFICATE_CHECK_MS, noticeExpiringCertificates } from './certificate-watch.ts';
 import { scrapeRead } from './scrape.ts';
 import { ALERTS_DESTINATION_ID, SYSTEM_TENANT } from './system.ts';
 
@@ -89,6 +90,8 @@ export class Alerter {
   private readonly changes: Counter<'kind' | 'transition'>;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
+  /** When the client certificates were last checked (certificate-watch.ts); 0: never. */
+  private certificatesCheckedAt = 0;
 
   constructor(options: AlerterOptions) {
     this.options = options;
@@ -181,11 +184,24 @@ export class Alerter {
       if (d.id !== destinationId && matchesEventType(d.eventTypes, type)) this.options.wake(d.id);
   }
 
+  /**
+   * Client certificates near their end (certificate-watch.ts), at the first evaluation and
+   * hourly after; their events' destinations woken.
+   */
+  private async watchCertificates(): Promise<void> {
+    const now = this.options.clock();
+    if (now - this.certificatesCheckedAt < CERTIFICATE_CHECK_MS) return;
+    this.certificatesCheckedAt = now;
+    for (const id of await noticeExpiringCertificates(this.options.store, now)) this.options.wake(id);
+  }
+
   start(): void {
     this.timer = setInterval(() => {
       if (this.running !== undefined) return; // the last evaluation is still going
       this.running = this.evaluate()
         .catch((err: unknown) => this.options.logger.error({ err }, 'backlog alert evaluation failed'))
+        .then(() => this.watchCertificates())
+        .catch((err: unknown) => this.options.logger.error({ err }, 'the certificate check failed'))
         .finally(() => {
           this.running = undefined;
         });

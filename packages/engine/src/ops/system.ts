@@ -46,6 +46,7 @@ export function ensureAlertsDestination(store: Store, sink: AlertSink, now: numb
       timeoutMs: 10_000,
       headers: {},
       auth: null,
+      tls: null,
       secrets: [{ secret: sink.secret, expiresAt: null }],
     },
     now,

@@ -57,6 +57,7 @@ export function newDestination(tenantId: string, overrides: Partial<NewDestinati
     timeoutMs: 15_000,
     headers: {},
     auth: null,
+    tls: null,
     secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
     ...overrides,
   };
