@@ -16,7 +16,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileBox } from './helpers/client.ts';
-import { waitUntil } from './helpers/sluice.ts';
+import { SHAPE } from './helpers/shape.ts';
+import { spawnService, waitUntil } from './helpers/sluice.ts';
 
 const get = fileBox();
 
@@ -32,6 +33,11 @@ describe('OAuth2 client credentials', () => {
   const issued: string[] = [];
   /** Requests the receiver got, by path, with the authorization they carried and the answer. */
   const seen: { path: string; authorization: string | undefined; id: string; status: number }[] = [];
+  /** The lifetime of the tokens issued (s), and whether the endpoint answers 500 for now. */
+  let ttl = 3_600;
+  let failing = false;
+  /** When each issued token expires (ms): the receiver refuses it after. */
+  const expires = new Map<string, number>();
 
   before(async () => {
     server = createServer((req, res) => {
@@ -43,6 +49,10 @@ describe('OAuth2 client credentials', () => {
           const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
           const client = Buffer.from(basic, 'base64').toString();
           asked.push({ client, form: Object.fromEntries(new URLSearchParams(body)) });
+          if (failing) {
+            res.writeHead(500).end('down for maintenance');
+            return;
+          }
           if (client !== `${CLIENT.id}:${CLIENT.secret}`) {
             res.writeHead(401, { 'content-type': 'application/json' });
             res.end(JSON.stringify({ error: 'invalid_client' }));
@@ -51,12 +61,14 @@ describe('OAuth2 client credentials', () => {
           const token = `at-${issued.length + 1}-secret`;
           issued.push(token);
           valid.add(token);
+          expires.set(token, Date.now() + ttl * 1_000);
           res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-          res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3_600 }));
+          res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: ttl }));
           return;
         }
         const authorization = req.headers.authorization;
-        const ok = valid.has(/^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '');
+        const given = /^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '';
+        const ok = valid.has(given) && (expires.get(given) ?? 0) > Date.now();
         const status = ok ? 200 : 401;
         seen.push({ path: req.url ?? '', authorization, id: String(req.headers['webhook-id']), status });
         res.writeHead(status).end(ok ? 'ok' : 'invalid token');
@@ -164,5 +176,70 @@ describe('OAuth2 client credentials', () => {
     const column = JSON.stringify(rows);
     assert.match(column, /oauth2_client_credentials/);
     for (const s of secrets) assert.ok(!column.includes(s), `the auth column holds ${s}`);
+  });
+
+  it('tokens that expire in 2 s: 300 deliveries over 6 s take a handful, shared by two workers in the distributed shape', async (t) => {
+    const box = get();
+    if (SHAPE === 'distributed') {
+      // A second delivery worker on the same state: the token in Redis serves both.
+      const worker = await spawnService('services/delivery-worker/src/main.ts', {
+        ...box.childEnv(),
+        PORT: '0',
+      });
+      t.after(() => worker.stop());
+    }
+    ttl = 2;
+    t.after(() => {
+      ttl = 3_600;
+    });
+    const { api } = await box.tenant('short-lived');
+    const d = await api.destinations.create({
+      url: `${origin}/short`,
+      rateLimit: { limit: 100, period: 'second' },
+      auth: credential(),
+      retry: { maxAttempts: 10, initialDelayMs: 100, maxDelayMs: 500 },
+    });
+    const before = asked.length;
+    const ids: string[] = [];
+    for (let n = 0; n < 300; n++) {
+      ids.push((await api.events.send({ type: 'oauth.test', payload: { n }, destinationId: d.id })).id);
+      if (n % 10 === 9) await new Promise((r) => setTimeout(r, 200));
+    }
+    await waitUntil(async () => ids.every((id) => delivered('/short').has(id)), 60_000, 'the 300 events');
+    const tokens = asked.length - before;
+    assert.ok(
+      tokens >= 2 && tokens <= 12,
+      `token requests for 300 deliveries over ~6 s of 2 s tokens: ${tokens}`,
+    );
+    const refused = seen.filter((s) => s.path === '/short' && s.status === 401).length;
+    t.diagnostic(`${tokens} token requests for 300 deliveries, ${refused} refused with an expired token`);
+    assert.ok(refused <= 3, `requests with an expired token: ${refused}`);
+  });
+
+  it('a token endpoint down for a while, then back: nothing is lost', async () => {
+    const { api } = await get().tenant('outage');
+    const d = await api.destinations.create({
+      url: `${origin}/outage`,
+      rateLimit: { limit: 100, period: 'second' },
+      auth: credential(),
+      retry: { maxAttempts: 20, initialDelayMs: 200, maxDelayMs: 1_000 },
+    });
+    failing = true;
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++)
+      ids.push((await api.events.send({ type: 'oauth.test', payload: { n }, destinationId: d.id })).id);
+    const [listed] = (await api.deliveries.list({ eventId: ids[0]! })).data;
+    await waitUntil(
+      async () => (await api.deliveries.get(listed!.id)).attempts.some((a) => a.errorCode === 'auth_failed'),
+      20_000,
+      'an attempt failed auth_failed',
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    failing = false;
+    await waitUntil(async () => ids.every((id) => delivered('/outage').has(id)), 60_000, 'the 20 events');
+    const attempts = (await api.deliveries.get(listed!.id)).attempts;
+    assert.match(attempts[0]?.error ?? '', /token endpoint answered 500/);
+    assert.equal(attempts.at(-1)?.statusCode, 200);
+    assert.equal((await api.destinations.get(d.id)).health.state, 'healthy');
   });
 });

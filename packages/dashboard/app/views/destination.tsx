@@ -18,6 +18,7 @@ import { DeleteDestination, EditDestination } from './destination-edit.tsx';
 import { HealthWithNote, TestEvent } from './destination-extras.tsx';
 import { HealthPanel } from './health.tsx';
 import { LimitForm } from './limit-form.tsx';
+import { ReceiverAccess } from './receiver-access.tsx';
 
 const SPAN_SECONDS = 180;
 
@@ -281,6 +282,7 @@ function DestinationPage({ id }: { id: string }) {
 
       <div class="panel">
         <EditDestination destination={destination} canWrite={canWrite} onSaved={setDestination} />
+        <ReceiverAccess destination={destination} canWrite={canWrite} onSaved={setDestination} />
         {canWrite && (
           <DeleteDestination
             destination={destination}
