@@ -105,6 +105,39 @@ describe('the egress proxy', () => {
     assert.ok(proxy.requests.every((l) => l === `POST ${rcv.path('p')} HTTP/1.1`));
   });
 
+  it('an OAuth2 token request goes through the proxy too', { timeout: 60_000 }, async (t) => {
+    const proxy = await startProxy();
+    t.after(() => proxy.close());
+    const { box, rcv } = await harness(t, { SLUICE_EGRESS_PROXY: proxy.url });
+    const token = { access_token: 'at-proxied', token_type: 'Bearer', expires_in: 3_600 };
+    await rcv.script(rcv.path('oauth/token'), [
+      { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(token) },
+    ]);
+    const tenant = await createTenant(box, box.adminToken);
+    const dest = await createDestination(box, tenant.apiKey, {
+      name: 'o',
+      url: rcv.url('o'),
+      rateLimit: { limit: 50, period: 'second' },
+      auth: {
+        type: 'oauth2_client_credentials',
+        tokenUrl: rcv.url('oauth/token'),
+        clientId: 'c',
+        clientSecret: 's',
+      },
+    });
+    const { id } = await postEvent(box, tenant.apiKey, {
+      type: 'proxy.test',
+      destinationId: dest.id,
+      payload: {},
+    });
+    await waitUntil(() => rcv.deliveredIds(rcv.path('o')).has(id), 30_000, 'the event');
+    assert.equal(rcv.arrivals(rcv.path('o'))[0]?.headers.authorization, 'Bearer at-proxied');
+    assert.deepEqual(proxy.requests, [
+      `POST ${rcv.path('oauth/token')} HTTP/1.1`,
+      `POST ${rcv.path('o')} HTTP/1.1`,
+    ]);
+  });
+
   it('a proxy that refuses the tunnel: attempts fail as proxy_failed, the receiver sees nothing', {
     timeout: 90_000,
   }, async (t) => {

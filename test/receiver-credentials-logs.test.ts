@@ -1,7 +1,8 @@
 /**
  * A credential's secret never reaches the logs: `npm start`'s process (on SQLite, or on
  * Postgres and Redis in the distributed shape) at `SLUICE_LOG_LEVEL=trace` creates destinations
- * with every kind of credential, delivers to a receiver that refuses the first attempts (401)
+ * with every kind of credential (OAuth2's token endpoint on the receiver too) and a client key,
+ * delivers to a receiver that refuses the first attempts (401)
  * and accepts once a PATCH puts the right token in, and a bad PATCH is refused; none of the
  * secrets is in a line it wrote, on stdout or stderr.
  */
@@ -10,11 +11,19 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { startTestPki } from '@sluice/testing';
 import { assertNoLeaks } from './helpers/leaks.ts';
 import { childState } from './helpers/shape.ts';
 import { freePort, randomToken, spawnService, waitUntil } from './helpers/sluice.ts';
 
-const SECRETS = ['tok-log-wrong-5Rt', 'tok-log-right-8Qw', 'pw-log-3Zp', 'key-log-6Yh'];
+const SECRETS = [
+  'tok-log-wrong-5Rt',
+  'tok-log-right-8Qw',
+  'pw-log-3Zp',
+  'key-log-6Yh',
+  'cs-log-4Mn',
+  'at-log-9Kd',
+];
 
 describe('credentials and the logs', () => {
   it('no secret in any log line, at trace level, through refusals, retries and a bad PATCH', {
@@ -22,9 +31,28 @@ describe('credentials and the logs', () => {
   }, async () => {
     let accepted = 0;
     let refused = 0;
+    let oauthAccepted = 0;
+    const pki = startTestPki();
+    const identity = pki.issue('log-client');
+    // A line of the key's base64: the key in a log would show it.
+    const keyLine = identity.key.split('\n')[1] ?? 'none';
     const receiver = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
+        if (req.url === '/oauth/token') {
+          const basic = `Basic ${Buffer.from(`client:${SECRETS[4]}`).toString('base64')}`;
+          if (req.headers.authorization !== basic)
+            return void res.writeHead(401).end('{"error":"invalid_client"}');
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(
+            JSON.stringify({ access_token: SECRETS[5], token_type: 'Bearer', expires_in: 3_600 }),
+          );
+        }
+        if (req.url === '/oauth-hook') {
+          const ok = req.headers.authorization === `Bearer ${SECRETS[5]}`;
+          if (ok) oauthAccepted++;
+          return void res.writeHead(ok ? 200 : 401).end();
+        }
         const ok = req.headers.authorization === `Bearer ${SECRETS[1]}`;
         if (ok) accepted++;
         else refused++;
@@ -71,6 +99,30 @@ describe('credentials and the logs', () => {
           (await call('POST', '/v1/destinations', key, { url: `${origin}/other`, rateLimit, auth })).status,
           201,
         );
+      const oauth = await call('POST', '/v1/destinations', key, {
+        url: `${origin}/oauth-hook`,
+        rateLimit,
+        retry,
+        auth: {
+          type: 'oauth2_client_credentials',
+          tokenUrl: `${origin}/oauth/token`,
+          clientId: 'client',
+          clientSecret: SECRETS[4],
+        },
+      });
+      assert.equal(oauth.status, 201);
+      const tls = await call('POST', '/v1/destinations', key, {
+        url: 'https://127.0.0.1:9/tls',
+        rateLimit,
+        tls: { clientCertificate: identity.cert, clientKey: identity.key },
+      });
+      assert.equal(tls.status, 201, JSON.stringify(tls.json));
+      for (let n = 0; n < 2; n++)
+        await call('POST', '/v1/events', key, {
+          type: 'log.test',
+          payload: { n },
+          destinationId: oauth.json.id,
+        });
       const id = bearer.json.id as string;
       for (let n = 0; n < 3; n++)
         assert.equal(
@@ -89,14 +141,17 @@ describe('credentials and the logs', () => {
       });
       assert.equal(good.status, 200);
       await waitUntil(() => accepted >= 3, 30_000, 'the 3 events accepted with the right token');
+      await waitUntil(() => oauthAccepted >= 2, 30_000, 'the 2 events with the OAuth2 token');
     } finally {
       await child.stop();
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
       await state.close();
+      pki.close();
     }
     const all = [...lines, ...child.logs].join('\n');
     assert.ok(lines.length >= 5, `the process wrote ${lines.length} lines`);
-    for (const secret of SECRETS) assert.ok(!all.includes(secret), `a log line holds ${secret}`);
+    for (const secret of [...SECRETS, keyLine])
+      assert.ok(!all.includes(secret), `a log line holds ${secret}`);
     await assertNoLeaks();
   });
 });

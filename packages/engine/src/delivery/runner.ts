@@ -62,6 +62,25 @@ function receiverTls(tls: DestinationTls | null): ReceiverTls | undefined {
   return made;
 }
 
+/**
+ * The request headers a destination adds (its own, its credential's, an OAuth2 token), made
+ * once per destination value and token (the cache hands out one object until it changes):
+ * not rebuilt, and a Basic credential not encoded again, on every attempt.
+ */
+const headersOfDestination = new WeakMap<
+  Destination,
+  { token: string | undefined; headers: Record<string, string> }
+>();
+
+function headersOf(destination: Destination, token: string | undefined): Record<string, string> {
+  const made = headersOfDestination.get(destination);
+  if (made !== undefined && made.token === token) return made.headers;
+  const own = receiverHeaders(destination.headers, destination.auth);
+  const headers = token === undefined ? own : { ...own, authorization: `Bearer ${token}` };
+  headersOfDestination.set(destination, { token, headers });
+  return headers;
+}
+
 export interface RunnerDeps {
   destinations: DestinationCache;
   pacing: AttemptPacing;
@@ -161,10 +180,7 @@ export class DeliveryRunner {
           sequence: delivery.sequence,
           attempt: attemptNo,
           secrets: signingSecrets(destination, startedAt),
-          headers:
-            token === undefined
-              ? receiverHeaders(destination.headers, auth)
-              : { ...receiverHeaders(destination.headers, auth), authorization: `Bearer ${token}` },
+          headers: headersOf(destination, token),
           timeoutMs: destination.timeoutMs,
           ...(destination.tls === null ? {} : { tls: receiverTls(destination.tls) }),
           trusted: isSystemDestination(destination),
