@@ -144,6 +144,7 @@ describe('destinations', () => {
         // The credential without its secret.
         auth: { type: 'basic', username: 'acme' },
         tls: null,
+        filter: null,
         id: '',
         tenantId: '',
         url: get().rcv.url('full'),
@@ -227,7 +228,15 @@ describe('destinations', () => {
     const { secret: _, ...fields } = patch;
     assert.deepEqual(
       { ...d, updatedAt: '' },
-      { ...fields, headers: {}, auth: { type: 'bearer' }, tls: null, ...pickKept(full), updatedAt: '' },
+      {
+        ...fields,
+        headers: {},
+        auth: { type: 'bearer' },
+        tls: null,
+        filter: null,
+        ...pickKept(full),
+        updatedAt: '',
+      },
     );
     assert.ok(Date.parse(d.updatedAt) >= Date.parse(full.updatedAt));
     assert.deepEqual(await api().destinations.get(full.id), d, 'the change is stored');

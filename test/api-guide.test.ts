@@ -139,6 +139,12 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
         .includes('{"type":"oauth2_client_credentials","clientId":"sluice","scope":"webhooks"}'),
       oauth,
     );
+    const filters = (outputs.get('Filters') ?? '').split('\n');
+    assert.deepEqual(
+      filters.slice(0, 3),
+      ['true', 'false', '{"code":"validation_failed","paths":["filter"]}'],
+      filters.join('\n'),
+    );
     const mtls = outputs.get('Mutual TLS') ?? '';
     for (const line of [
       '{"client":{"subject":"CN=sluice","issuer":"CN=Partner CA"},"ca":"CN=Partner CA"}',
@@ -180,6 +186,19 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
     assert.ok(first, 'the partner event arrived');
     assert.equal(first.headers.authorization, 'Bearer tok_partner_1');
     assert.equal(first.headers['x-partner-account'], 'acme-42');
+  });
+
+  await t.test('the filtered destination got only the event that matched', async () => {
+    await rcv.waitFor(
+      () => rcv.arrivals(rcv.path('big-orders')).some((a) => a.complete),
+      10_000,
+      'big-orders',
+    );
+    const got = rcv.arrivals(rcv.path('big-orders')).map((a) => JSON.parse(a.body) as { amount: number });
+    assert.deepEqual(
+      got.map((p) => p.amount),
+      [250],
+    );
   });
 
   await t.test('the OAuth2 destination asked for a token once and sent it', () => {

@@ -75,6 +75,7 @@ async function run(spread: boolean): Promise<number> {
           headers: {},
           auth: null,
           tls: null,
+          filter: null,
           secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
         },
         now,

@@ -17,6 +17,7 @@ import {
 import { z } from 'zod';
 import { Health } from './contract-health.ts';
 import { AuthInput, AuthView, HeadersInput, httpUrl, TlsInput, TlsView } from './contract-receiver.ts';
+import { FilterInput, FilterView } from './contract-sent.ts';
 
 export {
   ErrorClass,
@@ -192,6 +193,7 @@ const destinationFields = {
   headers: HeadersInput,
   auth: AuthInput,
   tls: TlsInput,
+  filter: FilterInput,
   secret,
 };
 
@@ -208,6 +210,7 @@ export const CreateDestination = z.strictObject({
   headers: destinationFields.headers.nullable().optional(),
   auth: destinationFields.auth.nullable().optional(),
   tls: destinationFields.tls.nullable().optional(),
+  filter: destinationFields.filter.nullable().optional(),
   secret: destinationFields.secret.optional(),
 });
 
@@ -228,6 +231,7 @@ export const PatchDestination = patchOf(
       .meta({ description: 'Replaces them all; null: none.' }),
     auth: destinationFields.auth.nullable().optional(),
     tls: destinationFields.tls.nullable().optional(),
+    filter: destinationFields.filter.nullable().optional(),
     secret: destinationFields.secret.optional(),
   }),
 );
@@ -257,6 +261,7 @@ export const Destination = z
     headers: z.record(z.string(), z.string()),
     auth: AuthView.nullable(),
     tls: TlsView.nullable(),
+    filter: FilterView.nullable(),
     state: DestinationState,
     disabledReason: z.string().nullable(),
     health: Health,

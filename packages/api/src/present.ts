@@ -55,6 +55,7 @@ export function presentDestination(d: Destination) {
     headers: d.headers,
     auth: presentAuth(d.auth),
     tls: presentTls(d.tls),
+    filter: d.filter,
     state: d.state,
     disabledReason: d.disabledReason,
     health: presentHealth(d.health, d.tls),

@@ -886,6 +886,9 @@ export interface paths {
                             /** @description PEM: CA certificates the receiver's certificate may chain to, besides the system's. */
                             ca?: string;
                         } | null;
+                        filter?: {
+                            [key: string]: unknown;
+                        } | null;
                         secret?: string;
                     };
                 };
@@ -1179,6 +1182,9 @@ export interface paths {
                             clientKey?: string;
                             /** @description PEM: CA certificates the receiver's certificate may chain to, besides the system's. */
                             ca?: string;
+                        } | null;
+                        filter?: {
+                            [key: string]: unknown;
                         } | null;
                         secret?: string;
                     };
@@ -4327,6 +4333,9 @@ export interface components {
             clientCertificate?: components["schemas"]["CertificateInput"];
             ca?: components["schemas"]["CertificateInput"];
         };
+        EventFilterInput: {
+            [key: string]: unknown;
+        };
         ErrorInput: {
             error: {
                 /**
@@ -4404,6 +4413,7 @@ export interface components {
             };
             auth: components["schemas"]["DestinationAuthInput"] | null;
             tls: components["schemas"]["DestinationTlsInput"] | null;
+            filter: components["schemas"]["EventFilterInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4430,6 +4440,7 @@ export interface components {
             };
             auth: components["schemas"]["DestinationAuthInput"] | null;
             tls: components["schemas"]["DestinationTlsInput"] | null;
+            filter: components["schemas"]["EventFilterInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4518,6 +4529,7 @@ export interface components {
             };
             auth: components["schemas"]["DestinationAuthInput"] | null;
             tls: components["schemas"]["DestinationTlsInput"] | null;
+            filter: components["schemas"]["EventFilterInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4839,6 +4851,9 @@ export interface components {
             clientCertificate?: components["schemas"]["Certificate"];
             ca?: components["schemas"]["Certificate"];
         };
+        EventFilter: {
+            [key: string]: unknown;
+        };
         Error: {
             error: {
                 /**
@@ -4916,6 +4931,7 @@ export interface components {
             };
             auth: components["schemas"]["DestinationAuth"] | null;
             tls: components["schemas"]["DestinationTls"] | null;
+            filter: components["schemas"]["EventFilter"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4942,6 +4958,7 @@ export interface components {
             };
             auth: components["schemas"]["DestinationAuth"] | null;
             tls: components["schemas"]["DestinationTls"] | null;
+            filter: components["schemas"]["EventFilter"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -5030,6 +5047,7 @@ export interface components {
             };
             auth: components["schemas"]["DestinationAuth"] | null;
             tls: components["schemas"]["DestinationTls"] | null;
+            filter: components["schemas"]["EventFilter"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;

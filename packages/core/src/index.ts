@@ -47,6 +47,13 @@ export {
   MAX_EVENT_TYPE_LENGTH,
   RESERVED_PREFIX,
 } from './event-catalog.ts';
+export {
+  type EventFilter,
+  FILTER_OPERATORS,
+  filterProblem,
+  MAX_FILTER_BYTES,
+  matchesFilter,
+} from './event-filter.ts';
 export { EVENT_TYPE, EVENT_TYPE_PATTERN, matchesEventType } from './event-types.ts';
 export {
   FAIR_FLOOR,

@@ -8,6 +8,7 @@ import {
   type DestinationAuth,
   type DestinationHeaders,
   type DestinationTls,
+  type EventFilter,
   HEALTHY,
   type Health,
   type Ordering,
@@ -61,6 +62,8 @@ export interface Destination {
   auth: DestinationAuth | null;
   /** A client certificate and key (the key stored sealed), and a private CA (docs/api.md "Mutual TLS"). */
   tls: DestinationTls | null;
+  /** Which events of its `eventTypes` it gets (docs/api.md "Filters"); null: all of them. */
+  filter: EventFilter | null;
   secrets: DestinationSecret[];
   state: DestinationState;
   disabledReason: string | null;
@@ -90,6 +93,7 @@ export type DestinationPatch = Partial<
     | 'headers'
     | 'auth'
     | 'tls'
+    | 'filter'
     | 'secrets'
     | 'state'
     | 'disabledReason'

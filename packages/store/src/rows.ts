@@ -14,6 +14,7 @@ import {
   type DestinationAuth,
   type DestinationHeaders,
   type DestinationTls,
+  type EventFilter,
   type Keyring,
   mapAuthSecret,
   mapTlsSecret,
@@ -54,6 +55,7 @@ export const DESTINATION_COLUMNS = [
   'headers',
   'auth',
   'tls',
+  'filter',
   'secrets',
   'state',
   'disabled_reason',
@@ -92,6 +94,7 @@ export function destinationParams(
     headers: JSON.stringify(d.headers),
     auth: d.auth === null ? null : JSON.stringify(mapAuthSecret(d.auth, keyring, 'seal')),
     tls: d.tls === null ? null : JSON.stringify(mapTlsSecret(d.tls, keyring, 'seal')),
+    filter: d.filter === null ? null : JSON.stringify(d.filter),
     secrets: JSON.stringify(
       d.secrets.map(
         (s): DestinationSecret => ({ secret: sealSecret(keyring, s.secret), expiresAt: s.expiresAt }),
@@ -135,6 +138,7 @@ export const destinationDecoder =
       r.tls === null || r.tls === undefined
         ? null
         : mapTlsSecret(json(r.tls) as DestinationTls, keyring, 'open'),
+    filter: r.filter === null || r.filter === undefined ? null : (json(r.filter) as EventFilter),
     secrets: (json(r.secrets) as DestinationSecret[]).map((s) => ({
       secret: openSecret(keyring, s.secret),
       expiresAt: s.expiresAt,

@@ -55,6 +55,7 @@ describe('/v1/destinations', () => {
       headers: {},
       auth: null,
       tls: null,
+      filter: null,
       state: 'active',
       disabledReason: null,
       health: {

@@ -176,6 +176,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           headers,
           auth: credential,
           tls,
+          filter: input.filter ?? null,
           secrets: [{ secret: input.secret ?? generateSecret(), expiresAt: null }],
         },
         clock(),

@@ -1,4 +1,4 @@
-import { matchesEventType } from '@sluice/core';
+import { matchesEventType, matchesFilter } from '@sluice/core';
 import type { AcceptOptions, Destination, NewEvent } from '@sluice/store';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
@@ -90,7 +90,12 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     } else {
       all.list ??= store.listDestinations(tenantId);
       destinationIds = (await all.list)
-        .filter((d) => matchesEventType(d.eventTypes, input.type))
+        // Its filter too (docs/api.md "Filters"): an event it filters out makes no delivery.
+        .filter(
+          (d) =>
+            matchesEventType(d.eventTypes, input.type) &&
+            matchesFilter(d.filter, { type: input.type, payload: input.payload }),
+        )
         .map((d) => d.id);
     }
     return { type: input.type, payload, idempotencyKey: input.idempotencyKey ?? null, destinationIds };

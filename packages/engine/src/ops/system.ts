@@ -47,6 +47,7 @@ export function ensureAlertsDestination(store: Store, sink: AlertSink, now: numb
       headers: {},
       auth: null,
       tls: null,
+      filter: null,
       secrets: [{ secret: sink.secret, expiresAt: null }],
     },
     now,

@@ -58,6 +58,7 @@ export function newDestination(tenantId: string, overrides: Partial<NewDestinati
     headers: {},
     auth: null,
     tls: null,
+    filter: null,
     secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
     ...overrides,
   };

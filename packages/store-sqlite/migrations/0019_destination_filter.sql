@@ -1,0 +1,3 @@
+-- A destination's filter (docs/api.md "Filters"): a query document over { type, payload }, as
+-- JSON. NULL: every event of its eventTypes.
+ALTER TABLE destinations ADD COLUMN filter TEXT;
