@@ -23,6 +23,7 @@ import type { ApiContext, ApiOptions, App } from './context.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { ApiError, errorHandler, RETRY_AFTER_SECONDS } from './errors.ts';
 import { EventCatalog } from './event-catalog.ts';
+import { parseJsonBody } from './json-body.ts';
 import { Quotas } from './quota.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
@@ -65,6 +66,15 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   app.setErrorHandler(handleError);
   // JSON only: a text/plain body would otherwise reach the schema as a string.
   app.removeContentTypeParser('text/plain');
+  // Valid UTF-8 and Unicode only, numbers kept as posted (json-body.ts).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      done(null, parseJsonBody(request, body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.setNotFoundHandler((request) => {
     throw new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });

@@ -20,6 +20,7 @@ import type {
   TenantKey,
 } from '@sluice/store';
 import type { z } from 'zod';
+import { parseExact } from './json-body.ts';
 
 type Json = z.infer<ReturnType<typeof z.json>>;
 
@@ -133,7 +134,7 @@ export function presentEvent(e: StoredEvent, deliveries: Delivery[]) {
   return {
     id: e.id,
     type: e.type,
-    payload: JSON.parse(e.payload) as Json,
+    payload: parseExact(e.payload) as Json,
     idempotencyKey: e.idempotencyKey,
     createdAt: isoOf(e.createdAt),
     deliveries: deliveries.map((d) => presentDelivery(d)),

@@ -42,9 +42,9 @@ it('keeps the token sealed and for its time, drops only the token named, locks f
   await cache.unlock('dst_1:k', 'worker-a');
   assert.equal(await cache.lock('dst_1:k', 'worker-b', 10_000), true);
 
-  await cache.fail('dst_1:k', 'token endpoint answered 500', 100);
+  await cache.fail('dst_1:k', 'token endpoint answered 500', 1_000);
   assert.equal(await cache.failure('dst_1:k'), 'token endpoint answered 500');
-  await new Promise((r) => setTimeout(r, 150));
+  await new Promise((r) => setTimeout(r, 1_100));
   assert.equal(await cache.failure('dst_1:k'), null, 'held back for its time only');
 });
 

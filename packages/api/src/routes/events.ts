@@ -68,9 +68,11 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     input: z.infer<typeof NewEventBody>,
     all: { list?: Promise<Destination[]>; checked?: Set<string> } = {},
     index?: number,
+    exact?: unknown,
   ): Promise<NewEvent> => {
     await checkType(input, index);
-    const payload = JSON.stringify(input.payload);
+    // As posted, numbers included, where one would not survive JavaScript (json-body.ts).
+    const payload = JSON.stringify(exact === undefined ? input.payload : exact);
     if (Buffer.byteLength(payload) > config.maxPayloadBytes) {
       throw new ApiError(413, 'payload_too_large', `payload is larger than ${config.maxPayloadBytes} bytes`, {
         maxPayloadBytes: config.maxPayloadBytes,
@@ -165,7 +167,12 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     async (request, reply) => {
       const tenantId = await auth.tenantFor(request, request.query.tenantId);
       bulk.noteLight();
-      const [event] = await accept(tenantId, [await prepare(tenantId, request.body)], reply);
+      const exact = (request.exactBody as { payload?: unknown } | undefined)?.payload;
+      const [event] = await accept(
+        tenantId,
+        [await prepare(tenantId, request.body, {}, undefined, exact)],
+        reply,
+      );
       if (event === undefined) throw new Error('the store accepted no event');
       return reply.status(202).send(event);
     },
@@ -194,7 +201,8 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
       try {
         // While others post, the batch goes into the store in slices, their writes between.
         const options = { slices: heavy && bulk.othersActive() };
-        return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply, options) });
+        const exact = (request.exactBody as { events?: { payload?: unknown }[] } | undefined)?.events;
+        return reply.status(202).send({ data: await acceptBatch(tenantId, inputs, reply, options, exact) });
       } finally {
         leave?.();
       }
@@ -206,12 +214,13 @@ export function eventRoutes(app: App, ctx: ApiContext): void {
     inputs: z.infer<typeof NewEventBatch>['events'],
     reply: FastifyReply,
     options: AcceptOptions,
+    exact?: { payload?: unknown }[],
   ) => {
     const events: NewEvent[] = [];
     const all = {};
     for (const [index, input] of inputs.entries()) {
       try {
-        events.push(await prepare(tenantId, input, all, index));
+        events.push(await prepare(tenantId, input, all, index, exact?.[index]?.payload));
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         // The catalog's errors name the event's paths and index already.
