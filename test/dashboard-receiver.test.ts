@@ -3,7 +3,7 @@
  * and through a portal link: headers and a bearer token saved and sent; the headers changed
  * again with the token left untouched (kept, still sent); a client certificate, its key and a
  * CA pasted (the page then describes the certificate, never the key); a key that is not the
- * certificate's refused with the API's words, nothing changed.
+ * certificate's refused with the API's words, nothing changed; a filter refused, then saved.
  *
  * Screenshots go to `test-artifacts/dashboard-receiver/` (git-ignored).
  */
@@ -76,6 +76,19 @@ describe('the receiver settings form', { skip: why ?? false }, () => {
         auth: { type: 'bearer' },
       });
       await shot(page, '1-bearer');
+      // A filter: a bad one refused with the API's words, then one that is kept.
+      const filterForm = page.locator('form.filter-form');
+      await filterForm.getByLabel('Filter').fill('{ "$where": "true" }');
+      await filterForm.getByRole('button', { name: 'Save filter' }).click();
+      await filterForm.getByRole('alert').filter({ hasText: 'unknown operator $where' }).waitFor();
+      await filterForm.getByLabel('Filter').fill('{ "payload.region": { "$in": ["eu", "us"] } }');
+      await filterForm.getByRole('button', { name: 'Save filter' }).click();
+      await filterForm.getByText(/^Saved at /).waitFor();
+      assert.deepEqual(
+        (await box.api<{ filter: unknown }>('GET', `/v1/destinations/${partner.id}`, undefined, key)).body
+          .filter,
+        { 'payload.region': { $in: ['eu', 'us'] } },
+      );
       // The headers again, the token left as it is: kept, and still sent.
       await save(page, async (form) => {
         assert.equal(
@@ -90,7 +103,7 @@ describe('the receiver settings form', { skip: why ?? false }, () => {
         [now.headers, now.auth],
         [{ 'X-Partner-Account': 'acme-43', 'X-Region': 'eu' }, { type: 'bearer' }],
       );
-      await postEvent(box, key, { type: 'form.test', payload: {}, destinationId: partner.id });
+      await postEvent(box, key, { type: 'form.test', payload: { region: 'eu' }, destinationId: partner.id });
       await waitUntil(async () => rcv.arrivals(rcv.path('partner')).length > 0, 20_000, 'the event');
       const [arrival] = rcv.arrivals(rcv.path('partner'));
       assert.equal(arrival?.headers.authorization, 'Bearer tok-form-secret');

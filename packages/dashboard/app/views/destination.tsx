@@ -16,6 +16,7 @@ import { ConfirmButton } from './confirm-button.tsx';
 import { Deliveries } from './deliveries.tsx';
 import { DeleteDestination, EditDestination } from './destination-edit.tsx';
 import { HealthWithNote, TestEvent } from './destination-extras.tsx';
+import { FilterForm } from './filter-form.tsx';
 import { HealthPanel } from './health.tsx';
 import { LimitForm } from './limit-form.tsx';
 import { ReceiverAccess } from './receiver-access.tsx';
@@ -283,6 +284,7 @@ function DestinationPage({ id }: { id: string }) {
       <div class="panel">
         <EditDestination destination={destination} canWrite={canWrite} onSaved={setDestination} />
         <ReceiverAccess destination={destination} canWrite={canWrite} onSaved={setDestination} />
+        <FilterForm destination={destination} canWrite={canWrite} onSaved={setDestination} />
         {canWrite && (
           <DeleteDestination
             destination={destination}
