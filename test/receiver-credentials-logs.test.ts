@@ -28,7 +28,7 @@ const SECRETS = [
 describe('credentials and the logs', () => {
   it('no secret in any log line, at trace level, through refusals, retries and a bad PATCH', {
     timeout: 120_000,
-  }, async () => {
+  }, async (t) => {
     let accepted = 0;
     let refused = 0;
     let oauthAccepted = 0;
@@ -60,8 +60,21 @@ describe('credentials and the logs', () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    // What this test starts is let go of also when a step fails before the end (a child that
+    // did not start once left the receiver listening, and the file's process never ended).
+    let state: Awaited<ReturnType<typeof childState>> | undefined;
+    let letGone = false;
+    const letGo = async () => {
+      if (letGone) return;
+      letGone = true;
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await state?.close();
+      pki.close();
+    };
+    t.after(letGo);
     const origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    const state = await childState();
+    state = await childState();
     const port = await freePort();
     const adminToken = randomToken();
     const lines: string[] = [];
@@ -144,9 +157,7 @@ describe('credentials and the logs', () => {
       await waitUntil(() => oauthAccepted >= 2, 30_000, 'the 2 events with the OAuth2 token');
     } finally {
       await child.stop();
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
-      await state.close();
-      pki.close();
+      await letGo();
     }
     const all = [...lines, ...child.logs].join('\n');
     assert.ok(lines.length >= 5, `the process wrote ${lines.length} lines`);
