@@ -34,6 +34,10 @@ export interface SessionRecord {
  * measures. Recording a new one in the committed files takes a line here.
  */
 export const VARIANTS: Record<string, string> = {
+  fanout:
+    'Events posted by type, without destinationId (`BENCH_FANOUT=type`: each destination takes a type of its own), so each goes through the fan-out: the baseline of `filter`.',
+  filter:
+    'As `fanout`, with a filter of five conditions on every destination that its events all match (`BENCH_DESTINATION_FILTER=5`): the cost of evaluating a filter at ingest. Against `fanout` of the same day.',
   'auth-bearer':
     'Every destination with a credential, `BENCH_DESTINATION_AUTH=bearer`: a bearer token and a header of its own on every attempt. Against the unlabelled throughput runs of the same day.',
   'auth-oauth2':

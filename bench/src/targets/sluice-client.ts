@@ -125,11 +125,14 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
     if (client === undefined) throw new Error('setup() first');
     return client;
   };
-  const eventOf = (e: PlannedEvent, createdAt: number): NewEvent => ({
-    type: EVENT_TYPE,
-    payload: payloadOf(e.id, createdAt, workload.payloadBytes),
-    destinationId: ids[e.dest] as string,
-  });
+  const eventOf = (e: PlannedEvent, createdAt: number): NewEvent =>
+    BY_TYPE
+      ? { type: `bench.d${e.dest}`, payload: payloadOf(e.id, createdAt, workload.payloadBytes) }
+      : {
+          type: EVENT_TYPE,
+          payload: payloadOf(e.id, createdAt, workload.payloadBytes),
+          destinationId: ids[e.dest] as string,
+        };
   /** An answer that is not a 202: refused by the API (an answer) or not posted (none). */
   const failed = (err: unknown, count: number): void => {
     if (err instanceof SluiceError && err.status !== 0) {
@@ -166,6 +169,7 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
           },
           timeoutMs: d.timeoutMs ?? 10_000,
           ...(await destinationAuth()),
+          ...routing(i),
         });
         ids[i] = destination.id;
       });
@@ -280,6 +284,31 @@ async function destinationAuth(): Promise<Pick<CreateDestinationInput, 'auth' | 
       tokenUrl: await benchTokenEndpoint(),
       clientId: 'bench',
       clientSecret: 'bench-secret',
+    },
+  };
+}
+
+/**
+ * `$BENCH_FANOUT=type`: each destination takes one event type of its own (`bench.d<i>`) and the
+ * events are posted by type, without `destinationId`, so each goes through the fan-out — the
+ * baseline of `$BENCH_DESTINATION_FILTER=5`, which gives every destination a filter of five
+ * conditions its events all match (the cost of evaluating it, against the same fan-out
+ * without). Experiments' knobs, as `$BENCH_NODE_ARGS` is.
+ */
+const BY_TYPE = process.env.BENCH_FANOUT === 'type' || process.env.BENCH_DESTINATION_FILTER === '5';
+
+function routing(i: number): Pick<CreateDestinationInput, 'eventTypes' | 'filter'> {
+  if (!BY_TYPE) return {};
+  const type = `bench.d${i}`;
+  if (process.env.BENCH_DESTINATION_FILTER !== '5') return { eventTypes: [type] };
+  return {
+    eventTypes: [type],
+    filter: {
+      type: { $in: [type, 'bench.event'] },
+      'payload.bench.id': { $exists: true },
+      'payload.bench.createdAt': { $gt: 0 },
+      'payload.pad': { $exists: true },
+      $or: [{ 'payload.bench.createdAt': { $lt: 1e15 } }, { 'payload.never': { $exists: true } }],
     },
   };
 }
