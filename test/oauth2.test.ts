@@ -131,7 +131,15 @@ describe('OAuth2 client credentials', () => {
     await waitUntil(async () => delivered('/revoked').has(id), 20_000, 'the event, with a new token');
     assert.equal(asked.length, before + 1, 'one new token request');
     const [delivery] = (await api.deliveries.list({ eventId: id })).data;
-    const attempts = (await api.deliveries.get(delivery!.id)).attempts.map((a) => a.statusCode);
+    const recorded = await waitUntil(
+      async () => {
+        const now = await api.deliveries.get(delivery!.id);
+        return now.status === 'delivered' ? now : undefined;
+      },
+      10_000,
+      'the delivery recorded delivered',
+    );
+    const attempts = recorded.attempts.map((a) => a.statusCode);
     assert.deepEqual(attempts, [401, 200]);
   });
 
@@ -237,7 +245,15 @@ describe('OAuth2 client credentials', () => {
     await new Promise((r) => setTimeout(r, 2_000));
     failing = false;
     await waitUntil(async () => ids.every((id) => delivered('/outage').has(id)), 60_000, 'the 20 events');
-    const attempts = (await api.deliveries.get(listed!.id)).attempts;
+    // The outcome is written a moment after the receiver answered.
+    const { attempts } = await waitUntil(
+      async () => {
+        const now = await api.deliveries.get(listed!.id);
+        return now.status === 'delivered' ? now : undefined;
+      },
+      10_000,
+      'the first delivery recorded delivered',
+    );
     assert.match(attempts[0]?.error ?? '', /token endpoint answered 500/);
     assert.equal(attempts.at(-1)?.statusCode, 200);
     assert.equal((await api.destinations.get(d.id)).health.state, 'healthy');
