@@ -56,6 +56,8 @@ describe('event filters', () => {
     assert.match(filterProblem({ $where: 'this.amount > 1' }) ?? '', /unknown operator \$where/);
     assert.match(filterProblem({ 'payload.a': { $mod: [2, 0] } }) ?? '', /unknown operator \$mod/);
     assert.match(filterProblem({ 'payload.a': { $regex: '(' } }) ?? '', /regular expression|Invalid/i);
+    assert.match(filterProblem({ 'payload.a': { $regex: '(a+)+$' } }) ?? '', /exponential time/);
+    assert.match(filterProblem({ 'payload.a': { $regex: 'x'.repeat(300) } }) ?? '', /at most 256 characters/);
     assert.match(filterProblem([{ a: 1 }]) ?? '', /query document/);
     assert.match(filterProblem('type') ?? '', /query document/);
     let deep: Record<string, unknown> = { v: 1 };

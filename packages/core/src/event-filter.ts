@@ -6,6 +6,7 @@
  * Checked on write (`filterProblem`); compiled once per distinct filter (`matchesFilter`).
  */
 
+import safeRegex from 'safe-regex2';
 // sift is CommonJS without named exports Node can see: its operations come off the default.
 import sift from 'sift';
 
@@ -70,6 +71,39 @@ function depthOf(value: unknown): number {
   return deepest + 1;
 }
 
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The longest `$regex` a filter may hold. */
+const MAX_REGEX_LENGTH = 256;
+
+/**
+ * Why a `$regex` of the filter may not run at ingest (undefined: every one may): a pattern is
+ * evaluated on the ingest thread for every event, so one that can take exponential time (a
+ * nested quantifier such as `(a+)+`, found by safe-regex2, fastify's own check) would stall
+ * every tenant's ingest.
+ */
+function regexProblem(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, v] of Object.entries(value)) {
+    if (key === '$regex' && typeof v === 'string') {
+      if (v.length > MAX_REGEX_LENGTH) return `$regex: at most ${MAX_REGEX_LENGTH} characters`;
+      // One that does not compile is named by the compile below, in the engine's words.
+      if (compiles(v) && !safeRegex(v))
+        return `$regex: ${v.slice(0, 60)} may take exponential time (a nested quantifier)`;
+    }
+    const inner = regexProblem(v);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}
+
 /** The first operator of `value` that is not allowed, at any depth. */
 function unknownOperator(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
@@ -94,6 +128,8 @@ export function filterProblem(filter: unknown): string | undefined {
   if (depth > MAX_FILTER_DEPTH) return `at most ${MAX_FILTER_DEPTH} levels deep (${depth})`;
   const unknown = unknownOperator(filter);
   if (unknown !== undefined) return `unknown operator ${unknown} (allowed: ${FILTER_OPERATORS.join(' ')})`;
+  const regex = regexProblem(filter);
+  if (regex !== undefined) return regex;
   try {
     compile(filter as EventFilter);
   } catch (err) {
