@@ -21,6 +21,19 @@ import { spawnService, waitUntil } from './helpers/sluice.ts';
 
 const get = fileBox();
 
+type Api = Awaited<ReturnType<ReturnType<typeof get>['tenant']>>['api'];
+
+/** The delivery once the record says `status` (its outcome is written a moment after the answer). */
+const settled = (api: Api, id: string, status: string, ms: number, what: string) =>
+  waitUntil(
+    async () => {
+      const now = await api.deliveries.get(id);
+      return now.status === status ? now : undefined;
+    },
+    ms,
+    what,
+  );
+
 const CLIENT = { id: 'sluice-client', secret: 'cs-8Hq-secret' };
 
 describe('OAuth2 client credentials', () => {
@@ -131,14 +144,7 @@ describe('OAuth2 client credentials', () => {
     await waitUntil(async () => delivered('/revoked').has(id), 20_000, 'the event, with a new token');
     assert.equal(asked.length, before + 1, 'one new token request');
     const [delivery] = (await api.deliveries.list({ eventId: id })).data;
-    const recorded = await waitUntil(
-      async () => {
-        const now = await api.deliveries.get(delivery!.id);
-        return now.status === 'delivered' ? now : undefined;
-      },
-      10_000,
-      'the delivery recorded delivered',
-    );
+    const recorded = await settled(api, delivery!.id, 'delivered', 10_000, 'the delivery recorded delivered');
     const attempts = recorded.attempts.map((a) => a.statusCode);
     assert.deepEqual(attempts, [401, 200]);
   });
@@ -154,14 +160,7 @@ describe('OAuth2 client credentials', () => {
     const before = asked.length;
     const { id } = await api.events.send({ type: 'oauth.test', payload: {}, destinationId: d.id });
     const [listed] = (await api.deliveries.list({ eventId: id })).data;
-    const dead = await waitUntil(
-      async () => {
-        const now = await api.deliveries.get(listed!.id);
-        return now.status === 'dead' ? now : undefined;
-      },
-      30_000,
-      'the delivery dead after its 12 attempts',
-    );
+    const dead = await settled(api, listed!.id, 'dead', 30_000, 'the delivery dead after its 12 attempts');
     assert.equal(dead.attempts.length, 12);
     for (const a of dead.attempts) {
       assert.equal(a.errorCode, 'auth_failed');
@@ -246,11 +245,10 @@ describe('OAuth2 client credentials', () => {
     failing = false;
     await waitUntil(async () => ids.every((id) => delivered('/outage').has(id)), 60_000, 'the 20 events');
     // The outcome is written a moment after the receiver answered.
-    const { attempts } = await waitUntil(
-      async () => {
-        const now = await api.deliveries.get(listed!.id);
-        return now.status === 'delivered' ? now : undefined;
-      },
+    const { attempts } = await settled(
+      api,
+      listed!.id,
+      'delivered',
       10_000,
       'the first delivery recorded delivered',
     );

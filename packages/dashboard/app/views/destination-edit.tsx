@@ -9,6 +9,7 @@ import { useContext, useState } from 'preact/hooks';
 import { CanCreate } from '../access.ts';
 import { api, type Destination } from '../api.ts';
 import { EventTypesPicker } from './event-types-picker.tsx';
+import { SaveOutcome, useSave } from './save-state.tsx';
 
 interface Values {
   name: string;
@@ -43,37 +44,23 @@ export function EditDestination({
   // `*` or `sluice.*` would bring it the others' events); it is the one that may not create.
   const chooseTypes = useContext(CanCreate);
   const [v, setV] = useState<Values>(() => valuesOf(destination));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState<string | null>(null);
   const set = <K extends keyof Values>(key: K, value: Values[K]) => setV({ ...v, [key]: value });
 
-  const submit = async (e: SubmitEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
-      const updated = await api.update(destination.id, {
-        name: v.name.trim() === '' ? null : v.name.trim(),
-        url: v.url.trim(),
-        ...(chooseTypes ? { eventTypes: v.eventTypes.length === 0 ? ['*'] : v.eventTypes } : {}),
-        retry: {
-          maxAttempts: Number(v.maxAttempts),
-          initialDelayMs: Number(v.initialDelayMs),
-          maxDelayMs: Number(v.maxDelayMs),
-        },
-        timeoutMs: Number(v.timeoutMs),
-      });
-      onSaved(updated);
-      setV(valuesOf(updated));
-      setSaved(`Saved at ${new Date().toLocaleTimeString(undefined, { hour12: false })}.`);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, saved, submit } = useSave(async () => {
+    const updated = await api.update(destination.id, {
+      name: v.name.trim() === '' ? null : v.name.trim(),
+      url: v.url.trim(),
+      ...(chooseTypes ? { eventTypes: v.eventTypes.length === 0 ? ['*'] : v.eventTypes } : {}),
+      retry: {
+        maxAttempts: Number(v.maxAttempts),
+        initialDelayMs: Number(v.initialDelayMs),
+        maxDelayMs: Number(v.maxDelayMs),
+      },
+      timeoutMs: Number(v.timeoutMs),
+    });
+    onSaved(updated);
+    setV(valuesOf(updated));
+  });
 
   const number = (key: keyof Values, label: string, min: number, max: number, hint?: string) => (
     <label>
@@ -133,16 +120,7 @@ export function EditDestination({
           idPrefix={`edit-${destination.id}`}
         />
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {saved && (
-        <p class="notice" role="status">
-          {saved}
-        </p>
-      )}
+      <SaveOutcome error={error} saved={saved} />
       {canWrite && (
         <button type="submit" class="save" disabled={busy}>
           {busy ? 'Saving…' : 'Save settings'}

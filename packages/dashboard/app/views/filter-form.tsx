@@ -7,6 +7,7 @@
 
 import { useState } from 'preact/hooks';
 import { api, type Destination } from '../api.ts';
+import { SaveOutcome, useSave } from './save-state.tsx';
 
 const textOf = (d: Destination) => (d.filter === null ? '' : JSON.stringify(d.filter, null, 2));
 
@@ -20,34 +21,20 @@ export function FilterForm({
   canWrite?: boolean;
 }) {
   const [text, setText] = useState(() => textOf(destination));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState<string | null>(null);
 
-  const submit = async (e: SubmitEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
-      let filter: Record<string, unknown> | null = null;
-      if (text.trim() !== '') {
-        try {
-          filter = JSON.parse(text) as Record<string, unknown>;
-        } catch (err) {
-          throw new Error(`filter: not JSON (${err instanceof Error ? err.message : String(err)})`);
-        }
+  const { busy, error, saved, submit } = useSave(async () => {
+    let filter: Record<string, unknown> | null = null;
+    if (text.trim() !== '') {
+      try {
+        filter = JSON.parse(text) as Record<string, unknown>;
+      } catch (err) {
+        throw new Error(`filter: not JSON (${err instanceof Error ? err.message : String(err)})`);
       }
-      const updated = await api.update(destination.id, { filter });
-      onSaved(updated);
-      setText(textOf(updated));
-      setSaved(`Saved at ${new Date().toLocaleTimeString(undefined, { hour12: false })}.`);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
     }
-  };
+    const updated = await api.update(destination.id, { filter });
+    onSaved(updated);
+    setText(textOf(updated));
+  });
 
   return (
     <form class="filter-form" onSubmit={submit} aria-labelledby="filter-title">
@@ -67,16 +54,7 @@ export function FilterForm({
         A MongoDB-style query over the event's type and payload; an event of its types that does not match is
         not sent to it. Empty: every event of its types.
       </span>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {saved && (
-        <p class="notice" role="status">
-          {saved}
-        </p>
-      )}
+      <SaveOutcome error={error} saved={saved} />
       {canWrite && (
         <button type="submit" class="save" disabled={busy}>
           {busy ? 'Saving…' : 'Save filter'}

@@ -8,6 +8,7 @@
 
 import { useState } from 'preact/hooks';
 import { api, type Destination } from '../api.ts';
+import { SaveOutcome, useSave } from './save-state.tsx';
 
 type AuthType = 'none' | 'bearer' | 'basic' | 'header' | 'oauth2_client_credentials';
 type UpdateInput = Parameters<typeof api.update>[1];
@@ -130,33 +131,19 @@ export function ReceiverAccess({
   canWrite?: boolean;
 }) {
   const [v, setV] = useState<Values>(() => valuesOf(destination));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState<string | null>(null);
   const set = <K extends keyof Values>(key: K, value: Values[K]) => setV({ ...v, [key]: value });
 
-  const submit = async (e: SubmitEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
-      const auth = authOf(v, destination.auth);
-      const tls = tlsOf(v);
-      const updated = await api.update(destination.id, {
-        headers: parseHeaders(v.headers),
-        ...(auth === undefined ? {} : { auth }),
-        ...(tls === undefined ? {} : { tls }),
-      });
-      onSaved(updated);
-      setV(valuesOf(updated));
-      setSaved(`Saved at ${new Date().toLocaleTimeString(undefined, { hour12: false })}.`);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, saved, submit } = useSave(async () => {
+    const auth = authOf(v, destination.auth);
+    const tls = tlsOf(v);
+    const updated = await api.update(destination.id, {
+      headers: parseHeaders(v.headers),
+      ...(auth === undefined ? {} : { auth }),
+      ...(tls === undefined ? {} : { tls }),
+    });
+    onSaved(updated);
+    setV(valuesOf(updated));
+  });
 
   const text = (
     key: 'username' | 'headerName' | 'tokenUrl' | 'clientId' | 'scope' | 'audience',
@@ -291,16 +278,7 @@ export function ReceiverAccess({
           )}
         </fieldset>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {saved && (
-        <p class="notice" role="status">
-          {saved}
-        </p>
-      )}
+      <SaveOutcome error={error} saved={saved} />
       {canWrite && (
         <button type="submit" class="save" disabled={busy}>
           {busy ? 'Saving…' : 'Save receiver settings'}
