@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { catalogContract, contract, lifecycleContract, portalContract } from '@sluice/api';
+import { catalogContract, contract, lifecycleContract, portalContract, sentContract } from '@sluice/api';
 import type {
   CreateDestinationInput,
   DeliveryWithAttempts,
@@ -145,6 +145,7 @@ describe('destinations', () => {
         auth: { type: 'basic', username: 'acme' },
         tls: null,
         filter: null,
+        transform: null,
         id: '',
         tenantId: '',
         url: get().rcv.url('full'),
@@ -234,6 +235,7 @@ describe('destinations', () => {
         auth: { type: 'bearer' },
         tls: null,
         filter: null,
+        transform: null,
         ...pickKept(full),
         updatedAt: '',
       },
@@ -798,6 +800,19 @@ describe('the portal', () => {
       [destination.id],
     );
     assert.equal((await api.events.get(accepted.id)).type, 'sluice.test');
+  });
+
+  it('POST /v1/destinations/:id/preview → 200: what it would send, nothing sent', async () => {
+    const { api } = await get().tenant('preview');
+    const destination = await api.destinations.create({
+      url: get().rcv.url('preview'),
+      rateLimit: RATE,
+      transform: { code: 'function handler(w) { return { payload: { wrapped: w.payload } } }' },
+    });
+    const preview = await api.destinations.preview(destination.id, { type: 'order.paid', payload: { n: 1 } });
+    assertStatus(200, 'preview');
+    assertShape(sentContract.Preview, preview, 'preview');
+    assert.deepEqual(preview.request?.body, { wrapped: { n: 1 } });
   });
 
   it('POST, GET and DELETE /v1/portal-links: 201 with the token once, 200 without it, 204; the token then 401', async () => {

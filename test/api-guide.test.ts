@@ -145,6 +145,24 @@ it('docs/api.md: every sh block runs, in order, and does what the guide says', {
       ['true', 'false', '{"code":"validation_failed","paths":["filter"]}'],
       filters.join('\n'),
     );
+    // Its Preview subsection's block prints after the first one's line.
+    const transforms = (outputs.get('Transforms') ?? '').split('\n');
+    assert.equal(transforms[0], '{"path":"transform.code","line":3}', transforms.join('\n'));
+    const slack = rcv.arrivals(rcv.path('slack')).map((a) => a.body);
+    assert.deepEqual(
+      slack,
+      ['{"text":"Order ord_7 paid: 250 EUR"}'],
+      'the Slack-style receiver got the reshaped body',
+    );
+    assert.deepEqual(
+      transforms.slice(1, 4),
+      [
+        '[true,{"text":"Order ord_8 paid: 9 USD"}]',
+        '[null,"transform_cancelled"]',
+        '{"code":"transform_failed","message":"TypeError: cannot read property \'b\' of undefined (line 2)"}',
+      ],
+      transforms.join('\n'),
+    );
     const mtls = outputs.get('Mutual TLS') ?? '';
     for (const line of [
       '{"client":{"subject":"CN=sluice","issuer":"CN=Partner CA"},"ca":"CN=Partner CA"}',

@@ -76,6 +76,7 @@ async function run(spread: boolean): Promise<number> {
           auth: null,
           tls: null,
           filter: null,
+          transform: null,
           secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
         },
         now,

@@ -8,6 +8,7 @@
 
 import { maxHeaderSize } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
+import { Transforms } from '@sluice/engine';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -35,6 +36,7 @@ import { eventRoutes } from './routes/events.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { portalLinkRoutes } from './routes/portal-links.ts';
+import { previewRoutes } from './routes/preview.ts';
 import { tenantKeyRoutes } from './routes/tenant-keys.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { testEventRoutes } from './routes/test-event.ts';
@@ -122,6 +124,7 @@ export async function buildApi(options: ApiOptions): Promise<App> {
     clock,
     quotas: new Quotas(options.store, options.quotas, options.registry, clock),
     catalog: new EventCatalog(options.store, { strict: options.config.eventTypesStrict ?? false, clock }),
+    transforms: options.transforms ?? ownTransforms(app, options.config.maxPayloadBytes),
   };
   opsRoutes(app, options);
   tenantRoutes(app, ctx);
@@ -137,8 +140,21 @@ export async function buildApi(options: ApiOptions): Promise<App> {
   whoamiRoutes(app, ctx);
   portalLinkRoutes(app, ctx);
   testEventRoutes(app, ctx);
+  previewRoutes(app, ctx);
   await dashboardRoutes(app, options.config.portalFrameAncestors);
   return app;
+}
+
+/** The API's own sandbox, with the default limits (no thread starts before a call), closed with it. */
+function ownTransforms(app: App, maxPayloadBytes: number): Transforms {
+  const transforms = new Transforms({
+    threads: 1,
+    timeoutMs: 50,
+    memoryBytes: 16 * 1024 * 1024,
+    maxPayloadBytes,
+  });
+  app.addHook('onClose', () => transforms.close());
+  return transforms;
 }
 
 const UNAVAILABLE = 'sluice_api_unavailable_total';

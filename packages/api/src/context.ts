@@ -1,4 +1,4 @@
-import type { Dispatcher } from '@sluice/engine';
+import type { Dispatcher, Transforms } from '@sluice/engine';
 import type { Store } from '@sluice/store';
 import type {
   FastifyBaseLogger,
@@ -47,6 +47,11 @@ export interface ApiOptions {
   quotas?: QuotaOptions;
   /** Whether every dependency is reachable (for /readyz). */
   ready?: () => Promise<void>;
+  /**
+   * The transform sandbox the check on write and the preview run in (the single box shares
+   * its engine's); default: one of the API's own, with the default limits, closed with it.
+   */
+  transforms?: Transforms;
   clock?: () => number;
   version?: string;
 }
@@ -60,6 +65,7 @@ export interface ApiContext {
   quotas: Quotas;
   /** The event-type catalog's compiled schemas (event-catalog.ts). */
   catalog: EventCatalog;
+  transforms: Transforms;
 }
 
 export type App = FastifyInstance<

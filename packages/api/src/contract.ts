@@ -17,7 +17,7 @@ import {
 import { z } from 'zod';
 import { Health } from './contract-health.ts';
 import { AuthInput, AuthView, HeadersInput, httpUrl, TlsInput, TlsView } from './contract-receiver.ts';
-import { FilterInput, FilterView } from './contract-sent.ts';
+import { FilterInput, FilterView, TransformInput, TransformView } from './contract-sent.ts';
 
 export {
   ErrorClass,
@@ -194,6 +194,7 @@ const destinationFields = {
   auth: AuthInput,
   tls: TlsInput,
   filter: FilterInput,
+  transform: TransformInput,
   secret,
 };
 
@@ -211,6 +212,7 @@ export const CreateDestination = z.strictObject({
   auth: destinationFields.auth.nullable().optional(),
   tls: destinationFields.tls.nullable().optional(),
   filter: destinationFields.filter.nullable().optional(),
+  transform: destinationFields.transform.nullable().optional(),
   secret: destinationFields.secret.optional(),
 });
 
@@ -232,6 +234,7 @@ export const PatchDestination = patchOf(
     auth: destinationFields.auth.nullable().optional(),
     tls: destinationFields.tls.nullable().optional(),
     filter: destinationFields.filter.nullable().optional(),
+    transform: destinationFields.transform.nullable().optional(),
     secret: destinationFields.secret.optional(),
   }),
 );
@@ -262,6 +265,7 @@ export const Destination = z
     auth: AuthView.nullable(),
     tls: TlsView.nullable(),
     filter: FilterView.nullable(),
+    transform: TransformView.nullable(),
     state: DestinationState,
     disabledReason: z.string().nullable(),
     health: Health,

@@ -5,3 +5,4 @@ export * as contract from './contract.ts';
 export * as catalogContract from './contract-event-types.ts';
 export * as lifecycleContract from './contract-lifecycle.ts';
 export * as portalContract from './contract-portal.ts';
+export * as sentContract from './contract-sent.ts';

@@ -57,6 +57,7 @@ export function presentDestination(d: Destination) {
     auth: presentAuth(d.auth),
     tls: presentTls(d.tls),
     filter: d.filter,
+    transform: d.transform,
     state: d.state,
     disabledReason: d.disabledReason,
     health: presentHealth(d.health, d.tls),

@@ -63,6 +63,8 @@ export interface QuotaOptions {
   defaults: TenantQuota;
   /** Default: in this process (`MemoryRateCounter`). */
   rate?: RateCounter;
+  /** Previews a tenant may ask for a second (`SLUICE_TENANT_PREVIEWS_PER_SECOND`); default 5. */
+  previewsPerSecond?: number;
 }
 
 const TENANT_CACHE_MS = 1_000;
@@ -94,12 +96,14 @@ export class Quotas {
   readonly #refused: Counter<'quota'>;
   readonly #tenants = new Map<string, { quota: TenantQuota; until: number }>();
   readonly #pending = new Map<string, PendingEntry>();
+  readonly #previewsPerSecond: number;
 
   constructor(store: Store, options: QuotaOptions | undefined, registry: Registry, clock: () => number) {
     this.#store = store;
     this.#defaults = options?.defaults ?? NO_QUOTA;
     this.#rate = options?.rate ?? new MemoryRateCounter();
     this.#clock = clock;
+    this.#previewsPerSecond = options?.previewsPerSecond ?? 5;
     this.#refused = new Counter({
       name: 'sluice_ingest_refused_total',
       help: 'Ingest requests refused with 429 rate_limited, by the tenant quota they would have exceeded',
@@ -146,6 +150,24 @@ export class Quotas {
       }
     }
     return release;
+  }
+
+  /**
+   * A preview (`POST /v1/destinations/:id/preview`) takes from a bucket of its own per tenant,
+   * in the same counter as the events-a-second quota (every replica's), or throws the 429.
+   */
+  async admitPreview(tenantId: string, reply: FastifyReply): Promise<void> {
+    const perSecond = this.#previewsPerSecond;
+    const decision = await this.#rate.take(`preview:${tenantId}`, 1, perSecond, this.#clock());
+    if (decision.ok) return;
+    const retryAfter = retryAfterSeconds(decision.retryAfterMs);
+    void reply.header('retry-after', String(retryAfter));
+    throw new ApiError(
+      429,
+      'rate_limited',
+      `the tenant's previews are limited to ${perSecond} a second: retry after ${retryAfter} s`,
+      { quota: 'previewsPerSecond', limit: perSecond, retryAfterSeconds: retryAfter },
+    );
   }
 
   async #quotaOf(tenantId: string): Promise<TenantQuota> {

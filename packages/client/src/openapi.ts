@@ -889,6 +889,10 @@ export interface paths {
                         filter?: {
                             [key: string]: unknown;
                         } | null;
+                        transform?: {
+                            /** @description JavaScript defining function handler(webhook): it receives { type, payload, headers } and returns { payload, headers? } or { cancel: true }. */
+                            code: string;
+                        } | null;
                         secret?: string;
                     };
                 };
@@ -1185,6 +1189,10 @@ export interface paths {
                         } | null;
                         filter?: {
                             [key: string]: unknown;
+                        } | null;
+                        transform?: {
+                            /** @description JavaScript defining function handler(webhook): it receives { type, payload, headers } and returns { payload, headers? } or { cancel: true }. */
+                            code: string;
                         } | null;
                         secret?: string;
                     };
@@ -3639,6 +3647,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What this destination would send for an event: its filter and transform applied, before signing */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Admin token only: the tenant to act for. */
+                    tenantId?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PreviewRequestInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Preview"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "sluice.destination.disabled": {
@@ -4336,6 +4452,38 @@ export interface components {
         EventFilterInput: {
             [key: string]: unknown;
         };
+        TransformInput: {
+            code: string;
+        };
+        PreviewRequestInput: {
+            type: string;
+            payload: unknown;
+            /** @description Tried instead of the destination's own (null: none); absent: its own. */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tried instead of the destination's own (null: none); absent: its own. */
+            transform?: {
+                /** @description JavaScript defining function handler(webhook): it receives { type, payload, headers } and returns { payload, headers? } or { cancel: true }. */
+                code: string;
+            } | null;
+        };
+        PreviewInput: {
+            /** @description The event is of its eventTypes and passes its filter. */
+            matches: boolean;
+            /** @description What would be sent, before signing: the headers (content-type and the destination's own headers as the transform left them; credentials and webhook-* are added at the attempt) and the body. null: nothing would be (no match, a cancel, an error). */
+            request: {
+                headers: {
+                    [key: string]: string;
+                };
+                body: unknown;
+            } | null;
+            error: {
+                /** @enum {string} */
+                code: "transform_failed" | "transform_cancelled";
+                message: string;
+            } | null;
+        };
         ErrorInput: {
             error: {
                 /**
@@ -4414,6 +4562,7 @@ export interface components {
             auth: components["schemas"]["DestinationAuthInput"] | null;
             tls: components["schemas"]["DestinationTlsInput"] | null;
             filter: components["schemas"]["EventFilterInput"] | null;
+            transform: components["schemas"]["TransformInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4441,6 +4590,7 @@ export interface components {
             auth: components["schemas"]["DestinationAuthInput"] | null;
             tls: components["schemas"]["DestinationTlsInput"] | null;
             filter: components["schemas"]["EventFilterInput"] | null;
+            transform: components["schemas"]["TransformInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4530,6 +4680,7 @@ export interface components {
             auth: components["schemas"]["DestinationAuthInput"] | null;
             tls: components["schemas"]["DestinationTlsInput"] | null;
             filter: components["schemas"]["EventFilterInput"] | null;
+            transform: components["schemas"]["TransformInput"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4854,6 +5005,38 @@ export interface components {
         EventFilter: {
             [key: string]: unknown;
         };
+        Transform: {
+            code: string;
+        };
+        PreviewRequest: {
+            type: string;
+            payload: unknown;
+            /** @description Tried instead of the destination's own (null: none); absent: its own. */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tried instead of the destination's own (null: none); absent: its own. */
+            transform?: {
+                /** @description JavaScript defining function handler(webhook): it receives { type, payload, headers } and returns { payload, headers? } or { cancel: true }. */
+                code: string;
+            } | null;
+        };
+        Preview: {
+            /** @description The event is of its eventTypes and passes its filter. */
+            matches: boolean;
+            /** @description What would be sent, before signing: the headers (content-type and the destination's own headers as the transform left them; credentials and webhook-* are added at the attempt) and the body. null: nothing would be (no match, a cancel, an error). */
+            request: {
+                headers: {
+                    [key: string]: string;
+                };
+                body: unknown;
+            } | null;
+            error: {
+                /** @enum {string} */
+                code: "transform_failed" | "transform_cancelled";
+                message: string;
+            } | null;
+        };
         Error: {
             error: {
                 /**
@@ -4932,6 +5115,7 @@ export interface components {
             auth: components["schemas"]["DestinationAuth"] | null;
             tls: components["schemas"]["DestinationTls"] | null;
             filter: components["schemas"]["EventFilter"] | null;
+            transform: components["schemas"]["Transform"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -4959,6 +5143,7 @@ export interface components {
             auth: components["schemas"]["DestinationAuth"] | null;
             tls: components["schemas"]["DestinationTls"] | null;
             filter: components["schemas"]["EventFilter"] | null;
+            transform: components["schemas"]["Transform"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;
@@ -5048,6 +5233,7 @@ export interface components {
             auth: components["schemas"]["DestinationAuth"] | null;
             tls: components["schemas"]["DestinationTls"] | null;
             filter: components["schemas"]["EventFilter"] | null;
+            transform: components["schemas"]["Transform"] | null;
             /** @enum {string} */
             state: "active" | "paused" | "disabled";
             disabledReason: string | null;

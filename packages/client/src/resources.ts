@@ -31,6 +31,8 @@ import type {
   NewEvent,
   OverviewParams,
   Page,
+  Preview,
+  PreviewInput,
   ReplayInput,
   ReplayResult,
   RotatedSecret,
@@ -206,6 +208,15 @@ export class Destinations {
    */
   test(id: string, input: TestEventInput = {}, options?: CallOptions): Promise<AcceptedEvent> {
     return this.#t.call('POST', `/v1/destinations/${seg(id)}/test`, { ...pick(options), body: input });
+  }
+
+  /**
+   * What it would send for an event — whether it matches its eventTypes and filter, and the
+   * headers and body its transform makes, before signing — or why nothing would be sent.
+   * `input.filter` / `input.transform` are tried instead of its own. Nothing is sent.
+   */
+  preview(id: string, input: PreviewInput, options?: CallOptions): Promise<Preview> {
+    return this.#t.call('POST', `/v1/destinations/${seg(id)}/preview`, { ...pick(options), body: input });
   }
 
   /** A new signing secret; the previous one keeps signing beside it for 24 h. */

@@ -137,6 +137,12 @@ export type HealthParams = QueryOf<paths['/v1/destinations/{id}/health']['get']>
 /** `POST /v1/destinations/:id/test`: both optional (type `sluice.test`; the payload from the catalog). */
 export type TestEventInput = NonNullable<Schemas['TestEventInput']>;
 
+/** `POST /v1/destinations/:id/preview`: an event, and a filter or transform to try instead of its own. */
+export type PreviewInput = Schemas['PreviewRequestInput'];
+
+/** What the destination would send for the event (after its filter and transform, before signing), or why not. */
+export type Preview = Schemas['Preview'];
+
 // ---- events
 
 /** An event to accept: its payload is any value `JSON.stringify` keeps (it is sent as JSON). */

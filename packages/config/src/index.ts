@@ -170,6 +170,8 @@ export const ingest = {
   SLUICE_MAX_REQUEST_BYTES: int(1, 256 * 1024 * 1024).default(8 * 1024 * 1024),
   SLUICE_TENANT_EVENTS_PER_SECOND: int(1, 1_000_000_000).optional(),
   SLUICE_TENANT_PENDING_EVENTS: int(1, 1_000_000_000).optional(),
+  /** Previews (`POST /v1/destinations/:id/preview`) a tenant may ask for a second, in all replicas. */
+  SLUICE_TENANT_PREVIEWS_PER_SECOND: int(1, 1_000).default(5),
   /** Events of a type not in the event-type catalog refused (`400 unknown_event_type`). */
   SLUICE_EVENT_TYPES_STRICT: bool.default(false),
   /**
@@ -200,6 +202,37 @@ export const ingest = {
 /** One source of a CSP `frame-ancestors` list: a keyword, a scheme, or a host with an optional scheme, port and path. */
 const CSP_SOURCE =
   /^(?:'self'|'none'|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9.-]+(?::(?:\d{1,5}|\*))?(?:\/[A-Za-z0-9\-._~%!$&()*+=:@/]*)?|\*)$/i;
+
+/**
+ * Destinations' transforms (docs/adr/0017), read by every process that runs them: the
+ * delivery (the single box, the delivery workers) and the API (the check on write, the
+ * preview).
+ */
+export const transforms = {
+  /** A call's running time, past which the sandbox interrupts it (its hard stop: 2× + 100 ms). */
+  SLUICE_TRANSFORM_TIMEOUT_MS: int(1, 10_000).default(50),
+  /** The sandbox heap of one destination's transform. */
+  SLUICE_TRANSFORM_MEMORY_BYTES: int(1024 * 1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  /** Threads that run transforms in one process (each with its own sandbox). */
+  SLUICE_TRANSFORM_THREADS: int(1, 64).default(1),
+  /** The most a transform's payload may be: the same limit as a posted one. */
+  SLUICE_MAX_PAYLOAD_BYTES: ingest.SLUICE_MAX_PAYLOAD_BYTES,
+};
+
+/** `transforms` as the engine's `TransformsOptions`. */
+export function transformOptions(c: {
+  SLUICE_TRANSFORM_TIMEOUT_MS: number;
+  SLUICE_TRANSFORM_MEMORY_BYTES: number;
+  SLUICE_TRANSFORM_THREADS: number;
+  SLUICE_MAX_PAYLOAD_BYTES: number;
+}) {
+  return {
+    timeoutMs: c.SLUICE_TRANSFORM_TIMEOUT_MS,
+    memoryBytes: c.SLUICE_TRANSFORM_MEMORY_BYTES,
+    threads: c.SLUICE_TRANSFORM_THREADS,
+    maxPayloadBytes: c.SLUICE_MAX_PAYLOAD_BYTES,
+  };
+}
 
 /** The operator-wide tenant quotas as @sluice/core's `TenantQuota` (null: none). */
 export function quotaDefaults(c: {

@@ -65,6 +65,8 @@ describe('classifyAttempt', () => {
     assert.equal(classifyAttempt(null, 'DEPTH_ZERO_SELF_SIGNED_CERT'), 'tls');
     assert.equal(classifyAttempt(null, 'destination_not_allowed'), 'other');
     assert.equal(classifyAttempt(null, 'auth_failed'), 'other');
+    assert.equal(classifyAttempt(null, 'transform_failed'), 'other');
+    assert.equal(classifyAttempt(null, 'transform_cancelled'), 'other');
   });
 });
 

@@ -72,6 +72,8 @@ export function classifyAttempt(statusCode: number | null, errorCode: string | n
   if (errorCode === 'destination_not_allowed') return 'other';
   // The token endpoint failed (OAuth2), not the receiver: no request reached it.
   if (errorCode === 'auth_failed') return 'other';
+  // The destination's transform failed or cancelled it (engine transform-output.ts): no request was made.
+  if (errorCode === 'transform_failed' || errorCode === 'transform_cancelled') return 'other';
   if (DNS.test(errorCode)) return 'dns';
   if (TIMEOUT.test(errorCode)) return 'timeout';
   if (TLS.test(errorCode)) return 'tls';

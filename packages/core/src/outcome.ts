@@ -12,7 +12,8 @@ export type AttemptResult =
   | { kind: 'error'; code: string; message: string };
 
 export interface AttemptOutcome {
-  transition: Extract<DeliveryTransition, 'succeed' | 'retry' | 'disable' | 'exhaust'>;
+  /** `cancel`: its destination's transform cancelled it, no request made (never decided here). */
+  transition: Extract<DeliveryTransition, 'succeed' | 'retry' | 'disable' | 'exhaust' | 'cancel'>;
   /** When the next attempt is due (retry, disable: due at once when re-enabled). */
   nextAttemptAt: number | null;
   /** The destination must be disabled (the receiver answered 410 Gone). */

@@ -12,6 +12,7 @@
  *                         the wake (both shapes' policy)
  *   pace/                 the pace ports, the single box's pace in memory, the limit planned with
  *   destination-cache.ts  the live destination cache (the tick, the delivery, the change feed)
+ *   transform/            destinations' transforms in the QuickJS sandbox, on threads of their own
  *   ops/                  metrics, the ops server, retention, backlog alerts: imports no other layer
  *
  * `dispatcher.ts` is the API's port onto all of it. This file is the package's surface.
@@ -68,3 +69,5 @@ export { MemorySchedule } from './tick/memory-schedule.ts';
 export type { Schedule } from './tick/schedule.ts';
 export { createTick, type Publisher, TENANT_HELD_RECHECK_MS } from './tick/tick.ts';
 export { type WakePorts, wakeForWork } from './tick/wake.ts';
+export { TRANSFORM_CANCELLED, TRANSFORM_FAILED } from './transform/transform-output.ts';
+export { Transforms } from './transform/transforms.ts';

@@ -42,6 +42,11 @@ export interface DestinationSecret {
   expiresAt: number | null;
 }
 
+/** A destination's transform: the code of its `handler(webhook)`. */
+export interface DestinationTransform {
+  code: string;
+}
+
 export interface Destination {
   id: string;
   tenantId: string;
@@ -64,6 +69,8 @@ export interface Destination {
   tls: DestinationTls | null;
   /** Which events of its `eventTypes` it gets (docs/api.md "Filters"); null: all of them. */
   filter: EventFilter | null;
+  /** JavaScript that reshapes what is sent, run at each attempt (docs/api.md "Transforms"); null: none. */
+  transform: DestinationTransform | null;
   secrets: DestinationSecret[];
   state: DestinationState;
   disabledReason: string | null;
@@ -94,6 +101,7 @@ export type DestinationPatch = Partial<
     | 'auth'
     | 'tls'
     | 'filter'
+    | 'transform'
     | 'secrets'
     | 'state'
     | 'disabledReason'

@@ -15,6 +15,7 @@ export {
   type DestinationPatch,
   type DestinationSecret,
   type DestinationState,
+  type DestinationTransform,
   type NewDestination,
   type NewTenant,
   newDestinationRecord,

@@ -25,7 +25,13 @@ import {
   sealSecret,
 } from '@sluice/core';
 import type { Attempt, Delivery, StoredEvent } from './delivery.ts';
-import type { Destination, DestinationSecret, DestinationState, Tenant } from './destination.ts';
+import type {
+  Destination,
+  DestinationSecret,
+  DestinationState,
+  DestinationTransform,
+  Tenant,
+} from './destination.ts';
 import { healthFromRow } from './health-rows.ts';
 import type { ClaimedDelivery } from './work.ts';
 
@@ -56,6 +62,7 @@ export const DESTINATION_COLUMNS = [
   'auth',
   'tls',
   'filter',
+  'transform',
   'secrets',
   'state',
   'disabled_reason',
@@ -95,6 +102,7 @@ export function destinationParams(
     auth: d.auth === null ? null : JSON.stringify(mapAuthSecret(d.auth, keyring, 'seal')),
     tls: d.tls === null ? null : JSON.stringify(mapTlsSecret(d.tls, keyring, 'seal')),
     filter: d.filter === null ? null : JSON.stringify(d.filter),
+    transform: d.transform === null ? null : JSON.stringify(d.transform),
     secrets: JSON.stringify(
       d.secrets.map(
         (s): DestinationSecret => ({ secret: sealSecret(keyring, s.secret), expiresAt: s.expiresAt }),
@@ -139,6 +147,8 @@ export const destinationDecoder =
         ? null
         : mapTlsSecret(json(r.tls) as DestinationTls, keyring, 'open'),
     filter: r.filter === null || r.filter === undefined ? null : (json(r.filter) as EventFilter),
+    transform:
+      r.transform === null || r.transform === undefined ? null : (json(r.transform) as DestinationTransform),
     secrets: (json(r.secrets) as DestinationSecret[]).map((s) => ({
       secret: openSecret(keyring, s.secret),
       expiresAt: s.expiresAt,

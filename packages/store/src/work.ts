@@ -38,7 +38,8 @@ export interface Claim {
 
 export interface CompletedAttempt {
   attempt: Attempt;
-  status: Extract<DeliveryStatus, 'delivered' | 'pending' | 'dead'>;
+  /** `cancelled`: its transform cancelled it (no request was made). */
+  status: Extract<DeliveryStatus, 'delivered' | 'pending' | 'dead' | 'cancelled'>;
   nextAttemptAt: number | null;
   disableDestination: boolean;
   /** The attempt was a suspended destination's probe. */

@@ -6,9 +6,9 @@
  */
 
 import { buildApi } from '@sluice/api';
-import { apiConfig, quotaDefaults } from '@sluice/config';
+import { apiConfig, quotaDefaults, transformOptions } from '@sluice/config';
 import { createTickLoop, RedisDispatcher } from '@sluice/distributed';
-import { registerAlertGauge } from '@sluice/engine';
+import { registerAlertGauge, Transforms } from '@sluice/engine';
 import { RedisRateCounter, type ScheduleClient } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
 import type { Store } from '@sluice/store';
@@ -67,6 +67,7 @@ export async function startApiService(config: ApiServiceConfig, deps: ApiService
     clock,
     ticks,
   });
+  const transforms = new Transforms(transformOptions(config));
   const app = await buildApi({
     store: deps.store,
     dispatcher,
@@ -77,7 +78,12 @@ export async function startApiService(config: ApiServiceConfig, deps: ApiService
     clock,
     ready,
     // Every replica takes from one bucket per tenant (docs/operations.md "Tenant quotas").
-    quotas: { defaults: quotaDefaults(config), rate: new RedisRateCounter(redis, keys) },
+    quotas: {
+      defaults: quotaDefaults(config),
+      rate: new RedisRateCounter(redis, keys),
+      previewsPerSecond: config.SLUICE_TENANT_PREVIEWS_PER_SECOND,
+    },
+    transforms,
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   deps.logger.info({ url }, 'api ready');
@@ -87,6 +93,7 @@ export async function startApiService(config: ApiServiceConfig, deps: ApiService
     async close() {
       await app.close(); // stops accepting, finishes the requests in flight
       await dispatcher.settled();
+      await transforms.close();
       await ticks?.stop(); // the ticks it runs settle: no lease is left behind
       await distributed.close();
     },

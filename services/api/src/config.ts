@@ -1,6 +1,16 @@
 /** The API service's settings (`.env.example` lists them). */
 
-import { api, checkPool, common, distributed, ingest, int, network, ticking } from '@sluice/config';
+import {
+  api,
+  checkPool,
+  common,
+  distributed,
+  ingest,
+  int,
+  network,
+  ticking,
+  transforms,
+} from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them. */
@@ -10,6 +20,7 @@ export const apiConfigFields = z.object({
   ...ticking,
   ...api,
   ...network,
+  ...transforms,
   ...ingest,
   PORT: int(0, 65_535).default(3000),
   SLUICE_ADMIN_TOKEN: z.string().min(16, 'the operator token, at least 16 characters'),

@@ -6,7 +6,7 @@
  * wakes its destination. `main.ts` starts it from the environment; tests start it here.
  */
 
-import { healthPolicy } from '@sluice/config';
+import { healthPolicy, transformOptions } from '@sluice/config';
 import { redisFollowUps, wakeInRedis } from '@sluice/distributed';
 import {
   CompletionWriter,
@@ -14,6 +14,7 @@ import {
   DeliveryRunner,
   type LookupFunction,
   OAuthTokens,
+  Transforms,
 } from '@sluice/engine';
 import { RedisTokenCache, startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
@@ -74,6 +75,7 @@ export async function startDeliveryWorkerService(
     clock,
     counted: (result) => metrics.oauthTokenRequests.inc({ result }),
   });
+  const transforms = new Transforms(transformOptions(config));
   const runner = new DeliveryRunner({
     destinations,
     pacing,
@@ -84,6 +86,7 @@ export async function startDeliveryWorkerService(
     random: deps.random ?? Math.random,
     store: deps.store,
     tokens,
+    transforms,
     // At the window's room, not now: the window was full when it was released.
     wake: (id) => {
       wakeInRedis(redisState, id, clock()).catch((err: unknown) =>
@@ -158,6 +161,7 @@ export async function startDeliveryWorkerService(
       await worker.close(); // takes no new job, waits for the requests in flight
       await completions.flush();
       await deliverer.close();
+      await transforms.close();
       await ops.close();
       await distributed.close();
     },

@@ -1,6 +1,16 @@
 /** The delivery worker's settings (`.env.example` lists them). */
 
-import { breaker, checkBreaker, checkPool, common, distributed, int, jobs, network } from '@sluice/config';
+import {
+  breaker,
+  checkBreaker,
+  checkPool,
+  common,
+  distributed,
+  int,
+  jobs,
+  network,
+  transforms,
+} from '@sluice/config';
 import { z } from 'zod';
 
 /** The fields, without the checks across them (`.partial()` and `.shape` need a plain object). */
@@ -9,6 +19,7 @@ export const deliveryWorkerConfigFields = z.object({
   ...distributed,
   ...breaker,
   ...network,
+  ...transforms,
   ...jobs,
   PORT: int(0, 65_535).default(3002),
   /** Webhook requests one worker process has in flight at once. */

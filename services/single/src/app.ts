@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApi, generateAdminToken } from '@sluice/api';
-import { alertSettings, apiConfig, healthPolicy, quotaDefaults } from '@sluice/config';
+import { alertSettings, apiConfig, healthPolicy, quotaDefaults, transformOptions } from '@sluice/config';
 import {
   ALERTS_DESTINATION_ID,
   Alerter,
@@ -112,6 +112,7 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       tenantQuickMs: config.SLUICE_TENANT_QUICK_MS,
       deliveryThreads: config.SLUICE_DELIVERY_THREADS,
       egressProxy: config.SLUICE_EGRESS_PROXY,
+      transforms: transformOptions(config),
       windowMarginMs: config.SLUICE_WINDOW_MARGIN_MS,
       arrivalBoundMs: config.SLUICE_ARRIVAL_BOUND_MS,
       sweepIntervalMs: config.SLUICE_SWEEP_INTERVAL_MS,
@@ -130,7 +131,11 @@ export async function startSingleBox(config: Config, deps: SingleBoxDeps = {}): 
       logger,
       registry,
       config: apiConfig(config),
-      quotas: { defaults: quotaDefaults(config) },
+      quotas: {
+        defaults: quotaDefaults(config),
+        previewsPerSecond: config.SLUICE_TENANT_PREVIEWS_PER_SECOND,
+      },
+      transforms: running.transforms,
     });
     const alerts = alertSettings(config);
     if (alerts.sink !== null) await ensureAlertsDestination(store, alerts.sink, Date.now());

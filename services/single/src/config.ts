@@ -24,6 +24,7 @@ import {
   network,
   sweeping,
   ticking,
+  transforms,
 } from '@sluice/config';
 import type { Keyring } from '@sluice/core';
 import { z } from 'zod';
@@ -34,6 +35,7 @@ const configFields = z.object({
   ...alerts,
   ...breaker,
   ...network,
+  ...transforms,
   ...ingest,
   ...sweeping,
   ...ticking,

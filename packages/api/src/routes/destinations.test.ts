@@ -56,6 +56,7 @@ describe('/v1/destinations', () => {
       auth: null,
       tls: null,
       filter: null,
+      transform: null,
       state: 'active',
       disabledReason: null,
       health: {

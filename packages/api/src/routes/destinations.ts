@@ -36,6 +36,7 @@ import { headerProblems } from '../contract-receiver.ts';
 import { notFound } from '../errors.ts';
 import { destinationPage } from '../narrowed.ts';
 import { presentDestination, presentDestinationWithSecret } from '../present.ts';
+import { checkTransform } from '../transform-check.ts';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 export const tags = ['destinations'];
@@ -160,6 +161,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       checkHeadersWithAuth(headers, credential);
       const tls = input.tls ?? null;
       checkTls(tls, input.url);
+      await checkTransform(ctx, input.transform);
       const destination = await store.createDestination(
         {
           id: newId('dst'),
@@ -177,6 +179,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
           auth: credential,
           tls,
           filter: input.filter ?? null,
+          transform: input.transform ?? null,
           secrets: [{ secret: input.secret ?? generateSecret(), expiresAt: null }],
         },
         clock(),
@@ -259,6 +262,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         patch.headers ?? current.headers,
         patch.auth === undefined ? current.auth : patch.auth,
       );
+      await checkTransform(ctx, patch.transform);
       dispatcher.checkAnnounce();
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
       // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).

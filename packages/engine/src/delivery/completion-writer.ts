@@ -62,6 +62,7 @@ const OUTCOME_LABEL: Record<AttemptOutcome['transition'], string> = {
   retry: 'retry',
   disable: 'disabled',
   exhaust: 'dead',
+  cancel: 'cancelled',
 };
 
 /** A buffered completion, and what its batch's commit resolves. */

@@ -2,13 +2,18 @@
  * One published delivery, from the start of its request to its completion: the same code
  * in the single box's in-process queue and in the distributed delivery worker.
  *
- *   [wait for notBefore] → start (queued → in flight, into the window) → signed POST
+ *   [wait for notBefore] → [OAuth2 token] → [transform] → start (queued → in flight, into
+ *   the window) → signed POST
  *   → outcome (decideOutcome)
  *   → completion buffered for the batched write
  *
  *   start refused (the window is full under a limit lowered since the publish, or the pace
  *   state is being rebuilt after a loss of Redis)
  *   → back to pending in the store, the destination woken: its next tick publishes it
+ *
+ *   no token, or the transform failed or cancelled: an attempt without a request (neither
+ *   started nor counted against the limit) → retried (`auth_failed`), dead at once
+ *   (`transform_failed`: its code is deterministic) or cancelled (`transform_cancelled`)
  */
 
 import { createHash } from 'node:crypto';
@@ -30,6 +35,8 @@ import type { EngineMetrics } from '../ops/metrics.ts';
 import { isSystemDestination } from '../ops/system.ts';
 import { adaptiveFeedback } from '../pace/adaptive-feedback.ts';
 import type { AttemptPacing } from '../pace/pacing.ts';
+import { TRANSFORM_CANCELLED, TRANSFORM_FAILED } from '../transform/transform-output.ts';
+import type { Transforms } from '../transform/transforms.ts';
 import type { CompletionWriter } from './completion-writer.ts';
 import { type AttemptReport, type AttemptTransport, PROXY_FAILED, type ReceiverTls } from './deliver.ts';
 import { AUTH_FAILED, type OAuthTokens } from './oauth-tokens.ts';
@@ -95,7 +102,12 @@ export interface RunnerDeps {
   wake(destinationId: string): void;
   /** Access tokens of OAuth2 credentials (absent: such a destination's attempts fail `auth_failed`). */
   tokens?: OAuthTokens;
+  /** Destinations' transforms (absent: such a destination's deliveries end `transform_failed`). */
+  transforms?: Transforms;
 }
+
+/** How an attempt without a request ends: retried as usual, dead at once, or cancelled. */
+type Unsent = 'retry' | 'exhaust' | 'cancel';
 
 export class DeliveryRunner {
   private readonly deps: RunnerDeps;
@@ -133,8 +145,48 @@ export class DeliveryRunner {
         this.deps.tokens === undefined
           ? { error: 'no token source in this process' }
           : await this.deps.tokens.bearer(destination.id, auth, destination.timeoutMs);
-      if ('error' in answer) return this.unauthorized(delivery, destination, answer.error, rerun);
+      if ('error' in answer)
+        return this.unsent(
+          delivery,
+          destination,
+          { code: AUTH_FAILED, message: answer.error },
+          rerun,
+          'retry',
+        );
       token = answer.token;
+    }
+    // The transform in force now (a replay after a fix sends the fixed shape), on the clock of
+    // the event's acceptance, before the request takes its place in the window.
+    let body = delivery.payload;
+    let headers = headersOf(destination, token);
+    if (destination.transform !== null) {
+      const shaped =
+        this.deps.transforms === undefined
+          ? ({ kind: 'failed', message: 'no transform sandbox in this process' } as const)
+          : await this.deps.transforms.apply(
+              destination,
+              destination.transform.code,
+              delivery.eventType,
+              delivery.payload,
+              delivery.eventCreatedAt,
+            );
+      if (shaped.kind === 'cancel') {
+        const message = "cancelled by the destination's transform: no request was made";
+        return this.unsent(delivery, destination, { code: TRANSFORM_CANCELLED, message }, rerun, 'cancel');
+      }
+      if (shaped.kind === 'failed')
+        return this.unsent(
+          delivery,
+          destination,
+          { code: TRANSFORM_FAILED, message: shaped.message },
+          rerun,
+          'exhaust',
+        );
+      body = shaped.body;
+      if (shaped.headers !== destination.headers) {
+        const own = receiverHeaders(shaped.headers, destination.auth);
+        headers = token === undefined ? own : { ...own, authorization: `Bearer ${token}` };
+      }
     }
     const startedAt = clock();
     /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
@@ -176,11 +228,11 @@ export class DeliveryRunner {
           url: destination.url,
           eventId: delivery.eventId,
           eventType: delivery.eventType,
-          body: delivery.payload,
+          body,
           sequence: delivery.sequence,
           attempt: attemptNo,
           secrets: signingSecrets(destination, startedAt),
-          headers: headersOf(destination, token),
+          headers,
           timeoutMs: destination.timeoutMs,
           ...(destination.tls === null ? {} : { tls: receiverTls(destination.tls) }),
           trusted: isSystemDestination(destination),
@@ -209,25 +261,26 @@ export class DeliveryRunner {
   }
 
   /**
-   * No token for an OAuth2 credential: an attempt that sent nothing, `auth_failed` with the
-   * token endpoint's answer, retried with the destination's backoff. It was never started, so
-   * it leaves its place among the destination's queued deliveries.
+   * An attempt that sent nothing: no token for an OAuth2 credential (`auth_failed` with the
+   * token endpoint's answer, retried with the destination's backoff), or a transform that
+   * failed or cancelled the delivery. It was never started, so it leaves its place among the
+   * destination's queued deliveries.
    */
-  private async unauthorized(
+  private async unsent(
     delivery: ClaimedDelivery,
     destination: Destination,
-    message: string,
+    error: { code: string; message: string },
     rerun: boolean,
+    ends: Unsent,
   ): Promise<{ written?: Promise<void> }> {
     const { pacing, clock } = this.deps;
     const startedBefore =
       rerun && (await pacing.startedBefore?.(delivery.destinationId, delivery.id)) === true;
     await pacing.drop(delivery.destinationId, delivery.id);
     const at = clock();
-    return this.complete(delivery, destination, delivery.attempts + (startedBefore ? 2 : 1), at, at, {
-      result: { kind: 'error', code: AUTH_FAILED, message },
-      responseExcerpt: null,
-    });
+    const attemptNo = delivery.attempts + (startedBefore ? 2 : 1);
+    const report = { result: { kind: 'error', ...error } as const, responseExcerpt: null };
+    return this.complete(delivery, destination, attemptNo, at, at, report, ends);
   }
 
   /** The attempt's outcome decided, counted and buffered for the batched write. */
@@ -238,11 +291,15 @@ export class DeliveryRunner {
     startedAt: number,
     finishedAt: number,
     report: AttemptReport,
+    ends: Unsent = 'retry',
   ): { written?: Promise<void> } {
     const { metrics, completions, random } = this.deps;
     const attemptsMade = attemptNo - delivery.attemptBase;
     const { result } = report;
-    const outcome = decideOutcome(result, attemptsMade, destination.retry, finishedAt, random);
+    const outcome =
+      ends === 'retry'
+        ? decideOutcome(result, attemptsMade, destination.retry, finishedAt, random)
+        : ({ transition: ends, nextAttemptAt: null, disableDestination: false } as const);
     metrics.attemptDuration.observe(
       {
         result:
@@ -252,7 +309,9 @@ export class DeliveryRunner {
               ? 'proxy_error'
               : result.code === AUTH_FAILED
                 ? 'auth_error'
-                : 'error',
+                : result.code === TRANSFORM_FAILED || result.code === TRANSFORM_CANCELLED
+                  ? 'transform'
+                  : 'error',
       },
       (finishedAt - startedAt) / 1_000,
     );
@@ -281,7 +340,10 @@ export class DeliveryRunner {
         probe: delivery.probe === true,
         // If the store holds this attempt (its destination degraded: docs/adr/0007), when
         // an exhausted delivery is tried again instead of dying.
-        holdAt: outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random),
+        holdAt:
+          ends !== 'retry'
+            ? null
+            : (outcome.nextAttemptAt ?? finishedAt + retryDelayMs(destination.retry, attemptsMade, random)),
         // A dead one is told to the tenant (`sluice.delivery.dead`, in the batch's transaction).
         event: { id: delivery.eventId, type: delivery.eventType, tenantId: destination.tenantId },
       },

@@ -64,7 +64,7 @@ export class EngineMetrics {
     const guardOldest = scrapeRead(registry, 'sluice_oldest_pending_age_seconds');
     this.deliveries = new Counter({
       name: 'sluice_deliveries_total',
-      help: 'Attempts by outcome: delivered, retry, dead, disabled, held (by the circuit breaker).',
+      help: 'Attempts by outcome: delivered, retry, dead, disabled, cancelled (by its transform), held (by the circuit breaker).',
       labelNames: ['outcome'],
       registers,
     });

@@ -48,6 +48,7 @@ export function ensureAlertsDestination(store: Store, sink: AlertSink, now: numb
       auth: null,
       tls: null,
       filter: null,
+      transform: null,
       secrets: [{ secret: sink.secret, expiresAt: null }],
     },
     now,

@@ -31,6 +31,7 @@ import { Sweeper, sweepOnce } from '../sweep/sweeper.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
 import { createTick } from '../tick/tick.ts';
 import { type WakePorts, wakeForWork } from '../tick/wake.ts';
+import { Transforms, type TransformsOptions } from '../transform/transforms.ts';
 import {
   type MemoryState,
   memoryRecoveryPorts,
@@ -38,6 +39,13 @@ import {
   memoryWakePorts,
   roomAt,
 } from './memory-ports.ts';
+
+const DEFAULT_TRANSFORMS: TransformsOptions = {
+  timeoutMs: 50,
+  memoryBytes: 16 * 1024 * 1024,
+  threads: 1,
+  maxPayloadBytes: 256 * 1024,
+};
 
 export interface EngineOptions {
   store: Store;
@@ -56,6 +64,8 @@ export interface EngineOptions {
   deliveryThreads?: number | undefined;
   /** `SLUICE_EGRESS_PROXY`: every attempt through this HTTP proxy. */
   egressProxy?: string | undefined;
+  /** Destinations' transforms (SLUICE_TRANSFORM_*): default 50 ms, 16 MiB, one thread. */
+  transforms?: TransformsOptions | undefined;
   /** Added to each send's occupancy of the window (clock rounding). */
   windowMarginMs: number;
   /** Longest time assumed between a request's start and its arrival. */
@@ -89,6 +99,8 @@ export class Engine implements Dispatcher {
   private readonly deliverer: AttemptTransport;
   /** Where OAuth2 token requests are made: on this thread, the delivery threads' guard and proxy. */
   private readonly tokenDeliverer: Deliverer;
+  /** The transform threads: the delivery's, and the API's check on write and preview. */
+  readonly transforms: Transforms;
   private readonly queue: LocalQueue;
   private readonly completions: CompletionWriter;
   private readonly schedule: MemorySchedule;
@@ -145,6 +157,7 @@ export class Engine implements Dispatcher {
       clock,
       counted: (result) => this.metrics.oauthTokenRequests.inc({ result }),
     });
+    this.transforms = new Transforms(options.transforms ?? DEFAULT_TRANSFORMS);
     const pacing = new MemoryPacing(this.pacer);
     this.completions = new CompletionWriter({
       store,
@@ -179,6 +192,7 @@ export class Engine implements Dispatcher {
       store: this.store,
       wake: (id) => this.wake(id),
       tokens,
+      transforms: this.transforms,
     });
     this.queue = new LocalQueue(runner, {
       concurrency: options.deliveryConcurrency,
@@ -314,6 +328,7 @@ export class Engine implements Dispatcher {
   private async closeDeliverers(): Promise<void> {
     await this.deliverer.close();
     if (this.tokenDeliverer !== this.deliverer) await this.tokenDeliverer.close();
+    await this.transforms.close();
   }
 
   /** Stops ticking, finishes the requests in flight, writes their outcomes. */

@@ -59,6 +59,7 @@ export function newDestination(tenantId: string, overrides: Partial<NewDestinati
     auth: null,
     tls: null,
     filter: null,
+    transform: null,
     secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', expiresAt: null }],
     ...overrides,
   };

@@ -1,0 +1,62 @@
+/**
+ * The body of a transform thread (`TransformPool`): calls of destinations' transforms in the
+ * QuickJS sandbox, one at a time, in the order they came.
+ *
+ * Messages, batched per turn in both directions:
+ *   in:  { calls: [id, call][] }
+ *   out: { done: [id, result][] }
+ *
+ * Before each call the thread writes its id and start into the shared `running` slot, so the
+ * pool's watchdog knows which call to stop and since when, without a message per call.
+ */
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { Sandbox, type SandboxLimits, type SandboxResult } from './sandbox.ts';
+
+export type Call =
+  | { op: 'check'; code: string }
+  | { op: 'run'; key?: string | undefined; code: string; input: string; at: number };
+
+export interface TransformThreadData {
+  limits: SandboxLimits;
+  /** Int32 [0]: the running call's id (0: none); BigInt64 [1]: when it started (ms). */
+  running: SharedArrayBuffer;
+}
+
+export interface ToTransformThread {
+  calls: [id: number, call: Call][];
+}
+
+export interface FromTransformThread {
+  done: [id: number, result: SandboxResult][];
+}
+
+const port = parentPort;
+if (port === null) throw new Error('transform-thread.ts runs as a worker thread');
+const data = workerData as TransformThreadData;
+const runningId = new Int32Array(data.running, 0, 1);
+const runningSince = new BigInt64Array(data.running, 8, 1);
+const sandbox = await Sandbox.load(data.limits);
+
+port.on('message', (message: ToTransformThread) => {
+  const done: FromTransformThread['done'] = [];
+  for (const [id, call] of message.calls) {
+    Atomics.store(runningSince, 0, BigInt(Date.now()));
+    Atomics.store(runningId, 0, id);
+    let result: SandboxResult;
+    try {
+      result =
+        call.op === 'check'
+          ? sandbox.check(call.code)
+          : sandbox.run(call.key, call.code, call.input, call.at);
+    } catch (err) {
+      result = {
+        ok: false,
+        message: `the sandbox failed: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+    Atomics.store(runningId, 0, 0);
+    done.push([id, result]);
+  }
+  port.postMessage({ done } satisfies FromTransformThread);
+});
