@@ -41,6 +41,7 @@ const VALID_BODY: Record<string, unknown> = {
   'POST /v1/event-types': { name: 'probe.type', description: 'probe' },
   'PATCH /v1/event-types/{name}': { description: 'probe' },
   'POST /v1/destinations/{id}/test': {},
+  'POST /v1/destinations/{id}/preview': { type: 'order.paid', payload: {} },
   'POST /v1/portal-links': {},
 };
 

@@ -89,6 +89,29 @@ describe('the receiver settings form', { skip: why ?? false }, () => {
           .filter,
         { 'payload.region': { $in: ['eu', 'us'] } },
       );
+      // The filter's preview tries the filter in the box, unsaved.
+      await filterForm.getByLabel('Event type').fill('form.test');
+      await filterForm.getByLabel('Payload').fill('{ "region": "apac" }');
+      await filterForm.getByRole('button', { name: 'Preview' }).click();
+      await filterForm.getByRole('status').filter({ hasText: 'its filter leaves it out' }).waitFor();
+      // A transform: code that does not compile refused with its line, then one kept and previewed.
+      const transformForm = page.locator('form.transform-form');
+      await transformForm.getByLabel('Transform').fill('function handler(w) {\n  return {\n');
+      await transformForm.getByRole('button', { name: 'Save transform' }).click();
+      await transformForm.getByRole('alert').filter({ hasText: 'line 3: SyntaxError' }).waitFor();
+      await transformForm
+        .getByLabel('Transform')
+        .fill('function handler(w) {\n  return { payload: { region: w.payload.region, via: "form" } };\n}');
+      await transformForm.getByRole('button', { name: 'Save transform' }).click();
+      await transformForm.getByText(/^Saved at /).waitFor();
+      await transformForm.getByLabel('Event type').fill('form.test');
+      await transformForm.getByLabel('Payload').fill('{ "region": "eu" }');
+      await transformForm.getByRole('button', { name: 'Preview' }).click();
+      await transformForm.getByLabel('What would be sent').filter({ hasText: '"via": "form"' }).waitFor();
+      await shot(page, '1-transform');
+      await transformForm.getByLabel('Transform').fill('');
+      await transformForm.getByRole('button', { name: 'Save transform' }).click();
+      await transformForm.getByText(/^Saved at /).waitFor();
       // The headers again, the token left as it is: kept, and still sent.
       await save(page, async (form) => {
         assert.equal(

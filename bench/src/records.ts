@@ -38,6 +38,8 @@ export const VARIANTS: Record<string, string> = {
     'Events posted by type, without destinationId (`BENCH_FANOUT=type`: each destination takes a type of its own), so each goes through the fan-out: the baseline of `filter`.',
   filter:
     'As `fanout`, with a filter of five conditions on every destination that its events all match (`BENCH_DESTINATION_FILTER=5`): the cost of evaluating a filter at ingest. Against `fanout` of the same day.',
+  transform:
+    'Every destination with a transform that builds a new payload of three fields (`BENCH_DESTINATION_TRANSFORM=trivial`), run at each attempt in the QuickJS sandbox on a transform thread: its cost per delivery. Against the unlabelled throughput runs of the same day.',
   'auth-bearer':
     'Every destination with a credential, `BENCH_DESTINATION_AUTH=bearer`: a bearer token and a header of its own on every attempt. Against the unlabelled throughput runs of the same day.',
   'auth-oauth2':

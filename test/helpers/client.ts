@@ -213,6 +213,7 @@ export const ROUTES = [
   'PATCH /v1/destinations/{id}',
   'DELETE /v1/destinations/{id}',
   'POST /v1/destinations/{id}/pause',
+  'POST /v1/destinations/{id}/preview',
   'POST /v1/destinations/{id}/resume',
   'POST /v1/destinations/{id}/rotate-secret',
   'GET /v1/destinations/{id}/secret',

@@ -170,6 +170,7 @@ export function driveSluice(baseUrl: string, s: TargetSetup, adminToken: string)
           timeoutMs: d.timeoutMs ?? 10_000,
           ...(await destinationAuth()),
           ...routing(i),
+          ...TRANSFORM,
         });
         ids[i] = destination.id;
       });
@@ -312,6 +313,21 @@ function routing(i: number): Pick<CreateDestinationInput, 'eventTypes' | 'filter
     },
   };
 }
+
+/**
+ * `$BENCH_DESTINATION_TRANSFORM=trivial`: every destination with a transform that builds a
+ * new payload of the fields the receiver reads (`bench`, `pad`) and the event's type, run at
+ * each attempt in the sandbox: its cost per delivery against the same run without. An
+ * experiment's knob, as `$BENCH_FANOUT` is.
+ */
+const TRANSFORM: Pick<CreateDestinationInput, 'transform'> =
+  process.env.BENCH_DESTINATION_TRANSFORM === 'trivial'
+    ? {
+        transform: {
+          code: 'function handler(w) { return { payload: { bench: w.payload.bench, pad: w.payload.pad, type: w.type } } }',
+        },
+      }
+    : {};
 
 let tokenEndpoint: Promise<string> | undefined;
 

@@ -27,6 +27,8 @@ import type {
   LoggedEvent,
   Page,
   Period,
+  Preview,
+  PreviewInput,
   RateLimit,
   Tenant,
   UpdateDestinationInput,
@@ -250,6 +252,9 @@ export const api = {
   /** Sends the catalog's example of `type` (or `payload`) to one destination, paced like any event. */
   test: (id: string, body: { type?: string; payload?: unknown }) =>
     call<{ id: string; deliveries: { id: string }[] }>('POST', `/v1/destinations/${id}/test`, { body }),
+  /** What it would send for an event: its filter and transform, or the ones given to try; nothing is sent. */
+  preview: (id: string, body: PreviewInput) =>
+    call<Preview>('POST', `/v1/destinations/${id}/preview`, { body }),
   pause: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/pause`),
   resume: (id: string) => call<Destination>('POST', `/v1/destinations/${id}/resume`),
   /** The one read that returns signing secrets (stored encrypted; never in a destination's read). */

@@ -20,6 +20,7 @@ import { FilterForm } from './filter-form.tsx';
 import { HealthPanel } from './health.tsx';
 import { LimitForm } from './limit-form.tsx';
 import { ReceiverAccess } from './receiver-access.tsx';
+import { TransformForm } from './transform-form.tsx';
 
 const SPAN_SECONDS = 180;
 
@@ -285,6 +286,7 @@ function DestinationPage({ id }: { id: string }) {
         <EditDestination destination={destination} canWrite={canWrite} onSaved={setDestination} />
         <ReceiverAccess destination={destination} canWrite={canWrite} onSaved={setDestination} />
         <FilterForm destination={destination} canWrite={canWrite} onSaved={setDestination} />
+        <TransformForm destination={destination} canWrite={canWrite} onSaved={setDestination} />
         {canWrite && (
           <DeleteDestination
             destination={destination}

@@ -2,11 +2,13 @@
  * What a destination gets of its event types (docs/api.md "Filters"): its `filter`, a query
  * document over `{ type, payload }`, edited as JSON text and saved with one `PATCH` (empty:
  * none). The API checks it and says what is wrong (an unknown operator, a bad regular
- * expression); the page shows its words. The same form serves the portal.
+ * expression); the page shows its words, and the preview beside it tries the filter as it is
+ * in the box. The same form serves the portal.
  */
 
 import { useState } from 'preact/hooks';
 import { api, type Destination } from '../api.ts';
+import { PreviewBox } from './preview-box.tsx';
 import { SaveOutcome, useSave } from './save-state.tsx';
 
 const textOf = (d: Destination) => (d.filter === null ? '' : JSON.stringify(d.filter, null, 2));
@@ -22,15 +24,17 @@ export function FilterForm({
 }) {
   const [text, setText] = useState(() => textOf(destination));
 
-  const { busy, error, saved, submit } = useSave(async () => {
-    let filter: Record<string, unknown> | null = null;
-    if (text.trim() !== '') {
-      try {
-        filter = JSON.parse(text) as Record<string, unknown>;
-      } catch (err) {
-        throw new Error(`filter: not JSON (${err instanceof Error ? err.message : String(err)})`);
-      }
+  const filterOf = (): Record<string, unknown> | null => {
+    if (text.trim() === '') return null;
+    try {
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch (err) {
+      throw new Error(`filter: not JSON (${err instanceof Error ? err.message : String(err)})`);
     }
+  };
+
+  const { busy, error, saved, submit } = useSave(async () => {
+    const filter = filterOf();
     const updated = await api.update(destination.id, { filter });
     onSaved(updated);
     setText(textOf(updated));
@@ -60,6 +64,7 @@ export function FilterForm({
           {busy ? 'Saving…' : 'Save filter'}
         </button>
       )}
+      <PreviewBox destination={destination} tried={() => ({ filter: filterOf() })} />
     </form>
   );
 }
