@@ -43,7 +43,17 @@ describe(`transform isolation (${SHAPE})`, () => {
         return { id: d.id, path: rcv.path(name) };
       }),
     );
-    const alone = await steadyRun(box, rcv, quiet.apiKey, healthy, 'transform.healthy', 'alone');
+    // Where the healthy deliveries stand if a run does not see them all arrive.
+    const measured = (phase: string) =>
+      steadyRun(box, rcv, quiet.apiKey, healthy, 'transform.healthy', phase).catch(async (err: unknown) => {
+        const seen = await box.query(
+          `SELECT d.status, d.last_error, count(*) AS n FROM deliveries d JOIN destinations t ON t.id = d.destination_id
+           WHERE t.tenant_id = ? GROUP BY d.status, d.last_error`,
+          [quiet.id],
+        );
+        throw new Error(`${String(err)}; the healthy deliveries: ${JSON.stringify(seen)}`);
+      });
+    const alone = await measured('alone');
 
     const hostile = await Promise.all(
       Object.entries(HOSTILE).map(async ([name, code]) => {
@@ -67,7 +77,7 @@ describe(`transform isolation (${SHAPE})`, () => {
       ),
     );
     await sleep(500);
-    const beside = await steadyRun(box, rcv, quiet.apiKey, healthy, 'transform.healthy', 'beside');
+    const beside = await measured('beside');
 
     const [a, b] = [p99(alone), p99(beside)];
     const bound = 2 * a + 50;

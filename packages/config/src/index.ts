@@ -209,7 +209,7 @@ const CSP_SOURCE =
  * preview).
  */
 export const transforms = {
-  /** A call's running time, past which the sandbox interrupts it (its hard stop: 2× + 100 ms). */
+  /** A call's CPU time, past which the sandbox interrupts it (its hard stop: 4× + 100 ms of wall time). */
   SLUICE_TRANSFORM_TIMEOUT_MS: int(1, 10_000).default(50),
   /** The sandbox heap of one destination's transform. */
   SLUICE_TRANSFORM_MEMORY_BYTES: int(1024 * 1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),

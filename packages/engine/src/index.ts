@@ -70,4 +70,4 @@ export type { Schedule } from './tick/schedule.ts';
 export { createTick, type Publisher, TENANT_HELD_RECHECK_MS } from './tick/tick.ts';
 export { type WakePorts, wakeForWork } from './tick/wake.ts';
 export { TRANSFORM_CANCELLED, TRANSFORM_FAILED } from './transform/transform-output.ts';
-export { Transforms } from './transform/transforms.ts';
+export { Transforms, transformLogs } from './transform/transforms.ts';

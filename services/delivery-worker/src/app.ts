@@ -15,6 +15,7 @@ import {
   type LookupFunction,
   OAuthTokens,
   Transforms,
+  transformLogs,
 } from '@sluice/engine';
 import { RedisTokenCache, startDeliveryWorker } from '@sluice/redis';
 import { openDistributedProcess } from '@sluice/service';
@@ -75,7 +76,7 @@ export async function startDeliveryWorkerService(
     clock,
     counted: (result) => metrics.oauthTokenRequests.inc({ result }),
   });
-  const transforms = new Transforms(transformOptions(config));
+  const transforms = new Transforms({ ...transformOptions(config), ...transformLogs(deps.logger) });
   const runner = new DeliveryRunner({
     destinations,
     pacing,

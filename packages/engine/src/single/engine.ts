@@ -31,7 +31,7 @@ import { Sweeper, sweepOnce } from '../sweep/sweeper.ts';
 import { MemorySchedule } from '../tick/memory-schedule.ts';
 import { createTick } from '../tick/tick.ts';
 import { type WakePorts, wakeForWork } from '../tick/wake.ts';
-import { Transforms, type TransformsOptions } from '../transform/transforms.ts';
+import { Transforms, type TransformsOptions, transformLogs } from '../transform/transforms.ts';
 import {
   type MemoryState,
   memoryRecoveryPorts,
@@ -157,7 +157,10 @@ export class Engine implements Dispatcher {
       clock,
       counted: (result) => this.metrics.oauthTokenRequests.inc({ result }),
     });
-    this.transforms = new Transforms(options.transforms ?? DEFAULT_TRANSFORMS);
+    this.transforms = new Transforms({
+      ...(options.transforms ?? DEFAULT_TRANSFORMS),
+      ...transformLogs(logger),
+    });
     const pacing = new MemoryPacing(this.pacer);
     this.completions = new CompletionWriter({
       store,

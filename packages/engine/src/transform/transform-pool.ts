@@ -3,15 +3,17 @@
  * the QuickJS sandbox, and a hard stop. QuickJS's interrupt stops a loop at its time limit,
  * but not a call inside a native function (an allocation loop of `new Array(1e6).fill(1)` ran
  * for seconds past a 50 ms interrupt, measured), so a watchdog reads which call each thread
- * runs and since when (a shared slot the thread writes), and past `hardStopMs` terminates the
- * thread — which stops WebAssembly wherever it is — fails that call, and gives the thread's
- * other calls to its replacement. Threads start with the first call: a process whose
- * destinations have no transform starts none.
+ * runs and since when (a shared slot the thread writes). A call past twice its time sets its
+ * thread aside, the thread's other calls going to a spare thread, already loaded; past
+ * `hardStopMs` the set-aside thread is terminated — which stops WebAssembly wherever it is —
+ * and the call fails. Threads start with the first call: a process whose destinations have no
+ * transform starts none.
  *
- * Calls wait here, in a queue per destination, and go to the threads round robin by
- * destination, one call of a destination at a time and at most `WINDOW` per thread: so a
- * destination's backlog never stands between another's call and a thread, and whatever a
- * destination's code does holds a thread for at most one call's hard stop at a time. A
+ * Calls wait here, in a queue per destination, and go to the threads round robin by tenant
+ * and then by destination, one call of a destination at a time and at most `WINDOW` per
+ * thread: so a destination's backlog, or a tenant's many destinations, never stand between
+ * another tenant's call and a thread for more than its turn, and whatever a destination's
+ * code does holds a thread for at most one call's hard stop at a time. A
  * transform that ran out of time or memory twice in a row is not run again for
  * `QUARANTINE_MS` (or until its code changes): its waiting calls fail at once.
  */
@@ -27,15 +29,22 @@ import type {
 
 export interface TransformPoolOptions extends SandboxLimits {
   threads: number;
-  /** When a call still running is stopped by terminating its thread (default 2 × timeout + 100 ms). */
+  /**
+   * When a call still running is stopped by terminating its thread, on the wall clock
+   * (default 4 × timeout + 100 ms: room for a machine busy enough to give the thread little CPU).
+   */
   hardStopMs?: number;
   onThreadExit?: (err: unknown) => void;
+  /** A call was stopped by terminating its thread (`key`: its destination, when it has one). */
+  onStopped?: (key: string | undefined, ranMs: number) => void;
 }
 
 interface Pending {
   id: number;
   /** Its destination's id; a call without one (a check, a preview) has a key of its own. */
   key: string;
+  /** Its tenant: whose turn it takes. */
+  group: string;
   call: Call;
   resolve(result: SandboxResult): void;
 }
@@ -44,6 +53,14 @@ interface Pending {
 interface Spawned {
   worker: Worker;
   running: Thread['running'];
+}
+
+/** A thread set aside with the one call it is running. */
+interface Retired {
+  worker: Worker;
+  p: Pending;
+  /** When the call started (ms). */
+  since: number;
 }
 
 interface Thread {
@@ -55,8 +72,11 @@ interface Thread {
   outbox: [number, Call][];
 }
 
-/** Calls sent to one thread and not yet answered. */
-const WINDOW = 16;
+/**
+ * Calls sent to one thread and not yet answered: enough that a thread does not wait for the
+ * main thread between calls, few enough that a call arriving later waits behind few.
+ */
+const WINDOW = 4;
 /** Failures in a row past a limit that quarantine a destination's transform. */
 const STRIKES = 2;
 const QUARANTINE_MS = 30_000;
@@ -75,11 +95,12 @@ export class TransformPool {
   private readonly limits: SandboxLimits;
   private readonly hardStopMs: number;
   private readonly onThreadExit: (err: unknown) => void;
+  private readonly onStopped: (key: string | undefined, ranMs: number) => void;
   private readonly strikes = new Map<string, { code: string; count: number; until: number }>();
   /** Calls not yet sent, by destination (or call) key, in order. */
   private readonly queues = new Map<string, Pending[]>();
-  /** Keys with waiting calls and none at a thread, in the order they go. */
-  private ready: string[] = [];
+  /** Keys with waiting calls and none at a thread, by tenant, the tenants in the order of their turns. */
+  private readonly ready = new Map<string, string[]>();
   /** Keys with a call at a thread. */
   private readonly busy = new Set<string>();
   private seq = 0;
@@ -87,13 +108,16 @@ export class TransformPool {
   private closing = false;
   private started = false;
   private watchdog: NodeJS.Timeout | undefined;
-  /** A started thread that takes the place of one terminated or ended. */
+  /** A started thread that takes the place of one retired or ended. */
   private spare: Spawned | undefined;
+  /** Threads set aside with a call past its time (`watch`), until it answers or its hard stop. */
+  private readonly retired = new Set<Retired>();
 
   constructor(options: TransformPoolOptions) {
     this.limits = { timeoutMs: options.timeoutMs, memoryBytes: options.memoryBytes };
-    this.hardStopMs = options.hardStopMs ?? 2 * options.timeoutMs + 100;
+    this.hardStopMs = options.hardStopMs ?? 4 * options.timeoutMs + 100;
     this.onThreadExit = options.onThreadExit ?? (() => undefined);
+    this.onStopped = options.onStopped ?? (() => undefined);
     for (let i = 0; i < Math.max(1, options.threads); i++) {
       this.threads.push({ worker: null, running: slot(), held: new Map(), outbox: [] });
     }
@@ -106,24 +130,37 @@ export class TransformPool {
 
   /**
    * The handler's return value (JSON text) for `input`, the webhook as JSON text; `key` (a
-   * destination's id) keeps its context between calls and counts its strikes.
+   * destination's id) keeps its context between calls and counts its strikes; `group` (its
+   * tenant) is whose turn the call takes.
    */
-  run(key: string | undefined, code: string, input: string, at: number): Promise<SandboxResult> {
-    return this.submit({ op: 'run', key, code, input, at });
+  run(
+    key: string | undefined,
+    code: string,
+    input: string,
+    at: number,
+    group?: string,
+  ): Promise<SandboxResult> {
+    return this.submit({ op: 'run', key, code, input, at }, group);
   }
 
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.watchdog);
-    await Promise.all([...this.threads.map((t) => t.worker?.terminate()), this.spare?.worker.terminate()]);
+    await Promise.all([
+      ...this.threads.map((t) => t.worker?.terminate()),
+      ...[...this.retired].map((r) => r.worker.terminate()),
+      this.spare?.worker.terminate(),
+    ]);
     this.spare = undefined;
     const closed = { ok: false, message: 'the transform pool closed' } as const;
     for (const t of this.threads) for (const p of t.held.values()) p.resolve(closed);
+    for (const r of this.retired) r.p.resolve(closed);
+    this.retired.clear();
     for (const queue of this.queues.values()) for (const p of queue) p.resolve(closed);
     this.queues.clear();
   }
 
-  private submit(call: Call): Promise<SandboxResult> {
+  private submit(call: Call, group?: string): Promise<SandboxResult> {
     if (this.closing) return Promise.resolve({ ok: false, message: 'the transform pool closed' });
     if (!this.started) {
       this.started = true;
@@ -133,14 +170,38 @@ export class TransformPool {
     const key = call.op === 'run' && call.key !== undefined ? call.key : `#${id}`;
     return new Promise((resolve) => {
       const queue = this.queues.get(key);
-      const p: Pending = { id, key, call, resolve };
+      const p: Pending = { id, key, group: group ?? key, call, resolve };
       if (queue !== undefined) queue.push(p);
       else {
         this.queues.set(key, [p]);
-        if (!this.busy.has(key)) this.ready.push(key);
+        if (!this.busy.has(key)) this.makeReady(p);
       }
       this.later();
     });
+  }
+
+  /** `p`'s destination has a call to send: it takes its place in its tenant's turn. */
+  private makeReady(p: Pending): void {
+    const keys = this.ready.get(p.group);
+    if (keys === undefined) this.ready.set(p.group, [p.key]);
+    else keys.push(p.key);
+  }
+
+  /** The next destination whose call goes: the first tenant's first, that tenant then last in line. */
+  private nextReady(): string | undefined {
+    for (const [group, keys] of this.ready) {
+      const key = keys.shift();
+      this.ready.delete(group);
+      if (keys.length > 0) this.ready.set(group, keys);
+      return key;
+    }
+    return undefined;
+  }
+
+  /** The next call of `key`, if it has one, goes in its tenant's turn. */
+  private readyAgain(key: string): void {
+    const next = this.queues.get(key)?.[0];
+    if (next !== undefined) this.makeReady(next);
   }
 
   private later(): void {
@@ -178,7 +239,7 @@ export class TransformPool {
   private answered(p: Pending, result: SandboxResult): void {
     this.busy.delete(p.key);
     this.count(p, result);
-    if (this.queues.has(p.key)) this.ready.push(p.key);
+    this.readyAgain(p.key);
     p.resolve(result);
     this.later();
   }
@@ -195,14 +256,14 @@ export class TransformPool {
           (thread === undefined || t.held.size < thread.held.size)
         )
           thread = t;
-      const key = thread === undefined ? undefined : this.ready.shift();
+      const key = thread === undefined ? undefined : this.nextReady();
       if (thread === undefined || key === undefined) break;
       const queue = this.queues.get(key) as Pending[];
       const p = queue.shift() as Pending;
       if (queue.length === 0) this.queues.delete(key);
       const refused = this.quarantined(key, p.call);
       if (refused !== undefined) {
-        if (this.queues.has(key)) this.ready.push(key);
+        this.readyAgain(key);
         p.resolve({ ok: false, message: refused });
         continue;
       }
@@ -214,38 +275,67 @@ export class TransformPool {
       if (t.outbox.length === 0 || t.worker === null) continue;
       t.worker.postMessage({ calls: t.outbox } satisfies ToTransformThread);
       t.outbox = [];
-      this.watchdog ??= setInterval(() => this.watch(), Math.max(5, Math.floor(this.hardStopMs / 4)));
+      this.watchdog ??= setInterval(() => this.watch(), Math.max(5, Math.floor(this.limits.timeoutMs / 2)));
       this.watchdog.unref();
     }
   }
 
-  /** Stops a call past its hard stop by ending its thread. */
+  /**
+   * A call past twice its time on the wall clock is set aside with its thread (`retire`): the
+   * thread's other calls go to a new thread at once, so they wait behind it that long at most.
+   * A retired thread still finishing its call inside the hard stop answers it; past the hard
+   * stop it is ended and the call fails.
+   */
   private watch(): void {
-    let idle = true;
+    const now = Date.now();
     for (const t of this.threads) {
-      if (t.held.size > 0) idle = false;
       const id = Atomics.load(t.running.id, 0);
       if (id === 0 || t.worker === null) continue;
-      const ranMs = Date.now() - Number(Atomics.load(t.running.since, 0));
-      if (ranMs <= this.hardStopMs) continue;
       const p = t.held.get(id);
-      t.held.delete(id);
-      Atomics.store(t.running.id, 0, 0);
-      if (p !== undefined)
-        this.answered(p, {
-          ok: false,
-          message: `stopped after ${ranMs} ms (its limit is ${this.limits.timeoutMs} ms)`,
-        });
-      const worker = t.worker;
-      t.worker = null;
-      worker.removeAllListeners('exit');
-      void worker.terminate();
-      this.restart(t);
+      const ranMs = now - Number(Atomics.load(t.running.since, 0));
+      if (p !== undefined && ranMs > 2 * this.limits.timeoutMs) this.retire(t, p);
     }
-    if (idle) {
+    for (const r of this.retired) {
+      const ranMs = now - r.since;
+      if (ranMs <= this.hardStopMs) continue;
+      this.retired.delete(r);
+      void r.worker.terminate();
+      this.onStopped(r.p.call.op === 'run' ? r.p.call.key : undefined, ranMs);
+      this.answered(r.p, {
+        ok: false,
+        message: `stopped after ${ranMs} ms (its limit is ${this.limits.timeoutMs} ms)`,
+      });
+    }
+    if (this.retired.size === 0 && this.threads.every((t) => t.held.size === 0)) {
       clearInterval(this.watchdog);
       this.watchdog = undefined;
     }
+  }
+
+  /** `t`'s worker keeps only the call `p` it is running; a new worker takes `t`'s other calls. */
+  private retire(t: Thread, p: Pending): void {
+    const worker = t.worker as Worker;
+    t.held.delete(p.id);
+    t.worker = null;
+    worker.removeAllListeners('message');
+    worker.removeAllListeners('exit');
+    const r: Retired = { worker, p, since: Number(Atomics.load(t.running.since, 0)) };
+    this.retired.add(r);
+    worker.on('message', (m: FromTransformThread) => {
+      for (const [id, result] of m.done) {
+        if (id !== p.id || !this.retired.delete(r)) continue;
+        void worker.terminate();
+        this.answered(p, result);
+      }
+    });
+    worker.on('exit', (code) => {
+      if (this.retired.delete(r))
+        this.answered(p, {
+          ok: false,
+          message: `the transform thread ended during the call (exit code ${code})`,
+        });
+    });
+    this.restart(t);
   }
 
   /**

@@ -2,7 +2,8 @@
  * The body of a transform thread (`TransformPool`): calls of destinations' transforms in the
  * QuickJS sandbox, one at a time, in the order they came.
  *
- * Messages, batched per turn in both directions:
+ * Messages: the calls come in batches, each answer goes as soon as it is made (the pool
+ * keeps only a few calls at a thread, so that a call that comes later waits behind few):
  *   in:  { calls: [id, call][] }
  *   out: { done: [id, result][] }
  *
@@ -39,7 +40,6 @@ const runningSince = new BigInt64Array(data.running, 8, 1);
 const sandbox = await Sandbox.load(data.limits);
 
 port.on('message', (message: ToTransformThread) => {
-  const done: FromTransformThread['done'] = [];
   for (const [id, call] of message.calls) {
     Atomics.store(runningSince, 0, BigInt(Date.now()));
     Atomics.store(runningId, 0, id);
@@ -56,7 +56,6 @@ port.on('message', (message: ToTransformThread) => {
       };
     }
     Atomics.store(runningId, 0, 0);
-    done.push([id, result]);
+    port.postMessage({ done: [[id, result]] } satisfies FromTransformThread);
   }
-  port.postMessage({ done } satisfies FromTransformThread);
 });

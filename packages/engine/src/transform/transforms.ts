@@ -4,6 +4,7 @@
  */
 
 import type { DestinationAuth, DestinationHeaders } from '@sluice/core';
+import type { Logger } from 'pino';
 import type { SandboxResult } from './sandbox.ts';
 import { readOutput, type TransformOutcome, webhookInput } from './transform-output.ts';
 import { TransformPool, type TransformPoolOptions } from './transform-pool.ts';
@@ -16,6 +17,7 @@ export interface TransformsOptions extends TransformPoolOptions {
 /** What a transform is applied to: a destination's code, headers and credential. */
 export interface Transformed {
   id: string;
+  tenantId: string;
   transform: { code: string } | null;
   headers: DestinationHeaders;
   auth: DestinationAuth | null;
@@ -49,7 +51,8 @@ export class Transforms {
     saved = true,
   ): Promise<TransformOutcome> {
     const input = webhookInput(type, payload, destination.headers);
-    const result = await this.pool.run(saved ? destination.id : undefined, code, input, at);
+    const key = saved ? destination.id : undefined;
+    const result = await this.pool.run(key, code, input, at, destination.tenantId);
     return readOutput(result, destination.headers, {
       maxPayloadBytes: this.maxPayloadBytes,
       auth: destination.auth !== null,
@@ -59,4 +62,13 @@ export class Transforms {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** What the pool tells, as log lines: a thread that ended, a call stopped by ending its thread. */
+export function transformLogs(logger: Logger): Pick<TransformsOptions, 'onThreadExit' | 'onStopped'> {
+  return {
+    onThreadExit: (err) => logger.error({ err }, 'a transform thread ended; a new one replaces it'),
+    onStopped: (destinationId, ranMs) =>
+      logger.warn({ destinationId, ranMs }, 'a transform ran past its hard stop: its thread was ended'),
+  };
 }
