@@ -92,8 +92,15 @@ interface Kept {
 
 /** `error` as the tenant reads it: its name and message, and the line of its code it names. */
 function failure(context: QuickJSContext, error: QuickJSHandle): { message: string; line?: number } {
-  const e: unknown = context.dump(error);
-  error.dispose();
+  let e: unknown;
+  try {
+    e = context.dump(error);
+  } catch {
+    // Describing it needed memory the guest had used up.
+    return { message: 'ran out of memory' };
+  } finally {
+    error.dispose();
+  }
   if (e === null || typeof e !== 'object') return { message: `threw ${String(e)}` };
   const { name, message, stack, lineNumber } = e as Record<string, unknown>;
   const text =

@@ -9,6 +9,10 @@
  *
  * Before each call the thread writes its id and start into the shared `running` slot, so the
  * pool's watchdog knows which call to stop and since when, without a message per call.
+ *
+ * A call the sandbox itself failed (not the guest's error: the engine's, such as a runtime it
+ * could not free) is answered, and then the thread ends, so that a new one, with a WebAssembly
+ * instance of its own, takes the next calls instead of one whose heap may be left in pieces.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -50,10 +54,11 @@ port.on('message', (message: ToTransformThread) => {
           ? sandbox.check(call.code)
           : sandbox.run(call.key, call.code, call.input, call.at);
     } catch (err) {
-      result = {
-        ok: false,
-        message: `the sandbox failed: ${err instanceof Error ? err.message : String(err)}`,
-      };
+      Atomics.store(runningId, 0, 0);
+      const failed = `the sandbox failed: ${err instanceof Error ? err.message : String(err)}`;
+      port.postMessage({ done: [[id, { ok: false, message: failed }]] } satisfies FromTransformThread);
+      // The calls after it in this message go to the next thread (the pool's restart).
+      process.exit(1);
     }
     Atomics.store(runningId, 0, 0);
     port.postMessage({ done: [[id, result]] } satisfies FromTransformThread);
