@@ -34,7 +34,7 @@ import { configSchema as singleConfigSchema } from '@sluice/single/config';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { rejectsWith } from './helpers/client.ts';
 import { childState, SHAPE, tempDir } from './helpers/shape.ts';
-import { freePort, spawnService } from './helpers/sluice.ts';
+import { spawnService } from './helpers/sluice.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MAIN = 'services/single/src/main.ts';
@@ -53,14 +53,19 @@ function clientOf(t: TestContext, url: string, token: string): Sluice {
 
 /** Starts `npm start`'s process on `env` (no admin token given); stopped when the test ends. */
 async function start(t: TestContext, env: Record<string, string>) {
-  const port = await freePort();
-  const child = await spawnService(MAIN, { ...env, PORT: String(port) });
+  // Port 0, the address read from its "listening" line: a port picked free beforehand may be
+  // taken by another file's process before this one listens (seen once in CI: EADDRINUSE).
+  let url = '';
+  const child = await spawnService(MAIN, { ...env, PORT: '0' }, (line) => {
+    const logged = /"msg":"listening"/.test(line) ? (JSON.parse(line) as { url?: string }).url : undefined;
+    if (logged !== undefined) url = logged;
+  });
   let stopped = false;
   t.after(async () => {
     if (!stopped) await child.kill9();
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     /** Everything it wrote so far, stdout and stderr. */
     output: () => child.logs.join('\n'),
     stop: async () => {
