@@ -10,8 +10,8 @@
  * transform starts none.
  *
  * Calls wait here, in a queue per destination, and go to the threads round robin by tenant
- * and then by destination, one call of a destination at a time and at most `WINDOW` per
- * thread: so a destination's backlog, or a tenant's many destinations, never stand between
+ * and then by destination, a few calls of a destination at a time (one while its last call
+ * failed: `PER_KEY`) and at most `WINDOW` per thread: so a destination's backlog, or a tenant's many destinations, never stand between
  * another tenant's call and a thread for more than its turn, and whatever a destination's
  * code does holds a thread for at most one call's hard stop at a time. A
  * transform that ran out of time or memory twice in a row is not run again for
@@ -77,6 +77,12 @@ interface Thread {
  * main thread between calls, few enough that a call arriving later waits behind few.
  */
 const WINDOW = 4;
+/**
+ * Calls of one destination at the threads at once once its last call answered well (one
+ * until then, and again after any failure): a job's deliveries need not wait for each
+ * other's round trip, and a destination whose code misbehaves holds one call at a time.
+ */
+const PER_KEY = 4;
 /** Failures in a row past a limit that quarantine a destination's transform. */
 const STRIKES = 2;
 const QUARANTINE_MS = 30_000;
@@ -99,10 +105,14 @@ export class TransformPool {
   private readonly strikes = new Map<string, { code: string; count: number; until: number }>();
   /** Calls not yet sent, by destination (or call) key, in order. */
   private readonly queues = new Map<string, Pending[]>();
-  /** Keys with waiting calls and none at a thread, by tenant, the tenants in the order of their turns. */
+  /** Keys whose next call may go now, by tenant, the tenants in the order of their turns. */
   private readonly ready = new Map<string, string[]>();
-  /** Keys with a call at a thread. */
-  private readonly busy = new Set<string>();
+  /** The keys in `ready`. */
+  private readonly readyKeys = new Set<string>();
+  /** Calls of a key at a thread. */
+  private readonly inflight = new Map<string, number>();
+  /** Keys whose last call answered well: they may have `PER_KEY` at the threads, the others one. */
+  private readonly trusted = new Set<string>();
   private seq = 0;
   private flushing = false;
   private closing = false;
@@ -172,16 +182,15 @@ export class TransformPool {
       const queue = this.queues.get(key);
       const p: Pending = { id, key, group: group ?? key, call, resolve };
       if (queue !== undefined) queue.push(p);
-      else {
-        this.queues.set(key, [p]);
-        if (!this.busy.has(key)) this.makeReady(p);
-      }
+      else this.queues.set(key, [p]);
+      this.readyAgain(key);
       this.later();
     });
   }
 
   /** `p`'s destination has a call to send: it takes its place in its tenant's turn. */
   private makeReady(p: Pending): void {
+    this.readyKeys.add(p.key);
     const keys = this.ready.get(p.group);
     if (keys === undefined) this.ready.set(p.group, [p.key]);
     else keys.push(p.key);
@@ -193,15 +202,17 @@ export class TransformPool {
       const key = keys.shift();
       this.ready.delete(group);
       if (keys.length > 0) this.ready.set(group, keys);
+      if (key !== undefined) this.readyKeys.delete(key);
       return key;
     }
     return undefined;
   }
 
-  /** The next call of `key`, if it has one, goes in its tenant's turn. */
+  /** The next call of `key`, if it has one and room at the threads, goes in its tenant's turn. */
   private readyAgain(key: string): void {
     const next = this.queues.get(key)?.[0];
-    if (next !== undefined) this.makeReady(next);
+    if (next === undefined || this.readyKeys.has(key)) return;
+    if ((this.inflight.get(key) ?? 0) < (this.trusted.has(key) ? PER_KEY : 1)) this.makeReady(next);
   }
 
   private later(): void {
@@ -237,7 +248,14 @@ export class TransformPool {
 
   /** A call answered: its destination's next may go. */
   private answered(p: Pending, result: SandboxResult): void {
-    this.busy.delete(p.key);
+    const n = (this.inflight.get(p.key) ?? 1) - 1;
+    if (n > 0) this.inflight.set(p.key, n);
+    else this.inflight.delete(p.key);
+    if (!result.ok) this.trusted.delete(p.key);
+    else if (p.call.op === 'run' && p.call.key !== undefined) {
+      if (this.trusted.size >= 100_000) this.trusted.clear();
+      this.trusted.add(p.key);
+    }
     this.count(p, result);
     this.readyAgain(p.key);
     p.resolve(result);
@@ -267,9 +285,10 @@ export class TransformPool {
         p.resolve({ ok: false, message: refused });
         continue;
       }
-      this.busy.add(key);
+      this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
       thread.held.set(p.id, p);
       thread.outbox.push([p.id, p.call]);
+      this.readyAgain(key);
     }
     for (const t of this.threads) {
       if (t.outbox.length === 0 || t.worker === null) continue;
