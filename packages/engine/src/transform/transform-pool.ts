@@ -25,6 +25,7 @@ import type {
   FromTransformThread,
   ToTransformThread,
   TransformThreadData,
+  WireCall,
 } from './transform-thread.ts';
 
 export interface TransformPoolOptions extends SandboxLimits {
@@ -69,7 +70,9 @@ interface Thread {
   running: { id: Int32Array; since: BigInt64Array; buffer: SharedArrayBuffer };
   /** Sent and not answered, by call id. */
   held: Map<number, Pending>;
-  outbox: [number, Call][];
+  outbox: [number, WireCall][];
+  /** The code its worker was last sent for each destination (its next calls go without it). */
+  sentCode: Map<string, string>;
 }
 
 /**
@@ -129,7 +132,7 @@ export class TransformPool {
     this.onThreadExit = options.onThreadExit ?? (() => undefined);
     this.onStopped = options.onStopped ?? (() => undefined);
     for (let i = 0; i < Math.max(1, options.threads); i++) {
-      this.threads.push({ worker: null, running: slot(), held: new Map(), outbox: [] });
+      this.threads.push({ worker: null, running: slot(), held: new Map(), outbox: [], sentCode: new Map() });
     }
   }
 
@@ -287,7 +290,7 @@ export class TransformPool {
       }
       this.inflight.set(key, (this.inflight.get(key) ?? 0) + 1);
       thread.held.set(p.id, p);
-      thread.outbox.push([p.id, p.call]);
+      thread.outbox.push([p.id, this.wire(thread, p.call)]);
       this.readyAgain(key);
     }
     for (const t of this.threads) {
@@ -297,6 +300,16 @@ export class TransformPool {
       this.watchdog ??= setInterval(() => this.watch(), Math.max(5, Math.floor(this.limits.timeoutMs / 2)));
       this.watchdog.unref();
     }
+  }
+
+  /** `call` as sent to `t`: a run without its code when `t`'s worker has it. */
+  private wire(t: Thread, call: Call): WireCall {
+    if (call.op !== 'run' || call.key === undefined) return call;
+    if (t.sentCode.get(call.key) === call.code)
+      return { op: 'run', key: call.key, input: call.input, at: call.at };
+    if (t.sentCode.size >= 10_000) t.sentCode.clear();
+    t.sentCode.set(call.key, call.code);
+    return call;
   }
 
   /**
@@ -364,7 +377,8 @@ export class TransformPool {
    */
   private restart(t: Thread): void {
     if (this.closing) return;
-    t.outbox = [...[...t.held].map(([id, p]): [number, Call] => [id, p.call]), ...t.outbox];
+    // Every call sent or waiting to be sent is in `held`: all of them, in full, to the new worker.
+    t.outbox = [...t.held].map(([id, p]): [number, WireCall] => [id, p.call]);
     this.start(t);
     this.flush();
   }
@@ -385,6 +399,8 @@ export class TransformPool {
     worker.ref();
     t.running = spawned.running;
     t.worker = worker;
+    // A new worker has no code yet: each destination's next call carries it.
+    t.sentCode = new Map();
     let failure: unknown;
     let answered = false;
     worker.on('message', (m: FromTransformThread) => {

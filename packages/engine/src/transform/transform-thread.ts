@@ -22,6 +22,12 @@ export type Call =
   | { op: 'check'; code: string }
   | { op: 'run'; key?: string | undefined; code: string; input: string; at: number };
 
+/**
+ * A call as sent: a run of a destination whose code this thread was sent before comes
+ * without it (a transform's code may be 64 KiB, sent with each call it was most of the message).
+ */
+export type WireCall = Call | { op: 'run'; key: string; input: string; at: number };
+
 export interface TransformThreadData {
   limits: SandboxLimits;
   /** Int32 [0]: the running call's id (0: none); BigInt64 [1]: when it started (ms). */
@@ -29,7 +35,7 @@ export interface TransformThreadData {
 }
 
 export interface ToTransformThread {
-  calls: [id: number, call: Call][];
+  calls: [id: number, call: WireCall][];
 }
 
 export interface FromTransformThread {
@@ -42,6 +48,17 @@ const data = workerData as TransformThreadData;
 const runningId = new Int32Array(data.running, 0, 1);
 const runningSince = new BigInt64Array(data.running, 8, 1);
 const sandbox = await Sandbox.load(data.limits);
+/** Each destination's code as last sent (the pool sends it again when it changes). */
+const codes = new Map<string, string>();
+
+function codeOf(call: Extract<WireCall, { op: 'run' }>): string | undefined {
+  if (!('code' in call)) return codes.get(call.key);
+  if (call.key !== undefined) {
+    if (codes.size >= 10_000 && !codes.has(call.key)) codes.clear();
+    codes.set(call.key, call.code);
+  }
+  return call.code;
+}
 
 port.on('message', (message: ToTransformThread) => {
   for (const [id, call] of message.calls) {
@@ -49,10 +66,14 @@ port.on('message', (message: ToTransformThread) => {
     Atomics.store(runningId, 0, id);
     let result: SandboxResult;
     try {
-      result =
-        call.op === 'check'
-          ? sandbox.check(call.code)
-          : sandbox.run(call.key, call.code, call.input, call.at);
+      if (call.op === 'check') result = sandbox.check(call.code);
+      else {
+        const code = codeOf(call);
+        result =
+          code === undefined
+            ? { ok: false, message: 'the sandbox was not sent the code' }
+            : sandbox.run(call.key, code, call.input, call.at);
+      }
     } catch (err) {
       Atomics.store(runningId, 0, 0);
       const failed = `the sandbox failed: ${err instanceof Error ? err.message : String(err)}`;
