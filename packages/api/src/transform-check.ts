@@ -9,11 +9,16 @@ import { ApiError } from './errors.ts';
 
 export async function checkTransform(
   ctx: ApiContext,
+  tenantId: string,
   transform: { code: string } | null | undefined,
 ): Promise<void> {
   if (transform === null || transform === undefined) return;
-  const result = await ctx.transforms.check(transform.code);
+  // In its tenant's turn at the sandbox's threads, as that tenant's transforms run.
+  const result = await ctx.transforms.check(transform.code, tenantId);
   if (result.ok) return;
+  // The sandbox, not the code, failed: an outage (503 with Retry-After), nothing changed.
+  if (result.host === true)
+    throw new ApiError(503, 'unavailable', `the transform sandbox could not check it: ${result.message}`);
   const message = result.line === undefined ? result.message : `line ${result.line}: ${result.message}`;
   const detail = {
     path: 'transform.code',

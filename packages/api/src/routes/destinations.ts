@@ -161,7 +161,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
       checkHeadersWithAuth(headers, credential);
       const tls = input.tls ?? null;
       checkTls(tls, input.url);
-      await checkTransform(ctx, input.transform);
+      await checkTransform(ctx, tenantId, input.transform);
       const destination = await store.createDestination(
         {
           id: newId('dst'),
@@ -262,7 +262,7 @@ export function destinationRoutes(app: App, ctx: ApiContext): void {
         patch.headers ?? current.headers,
         patch.auth === undefined ? current.auth : patch.auth,
       );
-      await checkTransform(ctx, patch.transform);
+      await checkTransform(ctx, current.tenantId, patch.transform);
       dispatcher.checkAnnounce();
       if (secret !== undefined) patch.secrets = [{ secret, expiresAt: null }];
       // A new URL is a new endpoint: its circuit starts closed (docs/adr/0007).

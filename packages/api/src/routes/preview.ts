@@ -67,6 +67,9 @@ export function previewRoutes(app: App, ctx: ApiContext): void {
               message: 'the transform cancels it: no request would be made',
             },
           };
+        // The sandbox, not the code, could not answer: an outage (503 with Retry-After).
+        if (shaped.kind === 'unavailable')
+          throw new ApiError(503, 'unavailable', `the transform sandbox could not run it: ${shaped.message}`);
         if (shaped.kind === 'failed')
           return { matches, request: null, error: { code: TRANSFORM_FAILED, message: shaped.message } };
         headers = shaped.headers;

@@ -174,6 +174,15 @@ export class DeliveryRunner {
         const message = "cancelled by the destination's transform: no request was made";
         return this.unsent(delivery, destination, { code: TRANSFORM_CANCELLED, message }, rerun, 'cancel');
       }
+      // The sandbox, not the code, failed: retried with the destination's backoff.
+      if (shaped.kind === 'unavailable')
+        return this.unsent(
+          delivery,
+          destination,
+          { code: TRANSFORM_FAILED, message: shaped.message },
+          rerun,
+          'retry',
+        );
       if (shaped.kind === 'failed')
         return this.unsent(
           delivery,

@@ -29,7 +29,10 @@ export interface SandboxLimits {
 }
 
 /** What a call gave: the handler's return value as JSON text, or why there is none. */
-export type SandboxResult = { ok: true; output: string } | { ok: false; message: string; line?: number };
+export type SandboxResult =
+  | { ok: true; output: string }
+  /** `host`: the sandbox or its thread failed, not the guest's code (it may go well again). */
+  | { ok: false; message: string; line?: number; host?: true };
 
 /**
  * This thread's CPU time (µs): the limit is the call's own work, not the moments a busy
@@ -41,7 +44,12 @@ function cpuMicros(): number {
   return user + system;
 }
 
-const KEPT_CONTEXTS = 64;
+/**
+ * Contexts kept on a thread: 64, fewer when each may use more (every runtime on a thread lives
+ * in one WebAssembly memory, which does not shrink): at most 512 MiB of their limits together.
+ */
+const keptContexts = (memoryBytes: number) =>
+  Math.max(4, Math.min(64, Math.floor((512 * 1024 * 1024) / memoryBytes)));
 const STACK_BYTES = 256 * 1_024;
 const FILE = 'transform.js';
 const WARM_UP = '{"type":"sluice.warm","payload":{"a":[1,"b",{"c":null}]},"headers":{}}';
@@ -62,6 +70,9 @@ const PRELUDE = `(function () {
   FixedDate.parse = RealDate.parse;
   FixedDate.UTC = RealDate.UTC;
   FixedDate.prototype = RealDate.prototype;
+  // No way back to the real clock: not through a date's constructor, nor the real Date's now.
+  Object.defineProperty(RealDate.prototype, 'constructor', { value: FixedDate, writable: true, configurable: true });
+  RealDate.now = FixedDate.now;
   globalThis.Date = FixedDate;
   Math.random = function random() {
     seed = (seed + 0x6d2b79f5) | 0;
@@ -176,7 +187,8 @@ export class Sandbox {
     if (key === undefined) this.dispose(kept);
     else {
       this.kept.set(key, kept);
-      if (this.kept.size > KEPT_CONTEXTS) this.forget(this.kept.keys().next().value as string);
+      if (this.kept.size > keptContexts(this.limits.memoryBytes))
+        this.forget(this.kept.keys().next().value as string);
     }
     return { ok: true, output };
   }

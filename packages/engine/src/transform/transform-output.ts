@@ -23,7 +23,9 @@ export const TRANSFORM_CANCELLED = 'transform_cancelled' as const;
 export type TransformOutcome =
   | { kind: 'send'; body: string; headers: DestinationHeaders }
   | { kind: 'cancel' }
-  | { kind: 'failed'; message: string };
+  | { kind: 'failed'; message: string }
+  /** The sandbox could not run it (its thread failed, the pool is closing): try again later. */
+  | { kind: 'unavailable'; message: string };
 
 /** The webhook a handler receives, as JSON text: the payload's text as it was posted. */
 export function webhookInput(type: string, payload: string, headers: DestinationHeaders): string {
@@ -44,6 +46,7 @@ export function readOutput(
   headers: DestinationHeaders,
   rules: OutputRules,
 ): TransformOutcome {
+  if (!result.ok && result.host === true) return { kind: 'unavailable', message: result.message };
   if (!result.ok)
     return failed(result.line === undefined ? result.message : `${result.message} (line ${result.line})`);
   // The envelope's own JSON (payload and headers) is bounded before it is parsed.

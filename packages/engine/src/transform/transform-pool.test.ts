@@ -56,6 +56,14 @@ describe('TransformPool', () => {
     const seen = JSON.parse((first as { output: string }).output) as unknown[];
     assert.deepEqual(seen.slice(0, 8), Array(8).fill('undefined'));
     assert.deepEqual(seen.slice(8), [1_700_000_000_000, 1_700_000_000_000, false]);
+    // No way back to the real clock through a date's constructor.
+    const viaConstructor = await pool.run(
+      undefined,
+      'function handler() { const D = new Date().constructor; return [D.now(), new D().getTime(), Date.prototype.constructor.now()] }',
+      input,
+      5,
+    );
+    assert.deepEqual(viaConstructor, { ok: true, output: '[5,5,5]' });
     // The same call at the same time answers the same: a replay is deterministic.
     assert.deepEqual(await pool.run(undefined, code, input, 1_700_000_000_000), first);
   });
@@ -72,7 +80,8 @@ describe('TransformPool', () => {
     const healthy = pool.run('dst_ok', 'function handler(w) { return w }', input, 0);
     const loop = await looping;
     assert.equal(loop.ok, false);
-    assert.equal((loop as { message: string }).message, 'ran out of time');
+    // Its 50 ms of CPU, or the hard stop first on a machine too busy to give it them.
+    assert.match((loop as { message: string }).message, /^(ran out of time|stopped after \d+ ms)/);
     const alloc = await allocating;
     assert.equal(alloc.ok, false);
     assert.match((alloc as { message: string }).message, /^(ran out of (time|memory)|stopped after \d+ ms)/);

@@ -54,6 +54,8 @@ interface Pending {
 interface Spawned {
   worker: Worker;
   running: Thread['running'];
+  /** It ended while it was the spare. */
+  exited: boolean;
 }
 
 /** A thread set aside with the one call it is running. */
@@ -73,6 +75,8 @@ interface Thread {
   outbox: [number, WireCall][];
   /** The code its worker was last sent for each destination (its next calls go without it). */
   sentCode: Map<string, string>;
+  /** Its worker is to forget the code it was sent, before the next calls. */
+  forget: boolean;
 }
 
 /**
@@ -86,6 +90,8 @@ const WINDOW = 4;
  * other's round trip, and a destination whose code misbehaves holds one call at a time.
  */
 const PER_KEY = 4;
+/** Destinations whose code a thread keeps between calls (the pool then has it forget them all). */
+const KEPT_CODES = 10_000;
 /** Failures in a row past a limit that quarantine a destination's transform. */
 const STRIKES = 2;
 const QUARANTINE_MS = 30_000;
@@ -132,13 +138,20 @@ export class TransformPool {
     this.onThreadExit = options.onThreadExit ?? (() => undefined);
     this.onStopped = options.onStopped ?? (() => undefined);
     for (let i = 0; i < Math.max(1, options.threads); i++) {
-      this.threads.push({ worker: null, running: slot(), held: new Map(), outbox: [], sentCode: new Map() });
+      this.threads.push({
+        worker: null,
+        running: slot(),
+        held: new Map(),
+        outbox: [],
+        sentCode: new Map(),
+        forget: false,
+      });
     }
   }
 
   /** Whether `code` compiles, runs its top level within the limits and defines `handler`. */
-  check(code: string): Promise<SandboxResult> {
-    return this.submit({ op: 'check', code });
+  check(code: string, group?: string): Promise<SandboxResult> {
+    return this.submit({ op: 'check', code }, group);
   }
 
   /**
@@ -165,7 +178,7 @@ export class TransformPool {
       this.spare?.worker.terminate(),
     ]);
     this.spare = undefined;
-    const closed = { ok: false, message: 'the transform pool closed' } as const;
+    const closed = { ok: false, message: 'the transform pool closed', host: true } as const;
     for (const t of this.threads) for (const p of t.held.values()) p.resolve(closed);
     for (const r of this.retired) r.p.resolve(closed);
     this.retired.clear();
@@ -174,7 +187,7 @@ export class TransformPool {
   }
 
   private submit(call: Call, group?: string): Promise<SandboxResult> {
-    if (this.closing) return Promise.resolve({ ok: false, message: 'the transform pool closed' });
+    if (this.closing) return Promise.resolve({ ok: false, message: 'the transform pool closed', host: true });
     if (!this.started) {
       this.started = true;
       for (const t of this.threads) this.start(t);
@@ -295,19 +308,30 @@ export class TransformPool {
     }
     for (const t of this.threads) {
       if (t.outbox.length === 0 || t.worker === null) continue;
-      t.worker.postMessage({ calls: t.outbox } satisfies ToTransformThread);
+      t.worker.postMessage({
+        calls: t.outbox,
+        ...(t.forget ? { forget: true } : {}),
+      } satisfies ToTransformThread);
       t.outbox = [];
+      t.forget = false;
       this.watchdog ??= setInterval(() => this.watch(), Math.max(5, Math.floor(this.limits.timeoutMs / 2)));
       this.watchdog.unref();
     }
   }
 
-  /** `call` as sent to `t`: a run without its code when `t`'s worker has it. */
+  /**
+   * `call` as sent to `t`: a run without its code when `t`'s worker has it. The worker keeps
+   * what it is sent until the pool tells it to forget (`forget`, with the next calls), so the
+   * two never disagree on what it holds.
+   */
   private wire(t: Thread, call: Call): WireCall {
     if (call.op !== 'run' || call.key === undefined) return call;
     if (t.sentCode.get(call.key) === call.code)
       return { op: 'run', key: call.key, input: call.input, at: call.at };
-    if (t.sentCode.size >= 10_000) t.sentCode.clear();
+    if (!t.sentCode.has(call.key) && t.sentCode.size >= KEPT_CODES) {
+      t.sentCode.clear();
+      t.forget = true;
+    }
     t.sentCode.set(call.key, call.code);
     return call;
   }
@@ -365,6 +389,7 @@ export class TransformPool {
         this.answered(p, {
           ok: false,
           message: `the transform thread ended during the call (exit code ${code})`,
+          host: true,
         });
     });
     this.restart(t);
@@ -388,19 +413,35 @@ export class TransformPool {
     const worker = new Worker(ENTRY, {
       workerData: { limits: this.limits, running: running.buffer } satisfies TransformThreadData,
     });
-    return { worker, running };
+    return { worker, running, exited: false };
+  }
+
+  /** A spare started now, ready for the next retire or restart; one that fails is let go. */
+  private spawnSpare(): void {
+    if (this.closing) return;
+    const spare = this.spawn();
+    spare.worker.unref();
+    // Until a thread takes it over, its failures are only logged: it is replaced when used.
+    spare.worker.on('error', (err) => this.onThreadExit(err));
+    spare.worker.once('exit', () => {
+      spare.exited = true;
+    });
+    this.spare = spare;
   }
 
   private start(t: Thread): void {
-    const spawned = this.spare ?? this.spawn();
-    this.spare = this.closing ? undefined : this.spawn();
-    this.spare?.worker.unref();
+    const taken = this.spare !== undefined && !this.spare.exited ? this.spare : undefined;
+    const spawned = taken ?? this.spawn();
+    if (taken !== undefined) taken.worker.removeAllListeners();
+    this.spare = undefined;
+    this.spawnSpare();
     const { worker } = spawned;
     worker.ref();
     t.running = spawned.running;
     t.worker = worker;
     // A new worker has no code yet: each destination's next call carries it.
     t.sentCode = new Map();
+    t.forget = false;
     let failure: unknown;
     let answered = false;
     worker.on('message', (m: FromTransformThread) => {
@@ -429,13 +470,18 @@ export class TransformPool {
         this.answered(p, {
           ok: false,
           message: `the transform thread ended during the call (exit code ${code})`,
+          host: true,
         });
       // A thread that never answered (its module did not load) would fail every call again.
       if (!answered && id === 0) {
         const held = [...t.held.values()];
         t.held.clear();
         for (const q of held)
-          this.answered(q, { ok: false, message: `the transform thread did not start (${String(failure)})` });
+          this.answered(q, {
+            ok: false,
+            message: `the transform thread did not start (${String(failure)})`,
+            host: true,
+          });
         t.outbox = [];
       }
       setTimeout(() => this.restart(t), 100).unref();

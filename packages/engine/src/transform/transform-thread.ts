@@ -36,6 +36,8 @@ export interface TransformThreadData {
 
 export interface ToTransformThread {
   calls: [id: number, call: WireCall][];
+  /** Forget the code sent before: the calls that follow carry theirs again. */
+  forget?: true;
 }
 
 export interface FromTransformThread {
@@ -53,14 +55,12 @@ const codes = new Map<string, string>();
 
 function codeOf(call: Extract<WireCall, { op: 'run' }>): string | undefined {
   if (!('code' in call)) return codes.get(call.key);
-  if (call.key !== undefined) {
-    if (codes.size >= 10_000 && !codes.has(call.key)) codes.clear();
-    codes.set(call.key, call.code);
-  }
+  if (call.key !== undefined) codes.set(call.key, call.code);
   return call.code;
 }
 
 port.on('message', (message: ToTransformThread) => {
+  if (message.forget) codes.clear();
   for (const [id, call] of message.calls) {
     Atomics.store(runningSince, 0, BigInt(Date.now()));
     Atomics.store(runningId, 0, id);
@@ -71,13 +71,15 @@ port.on('message', (message: ToTransformThread) => {
         const code = codeOf(call);
         result =
           code === undefined
-            ? { ok: false, message: 'the sandbox was not sent the code' }
+            ? { ok: false, message: 'the sandbox was not sent the code', host: true }
             : sandbox.run(call.key, code, call.input, call.at);
       }
     } catch (err) {
       Atomics.store(runningId, 0, 0);
       const failed = `the sandbox failed: ${err instanceof Error ? err.message : String(err)}`;
-      port.postMessage({ done: [[id, { ok: false, message: failed }]] } satisfies FromTransformThread);
+      port.postMessage({
+        done: [[id, { ok: false, message: failed, host: true }]],
+      } satisfies FromTransformThread);
       // The calls after it in this message go to the next thread (the pool's restart).
       process.exit(1);
     }

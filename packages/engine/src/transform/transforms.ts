@@ -33,8 +33,8 @@ export class Transforms {
   }
 
   /** Whether code may be saved: it compiles, its top level runs and it defines `handler`. */
-  check(code: string): Promise<SandboxResult> {
-    return this.pool.check(code);
+  check(code: string, tenantId?: string): Promise<SandboxResult> {
+    return this.pool.check(code, tenantId);
   }
 
   /**
