@@ -155,7 +155,11 @@ describe('destination transforms', () => {
       400,
       'validation_failed',
     );
-    assert.match(String((looping.details as { message: string }[])[0]?.message), /ran out of time/);
+    // Its 50 ms of CPU, or the hard stop first on a machine too busy to give it them.
+    assert.match(
+      String((looping.details as { message: string }[])[0]?.message),
+      /ran out of time|stopped after/,
+    );
     assert.equal((await api.destinations.list()).data.length, 0, 'nothing created');
     const d = await api.destinations.create(base);
     await rejectsWith(

@@ -349,7 +349,11 @@ export class TransformPool {
       if (id === 0 || t.worker === null) continue;
       const p = t.held.get(id);
       const ranMs = now - Number(Atomics.load(t.running.since, 0));
-      if (p !== undefined && ranMs > 2 * this.limits.timeoutMs) this.retire(t, p);
+      // One thread set aside at a time; more only at the hard stop: on a machine too busy to
+      // run the threads, calls run long without being stuck, and setting each aside would only
+      // start more threads.
+      const due = this.retired.size === 0 ? 2 * this.limits.timeoutMs : this.hardStopMs;
+      if (p !== undefined && ranMs > due) this.retire(t, p);
     }
     for (const r of this.retired) {
       const ranMs = now - r.since;
