@@ -51,6 +51,7 @@ export type {
   HealthWithTransitions,
   Page,
   Period,
+  Preview,
   RateLimit,
   Tenant,
 };
