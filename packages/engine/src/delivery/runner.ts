@@ -82,10 +82,14 @@ const headersOfDestination = new WeakMap<
 function headersOf(destination: Destination, token: string | undefined): Record<string, string> {
   const made = headersOfDestination.get(destination);
   if (made !== undefined && made.token === token) return made.headers;
-  const own = receiverHeaders(destination.headers, destination.auth);
-  const headers = token === undefined ? own : { ...own, authorization: `Bearer ${token}` };
+  const headers = withToken(receiverHeaders(destination.headers, destination.auth), token);
   headersOfDestination.set(destination, { token, headers });
   return headers;
+}
+
+/** A destination's own headers and its credential's, with an OAuth2 token when it has one. */
+function withToken(own: Record<string, string>, token: string | undefined): Record<string, string> {
+  return token === undefined ? own : { ...own, authorization: `Bearer ${token}` };
 }
 
 export interface RunnerDeps {
@@ -174,28 +178,20 @@ export class DeliveryRunner {
         const message = "cancelled by the destination's transform: no request was made";
         return this.unsent(delivery, destination, { code: TRANSFORM_CANCELLED, message }, rerun, 'cancel');
       }
-      // The sandbox, not the code, failed: retried with the destination's backoff.
-      if (shaped.kind === 'unavailable')
+      // The code failed: dead at once (it is deterministic); the sandbox failed: retried.
+      if (shaped.kind !== 'send') {
+        const ends = shaped.kind === 'failed' ? 'exhaust' : 'retry';
         return this.unsent(
           delivery,
           destination,
           { code: TRANSFORM_FAILED, message: shaped.message },
           rerun,
-          'retry',
+          ends,
         );
-      if (shaped.kind === 'failed')
-        return this.unsent(
-          delivery,
-          destination,
-          { code: TRANSFORM_FAILED, message: shaped.message },
-          rerun,
-          'exhaust',
-        );
-      body = shaped.body;
-      if (shaped.headers !== destination.headers) {
-        const own = receiverHeaders(shaped.headers, destination.auth);
-        headers = token === undefined ? own : { ...own, authorization: `Bearer ${token}` };
       }
+      body = shaped.body;
+      if (shaped.headers !== destination.headers)
+        headers = withToken(receiverHeaders(shaped.headers, destination.auth), token);
     }
     const startedAt = clock();
     /** A wall-clock time (`Date.now`, as the transport stamps them) on `clock`. */
